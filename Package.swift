@@ -1,0 +1,24 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// libvips and libcurl are *not* linked: the C shims resolve them with dlopen on first use,
+// so a cache hit never pays their ~60 ms of dynamic loading (see README, "Start-up").
+let package = Package(
+    name: "imgfetch",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "imgfetch", targets: ["imgfetch"]),
+        .library(name: "ImageFetch", targets: ["ImageFetch"]),
+    ],
+    targets: [
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        .target(name: "CVips", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips"]),
+        .target(name: "ArgumentKit"),
+        .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit"]),
+        .testTarget(name: "ImageFetchTests", dependencies: ["ImageFetch"]),
+        .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: []),
+    ],
+    swiftLanguageModes: [.v6]
+)

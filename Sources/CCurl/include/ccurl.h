@@ -1,0 +1,70 @@
+/* ccurl.h: a small transfer engine over the libcurl *multi* interface.
+ *
+ * libcurl is NOT linked: ifc_load() resolves it with dlopen("libcurl.so.4") on first use, so a
+ * process that never downloads (a cache hit) never pays its loading cost.
+ * All curl handles live inside the engine and are only touched by the thread that calls
+ * ifc_engine_run_once(); ifc_engine_add / ifc_engine_cancel / ifc_engine_wakeup are thread-safe
+ * (a mutex + curl_multi_wakeup). This file and curl_engine.c are the only places curl is used.
+ */
+#ifndef CCURL_H
+#define CCURL_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ifc_engine ifc_engine;
+
+/* One request. Every pointer is copied by ifc_engine_add; the caller may free it afterwards. */
+typedef struct {
+    const char *url;
+    const char *user_agent;          /* "imgfetch/VERSION" */
+    const char *const *headers;      /* extra request headers, "Name: value" */
+    int header_count;
+    long connect_timeout_ms;         /* 0 = curl default */
+    long timeout_ms;                 /* total, 0 = none */
+    long long max_bytes;             /* byte cap on the body, 0 = none; holds without Content-Length */
+    int max_redirects;               /* followed; http/https only, for redirects too */
+} ifc_request;
+
+/* One finished transfer. Owned by the caller after ifc_engine_next_done: release with ifc_result_free. */
+typedef struct {
+    uint64_t id;
+    int curl_code;                   /* CURLcode, 0 = transfer completed (any HTTP status) */
+    long http_status;                /* final response status, 0 if none */
+    int too_large;                   /* 1 when the byte cap aborted the transfer */
+    unsigned char *body;             /* malloc'd, may be NULL when body_len == 0 */
+    size_t body_len;
+    char *headers;                   /* malloc'd, the final response's header lines joined by "\n" (no status line) */
+    char *effective_url;             /* malloc'd */
+    long redirects;
+    long long download_bytes;
+    char error[256];                 /* curl's error text when curl_code != 0 */
+} ifc_result;
+
+/* CURLcode values the Swift side classifies (stable in curl's ABI). */
+enum {
+    IFC_E_UNSUPPORTED_PROTOCOL = 1, IFC_E_URL_MALFORMAT = 3, IFC_E_COULDNT_RESOLVE_PROXY = 5,
+    IFC_E_COULDNT_RESOLVE_HOST = 6, IFC_E_COULDNT_CONNECT = 7, IFC_E_PARTIAL_FILE = 18,
+    IFC_E_WRITE_ERROR = 23, IFC_E_OPERATION_TIMEDOUT = 28, IFC_E_ABORTED_BY_CALLBACK = 42,
+    IFC_E_TOO_MANY_REDIRECTS = 47, IFC_E_GOT_NOTHING = 52, IFC_E_SEND_ERROR = 55, IFC_E_RECV_ERROR = 56,
+    IFC_E_SSL_CONNECT_ERROR = 35, IFC_E_PEER_FAILED_VERIFICATION = 60, IFC_E_FILESIZE_EXCEEDED = 63,
+    IFC_E_HTTP2 = 16, IFC_E_HTTP2_STREAM = 92
+};
+
+/* dlopen libcurl and curl_global_init, once, thread-safe. 0 on success, else writes a message. */
+int ifc_load(char *err, size_t errlen);
+/* max_total / max_per_host: CURLMOPT_MAX_TOTAL_CONNECTIONS / MAX_HOST_CONNECTIONS (0 = unlimited). */
+ifc_engine *ifc_engine_new(long max_total, long max_per_host);
+void ifc_engine_free(ifc_engine *e);
+/* Queue a request (thread-safe); returns its id (> 0), 0 on failure. Wakes the loop. */
+uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r);
+/* Abort a queued or running request (thread-safe); it completes with ABORTED_BY_CALLBACK. */
+void ifc_engine_cancel(ifc_engine *e, uint64_t id);
+void ifc_engine_wakeup(ifc_engine *e);
+/* Loop thread only: add queued requests, perform, wait up to timeout_ms for activity or a wakeup.
+ * Returns the number of transfers still running or queued. */
+int ifc_engine_run_once(ifc_engine *e, int timeout_ms);
+/* Loop thread only: pop one finished transfer into *out; 1 if one was written, 0 if none. */
+int ifc_engine_next_done(ifc_engine *e, ifc_result *out);
+void ifc_result_free(ifc_result *r);
+
+#endif

@@ -1,0 +1,46 @@
+/* cvips.h: the libvips operations imgfetch needs, as plain (non-variadic) C functions.
+ *
+ * libvips is NOT linked: ifv_load() resolves it with dlopen("libvips.so.42") on first use and
+ * calls vips_init once (thread-safe), so a cache hit never pays its ~45 ms of loading.
+ * Every function here is safe to call from several threads at once once ifv_load succeeded.
+ * The vips error buffer is global: on failure each function copies it into err and clears it.
+ */
+#ifndef CVIPS_H
+#define CVIPS_H
+#include <stddef.h>
+
+/* dlopen libvips, vips_init, block untrusted loaders, operation cache off, g_log warnings silenced. */
+int ifv_load(char *err, size_t errlen);
+/* vips_concurrency_set: threads per image pipeline (1 = one thread per image). */
+void ifv_set_concurrency(int n);
+
+typedef struct {
+    int width, height, bands;
+    int has_alpha;
+    int pages;                 /* n-pages metadata, 1 when absent */
+    char loader[64];           /* e.g. "jpegload_buffer" */
+} ifv_header;
+
+/* Header only (sequential access, no pixel decode): < 1 ms even for a pixel bomb. */
+int ifv_read_header(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen);
+
+/* Fully decode (fail_on=truncated) without writing, to prove the bytes are a whole image. */
+int ifv_validate(const void *buf, size_t len, char *err, size_t errlen);
+
+typedef struct {
+    int width;                 /* target box; a very large value means "unconstrained" */
+    int height;
+    int crop;                  /* 0 = fit inside, 1 = cover (fill the box, crop centre) */
+    const char *save_suffix;   /* ".jpg", ".png", ".webp", ".avif", ".gif" */
+    int quality;               /* 1-100 for lossy savers, 0 = saver default */
+} ifv_thumb_opts;
+
+/* Thumbnail with shrink-on-load, never upscaling, then encode. On success *out is a buffer to
+ * release with ifv_free, and *out_w / *out_h the encoded dimensions. Truncated input fails. */
+int ifv_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts,
+                  void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen);
+void ifv_free(void *p);
+/* 1 when this libvips build has a buffer saver for the suffix (".avif" may be missing). */
+int ifv_can_save(const char *suffix);
+
+#endif

@@ -1,0 +1,2 @@
+import XCTest
+final class ArgumentKitTestsPlaceholder: XCTestCase { func testPlaceholder() {} }

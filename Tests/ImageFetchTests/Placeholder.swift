@@ -1,0 +1,2 @@
+import XCTest
+final class ImageFetchTestsPlaceholder: XCTestCase { func testPlaceholder() {} }
