@@ -1,1 +1,625 @@
+/* curl_engine.c: the transfer engine declared in ccurl.h, over the libcurl multi interface.
+ *
+ * libcurl is never linked: ifc_load() dlopen()s "libcurl.so.4" once and resolves every function
+ * used here into the function pointers below. <curl/curl.h> is included for its types and
+ * constants only; every call goes through those pointers (the variadic ones through variadic
+ * function pointer types, which is fine from C).
+ *
+ * Threading: `pending` and `cancels` are protected by `lock` and touched by any thread
+ * (ifc_engine_add / ifc_engine_cancel). Everything else (the multi handle, the easy handles, the
+ * running list and the done list) belongs to the single thread that calls ifc_engine_run_once /
+ * ifc_engine_next_done. curl_multi_wakeup is documented as thread-safe.
+ */
+#define _GNU_SOURCE
+#define CURL_DISABLE_TYPECHECK 1
+#define CURL_NO_OLDIES 1
 #include "ccurl.h"
+
+#include <curl/curl.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------------
+ * Dynamic loading
+ * ------------------------------------------------------------------------------------------- */
+
+typedef CURLcode (*fn_global_init)(long);
+typedef CURL *(*fn_easy_init)(void);
+typedef void (*fn_easy_cleanup)(CURL *);
+typedef CURLcode (*fn_easy_setopt)(CURL *, CURLoption, ...);
+typedef CURLcode (*fn_easy_getinfo)(CURL *, CURLINFO, ...);
+typedef const char *(*fn_easy_strerror)(CURLcode);
+typedef CURLM *(*fn_multi_init)(void);
+typedef CURLMcode (*fn_multi_add_handle)(CURLM *, CURL *);
+typedef CURLMcode (*fn_multi_remove_handle)(CURLM *, CURL *);
+typedef CURLMcode (*fn_multi_perform)(CURLM *, int *);
+typedef CURLMcode (*fn_multi_poll)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
+typedef CURLMcode (*fn_multi_wakeup)(CURLM *);
+typedef CURLMsg *(*fn_multi_info_read)(CURLM *, int *);
+typedef CURLMcode (*fn_multi_setopt)(CURLM *, CURLMoption, ...);
+typedef CURLMcode (*fn_multi_cleanup)(CURLM *);
+typedef struct curl_slist *(*fn_slist_append)(struct curl_slist *, const char *);
+typedef void (*fn_slist_free_all)(struct curl_slist *);
+
+static struct {
+    fn_global_init global_init;
+    fn_easy_init easy_init;
+    fn_easy_cleanup easy_cleanup;
+    fn_easy_setopt easy_setopt;
+    fn_easy_getinfo easy_getinfo;
+    fn_easy_strerror easy_strerror;
+    fn_multi_init multi_init;
+    fn_multi_add_handle multi_add_handle;
+    fn_multi_remove_handle multi_remove_handle;
+    fn_multi_perform multi_perform;
+    fn_multi_poll multi_poll;
+    fn_multi_wakeup multi_wakeup;
+    fn_multi_info_read multi_info_read;
+    fn_multi_setopt multi_setopt;
+    fn_multi_cleanup multi_cleanup;
+    fn_slist_append slist_append;
+    fn_slist_free_all slist_free_all;
+} cu;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int load_status = -1;          /* 0 = loaded; written once inside load_once */
+static char load_error[512];
+static void *libcurl_handle;
+
+/* dlsym into a function pointer without the object/function pointer cast warning. */
+static int resolve(void *lib, const char *name, void *slot, size_t slot_size) {
+    dlerror();
+    void *sym = dlsym(lib, name);
+    if (sym == NULL) {
+        const char *why = dlerror();
+        snprintf(load_error, sizeof load_error, "libcurl.so.4: missing symbol %s%s%s", name,
+                 why ? ": " : "", why ? why : "");
+        return -1;
+    }
+    memcpy(slot, &sym, slot_size);
+    return 0;
+}
+
+static void load_libcurl(void) {
+    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *why = dlerror();
+        snprintf(load_error, sizeof load_error, "cannot load libcurl.so.4: %s",
+                 why ? why : "unknown error");
+        return;
+    }
+#define RESOLVE(field, name) \
+    if (resolve(lib, name, &cu.field, sizeof cu.field) != 0) goto fail
+    RESOLVE(global_init, "curl_global_init");
+    RESOLVE(easy_init, "curl_easy_init");
+    RESOLVE(easy_cleanup, "curl_easy_cleanup");
+    RESOLVE(easy_setopt, "curl_easy_setopt");
+    RESOLVE(easy_getinfo, "curl_easy_getinfo");
+    RESOLVE(easy_strerror, "curl_easy_strerror");
+    RESOLVE(multi_init, "curl_multi_init");
+    RESOLVE(multi_add_handle, "curl_multi_add_handle");
+    RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
+    RESOLVE(multi_perform, "curl_multi_perform");
+    RESOLVE(multi_poll, "curl_multi_poll");
+    RESOLVE(multi_wakeup, "curl_multi_wakeup");
+    RESOLVE(multi_info_read, "curl_multi_info_read");
+    RESOLVE(multi_setopt, "curl_multi_setopt");
+    RESOLVE(multi_cleanup, "curl_multi_cleanup");
+    RESOLVE(slist_append, "curl_slist_append");
+    RESOLVE(slist_free_all, "curl_slist_free_all");
+#undef RESOLVE
+    {
+        CURLcode rc = cu.global_init(CURL_GLOBAL_DEFAULT);
+        if (rc != CURLE_OK) {
+            snprintf(load_error, sizeof load_error, "curl_global_init failed: %s",
+                     cu.easy_strerror(rc));
+            goto fail;
+        }
+    }
+    libcurl_handle = lib;   /* kept for the life of the process */
+    load_status = 0;
+    return;
+fail:
+    memset(&cu, 0, sizeof cu);
+    dlclose(lib);
+}
+
+int ifc_load(char *err, size_t errlen) {
+    pthread_once(&load_once, load_libcurl);
+    if (load_status == 0) return 0;
+    if (err != NULL && errlen > 0) snprintf(err, errlen, "%s", load_error);
+    return -1;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Engine data
+ * ------------------------------------------------------------------------------------------- */
+
+/* Cap on the pre-allocation from Content-Length when no byte cap was given. */
+#define PRESIZE_LIMIT (64LL * 1024 * 1024)
+
+typedef struct xfer {
+    struct xfer *next;               /* pending queue or running list */
+    struct xfer *prev;               /* running list only */
+    uint64_t id;
+    /* copied request */
+    char *url;
+    char *user_agent;
+    char **headers;
+    int header_count;
+    long connect_timeout_ms;
+    long timeout_ms;
+    long long max_bytes;
+    int max_redirects;
+    /* running state (loop thread only) */
+    CURL *easy;
+    struct curl_slist *slist;
+    unsigned char *body;
+    size_t body_len, body_cap;
+    int presized;
+    char *hdr;
+    size_t hdr_len, hdr_cap;
+    int too_large;
+    int oom;
+    char errbuf[CURL_ERROR_SIZE];
+} xfer;
+
+typedef struct done_node {
+    struct done_node *next;
+    ifc_result r;
+} done_node;
+
+typedef struct cancel_node {
+    struct cancel_node *next;
+    uint64_t id;
+} cancel_node;
+
+struct ifc_engine {
+    pthread_mutex_t lock;
+    /* protected by lock */
+    xfer *pending_head, *pending_tail;
+    int pending_count;
+    cancel_node *cancels;
+    uint64_t next_id;
+    /* loop thread only */
+    CURLM *multi;
+    xfer *running;
+    int running_count;
+    done_node *done_head, *done_tail;
+};
+
+static void xfer_free(xfer *x) {
+    if (x == NULL) return;
+    if (x->easy != NULL) cu.easy_cleanup(x->easy);
+    if (x->slist != NULL) cu.slist_free_all(x->slist);
+    free(x->url);
+    free(x->user_agent);
+    if (x->headers != NULL) {
+        for (int i = 0; i < x->header_count; i++) free(x->headers[i]);
+        free(x->headers);
+    }
+    free(x->body);
+    free(x->hdr);
+    free(x);
+}
+
+static void push_done(ifc_engine *e, done_node *n) {
+    n->next = NULL;
+    if (e->done_tail != NULL) e->done_tail->next = n; else e->done_head = n;
+    e->done_tail = n;
+}
+
+static void running_insert(ifc_engine *e, xfer *x) {
+    x->prev = NULL;
+    x->next = e->running;
+    if (e->running != NULL) e->running->prev = x;
+    e->running = x;
+    e->running_count++;
+}
+
+static void running_unlink(ifc_engine *e, xfer *x) {
+    if (x->prev != NULL) x->prev->next = x->next; else e->running = x->next;
+    if (x->next != NULL) x->next->prev = x->prev;
+    x->next = x->prev = NULL;
+    e->running_count--;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Engine lifecycle
+ * ------------------------------------------------------------------------------------------- */
+
+ifc_engine *ifc_engine_new(long max_total, long max_per_host) {
+    if (ifc_load(NULL, 0) != 0) return NULL;
+    ifc_engine *e = calloc(1, sizeof *e);
+    if (e == NULL) return NULL;
+    if (pthread_mutex_init(&e->lock, NULL) != 0) {
+        free(e);
+        return NULL;
+    }
+    e->multi = cu.multi_init();
+    if (e->multi == NULL) {
+        pthread_mutex_destroy(&e->lock);
+        free(e);
+        return NULL;
+    }
+    if (max_total > 0) cu.multi_setopt(e->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max_total);
+    if (max_per_host > 0) cu.multi_setopt(e->multi, CURLMOPT_MAX_HOST_CONNECTIONS, max_per_host);
+    e->next_id = 1;
+    return e;
+}
+
+void ifc_engine_free(ifc_engine *e) {
+    if (e == NULL) return;
+    while (e->running != NULL) {
+        xfer *x = e->running;
+        running_unlink(e, x);
+        cu.multi_remove_handle(e->multi, x->easy);
+        xfer_free(x);
+    }
+    for (xfer *x = e->pending_head; x != NULL;) {
+        xfer *next = x->next;
+        xfer_free(x);
+        x = next;
+    }
+    for (cancel_node *c = e->cancels; c != NULL;) {
+        cancel_node *next = c->next;
+        free(c);
+        c = next;
+    }
+    for (done_node *d = e->done_head; d != NULL;) {
+        done_node *next = d->next;
+        ifc_result_free(&d->r);
+        free(d);
+        d = next;
+    }
+    cu.multi_cleanup(e->multi);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Thread-safe entry points
+ * ------------------------------------------------------------------------------------------- */
+
+static char *dup_or_empty(const char *s) {
+    return strdup(s != NULL ? s : "");
+}
+
+uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
+    if (e == NULL || r == NULL || r->url == NULL) return 0;
+    xfer *x = calloc(1, sizeof *x);
+    if (x == NULL) return 0;
+    x->url = strdup(r->url);
+    x->user_agent = r->user_agent != NULL ? strdup(r->user_agent) : NULL;
+    if (x->url == NULL || (r->user_agent != NULL && x->user_agent == NULL)) goto fail;
+    if (r->header_count > 0 && r->headers != NULL) {
+        x->headers = calloc((size_t)r->header_count, sizeof *x->headers);
+        if (x->headers == NULL) goto fail;
+        x->header_count = r->header_count;
+        for (int i = 0; i < r->header_count; i++) {
+            x->headers[i] = dup_or_empty(r->headers[i]);
+            if (x->headers[i] == NULL) goto fail;
+        }
+    }
+    x->connect_timeout_ms = r->connect_timeout_ms;
+    x->timeout_ms = r->timeout_ms;
+    x->max_bytes = r->max_bytes;
+    x->max_redirects = r->max_redirects;
+
+    pthread_mutex_lock(&e->lock);
+    x->id = e->next_id++;
+    x->next = NULL;
+    if (e->pending_tail != NULL) e->pending_tail->next = x; else e->pending_head = x;
+    e->pending_tail = x;
+    e->pending_count++;
+    uint64_t id = x->id;
+    pthread_mutex_unlock(&e->lock);
+
+    cu.multi_wakeup(e->multi);
+    return id;
+fail:
+    xfer_free(x);
+    return 0;
+}
+
+void ifc_engine_cancel(ifc_engine *e, uint64_t id) {
+    if (e == NULL || id == 0) return;
+    cancel_node *c = malloc(sizeof *c);
+    if (c == NULL) return;
+    c->id = id;
+    pthread_mutex_lock(&e->lock);
+    c->next = e->cancels;
+    e->cancels = c;
+    pthread_mutex_unlock(&e->lock);
+    cu.multi_wakeup(e->multi);
+}
+
+void ifc_engine_wakeup(ifc_engine *e) {
+    if (e != NULL) cu.multi_wakeup(e->multi);
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Callbacks (loop thread)
+ * ------------------------------------------------------------------------------------------- */
+
+static int reserve(unsigned char **buf, size_t *cap, size_t need) {
+    if (need <= *cap) return 0;
+    size_t n = *cap ? *cap : 16 * 1024;
+    while (n < need) {
+        if (n > SIZE_MAX / 2) { n = need; break; }
+        n *= 2;
+    }
+    unsigned char *p = realloc(*buf, n);
+    if (p == NULL) return -1;
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
+static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
+    xfer *x = userdata;
+    size_t n = size * nmemb;
+    if (n == 0) return 0;
+    if (x->max_bytes > 0 && (long long)(x->body_len + n) > x->max_bytes) {
+        x->too_large = 1;
+        return 0;
+    }
+    if (!x->presized) {
+        x->presized = 1;
+        curl_off_t cl = -1;
+        if (cu.easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK && cl > 0 &&
+            (x->max_bytes > 0 ? cl <= x->max_bytes : cl <= PRESIZE_LIMIT) &&
+            (size_t)cl >= x->body_len + n) {
+            unsigned char *p = realloc(x->body, (size_t)cl);
+            if (p != NULL) {
+                x->body = p;
+                x->body_cap = (size_t)cl;
+            }
+        }
+    }
+    if (reserve(&x->body, &x->body_cap, x->body_len + n) != 0) {
+        x->oom = 1;
+        return 0;
+    }
+    memcpy(x->body + x->body_len, ptr, n);
+    x->body_len += n;
+    return n;
+}
+
+static size_t header_cb(char *buffer, size_t size, size_t nitems, void *userdata) {
+    xfer *x = userdata;
+    size_t n = size * nitems;
+    if (n >= 5 && memcmp(buffer, "HTTP/", 5) == 0) {
+        /* A new response (a redirect hop, 100 Continue, ...): keep only the final one's. */
+        x->hdr_len = 0;
+        x->body_len = 0;
+        x->presized = 0;
+        return n;
+    }
+    size_t len = n;
+    while (len > 0 && (buffer[len - 1] == '\r' || buffer[len - 1] == '\n')) len--;
+    if (len == 0) return n;   /* the blank line ending the header block */
+    size_t need = x->hdr_len + (x->hdr_len ? 1 : 0) + len + 1;
+    if (reserve((unsigned char **)&x->hdr, &x->hdr_cap, need) != 0) {
+        x->oom = 1;
+        return 0;
+    }
+    if (x->hdr_len) x->hdr[x->hdr_len++] = '\n';
+    memcpy(x->hdr + x->hdr_len, buffer, len);
+    x->hdr_len += len;
+    x->hdr[x->hdr_len] = '\0';
+    return n;
+}
+
+/* ---------------------------------------------------------------------------------------------
+ * Loop thread
+ * ------------------------------------------------------------------------------------------- */
+
+/* Build the result of `x` (in no list any more) and free `x`. `attached` says that x->easy is in
+ * the multi handle: its info is read first, then it is removed. */
+static void finish(ifc_engine *e, xfer *x, int code, const char *message, int attached) {
+    done_node *d = calloc(1, sizeof *d);
+    if (d == NULL) {          /* nothing sensible left to do: the caller will never hear back */
+        if (attached) cu.multi_remove_handle(e->multi, x->easy);
+        xfer_free(x);
+        return;
+    }
+    ifc_result *r = &d->r;
+    r->id = x->id;
+    r->curl_code = code;
+    r->too_large = x->too_large || code == CURLE_FILESIZE_EXCEEDED;
+
+    const char *eff = NULL;
+    if (attached && x->easy != NULL) {
+        long status = 0, redirects = 0;
+        curl_off_t dl = 0;
+        if (cu.easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK) r->http_status = status;
+        if (cu.easy_getinfo(x->easy, CURLINFO_REDIRECT_COUNT, &redirects) == CURLE_OK) r->redirects = redirects;
+        if (cu.easy_getinfo(x->easy, CURLINFO_SIZE_DOWNLOAD_T, &dl) == CURLE_OK) r->download_bytes = dl;
+        if (cu.easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK) eff = NULL;
+    }
+    r->effective_url = strdup(eff != NULL ? eff : (x->url != NULL ? x->url : ""));
+    if (attached) cu.multi_remove_handle(e->multi, x->easy);
+
+    if (code != CURLE_OK) {
+        const char *text = message;
+        if (text == NULL || text[0] == '\0') text = x->errbuf[0] ? x->errbuf : NULL;
+        if (text == NULL) text = cu.easy_strerror((CURLcode)code);
+        if (x->too_large && code == CURLE_WRITE_ERROR) text = "response body exceeds the byte limit";
+        if (x->oom) text = "out of memory";
+        snprintf(r->error, sizeof r->error, "%s", text != NULL ? text : "");
+    }
+
+    /* The body moves to the result. A failed transfer keeps what it received. */
+    if (x->body_len > 0) {
+        r->body = x->body;
+        r->body_len = x->body_len;
+        x->body = NULL;
+        x->body_len = x->body_cap = 0;
+    }
+    if (x->hdr != NULL) {
+        r->headers = x->hdr;
+        x->hdr = NULL;
+        x->hdr_len = x->hdr_cap = 0;
+    } else {
+        r->headers = strdup("");
+    }
+    xfer_free(x);
+    push_done(e, d);
+}
+
+#define SETOPT(opt, val) (cu.easy_setopt(x->easy, (opt), (val)) == CURLE_OK)
+
+/* Create the easy handle of `x` and add it to the multi handle; on failure, finish it. */
+static void start(ifc_engine *e, xfer *x) {
+    x->easy = cu.easy_init();
+    if (x->easy == NULL) {
+        finish(e, x, CURLE_FAILED_INIT, "curl_easy_init failed", 0);
+        return;
+    }
+    for (int i = 0; i < x->header_count; i++) {
+        struct curl_slist *s = cu.slist_append(x->slist, x->headers[i]);
+        if (s == NULL) {
+            finish(e, x, CURLE_OUT_OF_MEMORY, "out of memory", 0);
+            return;
+        }
+        x->slist = s;
+    }
+    int ok = 1;
+    ok &= SETOPT(CURLOPT_PRIVATE, (void *)x);
+    ok &= SETOPT(CURLOPT_ERRORBUFFER, x->errbuf);
+    ok &= SETOPT(CURLOPT_NOSIGNAL, 1L);
+    ok &= SETOPT(CURLOPT_URL, x->url);
+    if (x->user_agent != NULL) ok &= SETOPT(CURLOPT_USERAGENT, x->user_agent);
+    if (x->slist != NULL) ok &= SETOPT(CURLOPT_HTTPHEADER, x->slist);
+    ok &= SETOPT(CURLOPT_FOLLOWLOCATION, 1L);
+    ok &= SETOPT(CURLOPT_MAXREDIRS, (long)(x->max_redirects >= 0 ? x->max_redirects : 0));
+    ok &= SETOPT(CURLOPT_PROTOCOLS_STR, "http,https");
+    ok &= SETOPT(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    if (x->connect_timeout_ms > 0) ok &= SETOPT(CURLOPT_CONNECTTIMEOUT_MS, x->connect_timeout_ms);
+    if (x->timeout_ms > 0) ok &= SETOPT(CURLOPT_TIMEOUT_MS, x->timeout_ms);
+    if (x->max_bytes > 0) ok &= SETOPT(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
+    ok &= SETOPT(CURLOPT_WRITEFUNCTION, write_cb);
+    ok &= SETOPT(CURLOPT_WRITEDATA, (void *)x);
+    ok &= SETOPT(CURLOPT_HEADERFUNCTION, header_cb);
+    ok &= SETOPT(CURLOPT_HEADERDATA, (void *)x);
+    if (!ok) {
+        finish(e, x, CURLE_FAILED_INIT, "could not configure the transfer", 0);
+        return;
+    }
+    /* Optional: a libcurl without HTTP/2 or keepalive support still works without these. */
+    (void)SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
+    (void)SETOPT(CURLOPT_PIPEWAIT, 1L);
+    (void)SETOPT(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+
+    CURLMcode mc = cu.multi_add_handle(e->multi, x->easy);
+    if (mc != CURLM_OK) {
+        finish(e, x, CURLE_FAILED_INIT, "curl_multi_add_handle failed", 0);
+        return;
+    }
+    running_insert(e, x);
+}
+
+#undef SETOPT
+
+int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
+    if (e == NULL) return 0;
+
+    /* Take the queued requests and cancellations. */
+    pthread_mutex_lock(&e->lock);
+    xfer *pending = e->pending_head;
+    e->pending_head = e->pending_tail = NULL;
+    e->pending_count = 0;
+    cancel_node *cancels = e->cancels;
+    e->cancels = NULL;
+    pthread_mutex_unlock(&e->lock);
+
+    /* Cancellations: a queued request never starts; a running one is removed. Unknown ids
+     * (already finished) are ignored. */
+    while (cancels != NULL) {
+        cancel_node *c = cancels;
+        cancels = c->next;
+        int found = 0;
+        for (xfer **pp = &pending; *pp != NULL; pp = &(*pp)->next) {
+            if ((*pp)->id == c->id) {
+                xfer *x = *pp;
+                *pp = x->next;
+                x->next = NULL;
+                finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 0);
+                found = 1;
+                break;
+            }
+        }
+        if (!found) {
+            for (xfer *x = e->running; x != NULL; x = x->next) {
+                if (x->id == c->id) {
+                    running_unlink(e, x);
+                    finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 1);
+                    break;
+                }
+            }
+        }
+        free(c);
+    }
+
+    while (pending != NULL) {
+        xfer *x = pending;
+        pending = x->next;
+        x->next = NULL;
+        start(e, x);
+    }
+
+    int still = 0;
+    cu.multi_perform(e->multi, &still);
+
+    CURLMsg *msg;
+    int left = 0;
+    while ((msg = cu.multi_info_read(e->multi, &left)) != NULL) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        CURL *easy = msg->easy_handle;
+        int code = (int)msg->data.result;   /* read before the handle is removed */
+        xfer *x = NULL;
+        cu.easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&x);
+        if (x == NULL) {              /* not ours: cannot happen, but never leak a handle */
+            cu.multi_remove_handle(e->multi, easy);
+            continue;
+        }
+        running_unlink(e, x);
+        finish(e, x, code, NULL, 1);   /* reads the info, then removes the handle */
+    }
+
+    /* Finished results are waiting: return now so the caller delivers them without delay. */
+    if (e->done_head == NULL) {
+        int numfds = 0;
+        cu.multi_poll(e->multi, NULL, 0, timeout_ms, &numfds);
+    }
+
+    pthread_mutex_lock(&e->lock);
+    int queued = e->pending_count;
+    pthread_mutex_unlock(&e->lock);
+    return e->running_count + queued;
+}
+
+int ifc_engine_next_done(ifc_engine *e, ifc_result *out) {
+    if (e == NULL || out == NULL || e->done_head == NULL) return 0;
+    done_node *d = e->done_head;
+    e->done_head = d->next;
+    if (e->done_head == NULL) e->done_tail = NULL;
+    *out = d->r;
+    free(d);
+    return 1;
+}
+
+void ifc_result_free(ifc_result *r) {
+    if (r == NULL) return;
+    free(r->body);
+    free(r->headers);
+    free(r->effective_url);
+    r->body = NULL;
+    r->body_len = 0;
+    r->headers = NULL;
+    r->effective_url = NULL;
+}

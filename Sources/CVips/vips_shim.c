@@ -1,1 +1,339 @@
+/* vips_shim.c: libvips resolved at run time with dlopen, behind the plain C API of cvips.h.
+ *
+ * libvips is deliberately not linked (linking it costs ~43 ms of process start-up, which a cache
+ * hit must not pay) and its headers are not included (they need glib's include paths). The few
+ * types and functions used are declared here by hand; values checked against vips 8.14 headers.
+ * Several of the vips entry points are C-variadic; calling them through a variadic function
+ * pointer is fine in C (which is why this shim exists: Swift cannot call them).
+ */
+#define _GNU_SOURCE
 #include "cvips.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- opaque vips / glib types and the enum values we pass ------------------------------------ */
+
+typedef struct _VipsImage VipsImage;
+typedef int gboolean;
+typedef unsigned long GType;              /* gsize on LP64 */
+
+enum { IFV_VIPS_ACCESS_RANDOM = 0, IFV_VIPS_ACCESS_SEQUENTIAL = 1 };
+enum { IFV_VIPS_SIZE_BOTH = 0, IFV_VIPS_SIZE_UP = 1, IFV_VIPS_SIZE_DOWN = 2, IFV_VIPS_SIZE_FORCE = 3 };
+enum { IFV_VIPS_INTERESTING_NONE = 0, IFV_VIPS_INTERESTING_CENTRE = 1 };
+
+/* GLogLevelFlags (gmessages.h) */
+enum {
+    IFV_G_LOG_FLAG_RECURSION = 1 << 0,
+    IFV_G_LOG_FLAG_FATAL = 1 << 1,
+    IFV_G_LOG_LEVEL_WARNING = 1 << 4,
+    IFV_G_LOG_LEVEL_MESSAGE = 1 << 5,
+    IFV_G_LOG_LEVEL_INFO = 1 << 6,
+    IFV_G_LOG_LEVEL_DEBUG = 1 << 7,
+};
+typedef void (*GLogFunc)(const char *domain, int level, const char *message, void *user_data);
+
+/* ---- function pointers ------------------------------------------------------------------------ */
+
+static int (*p_vips_init)(const char *argv0);
+static int (*p_vips_thumbnail_buffer)(void *buf, size_t len, VipsImage **out, int width, ...);
+static VipsImage *(*p_vips_image_new_from_buffer)(const void *buf, size_t len, const char *option_string, ...);
+static int (*p_vips_image_write_to_buffer)(VipsImage *in, const char *suffix, void **buf, size_t *size, ...);
+static int (*p_vips_image_get_width)(const VipsImage *image);
+static int (*p_vips_image_get_height)(const VipsImage *image);
+static int (*p_vips_image_get_bands)(const VipsImage *image);
+static gboolean (*p_vips_image_hasalpha)(VipsImage *image);
+static int (*p_vips_image_get_n_pages)(VipsImage *image);
+static const char *(*p_vips_foreign_find_load_buffer)(const void *data, size_t size);
+static const char *(*p_vips_foreign_find_save_buffer)(const char *suffix);
+static const char *(*p_vips_nickname_find)(GType type);
+static char *(*p_vips_error_buffer_copy)(void);
+static void (*p_vips_error_clear)(void);
+static void (*p_vips_block_untrusted_set)(gboolean state);
+static void (*p_vips_cache_set_max)(int max);
+static void (*p_vips_concurrency_set)(int concurrency);
+static int (*p_vips_avg)(VipsImage *in, double *out, ...);
+static void (*p_g_object_unref)(void *object);
+static void (*p_g_free)(void *mem);
+static GType (*p_g_type_from_name)(const char *name);
+static unsigned (*p_g_log_set_handler)(const char *domain, int levels, GLogFunc func, void *user_data);
+
+/* ---- loading ------------------------------------------------------------------------------------ */
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int load_status = -1;              /* 0 after a successful load; written once under load_once */
+static char load_error[512];
+
+static void ifv_copy_msg(char *err, size_t errlen, const char *msg) {
+    if (err == NULL || errlen == 0) return;
+    if (msg == NULL) msg = "";
+    snprintf(err, errlen, "%s", msg);
+}
+
+static void ifv_silent_log(const char *domain, int level, const char *message, void *user_data) {
+    (void)domain; (void)level; (void)message; (void)user_data;
+}
+
+#define RESOLVE(name)                                                                     \
+    do {                                                                                  \
+        *(void **)(&p_##name) = dlsym(handle, #name);                                     \
+        if (p_##name == NULL) {                                                           \
+            snprintf(load_error, sizeof load_error, "libvips: missing symbol %s", #name); \
+            return;                                                                       \
+        }                                                                                 \
+    } while (0)
+
+static void ifv_do_load(void) {
+    void *handle = dlopen("libvips.so.42", RTLD_NOW | RTLD_GLOBAL);
+    if (handle == NULL) {
+        const char *e = dlerror();
+        snprintf(load_error, sizeof load_error, "cannot load libvips.so.42: %s", e ? e : "unknown error");
+        return;
+    }
+    RESOLVE(vips_init);
+    RESOLVE(vips_thumbnail_buffer);
+    RESOLVE(vips_image_new_from_buffer);
+    RESOLVE(vips_image_write_to_buffer);
+    RESOLVE(vips_image_get_width);
+    RESOLVE(vips_image_get_height);
+    RESOLVE(vips_image_get_bands);
+    RESOLVE(vips_image_hasalpha);
+    RESOLVE(vips_image_get_n_pages);
+    RESOLVE(vips_foreign_find_load_buffer);
+    RESOLVE(vips_foreign_find_save_buffer);
+    RESOLVE(vips_nickname_find);
+    RESOLVE(vips_error_buffer_copy);
+    RESOLVE(vips_error_clear);
+    RESOLVE(vips_block_untrusted_set);
+    RESOLVE(vips_cache_set_max);
+    RESOLVE(vips_concurrency_set);
+    RESOLVE(vips_avg);
+    RESOLVE(g_object_unref);
+    RESOLVE(g_free);
+    RESOLVE(g_type_from_name);
+    RESOLVE(g_log_set_handler);
+
+    /* Silence VIPS-WARNING and friends before init (init itself may warn about modules). */
+    p_g_log_set_handler("VIPS",
+                        IFV_G_LOG_LEVEL_WARNING | IFV_G_LOG_LEVEL_MESSAGE | IFV_G_LOG_LEVEL_INFO |
+                            IFV_G_LOG_LEVEL_DEBUG | IFV_G_LOG_FLAG_FATAL | IFV_G_LOG_FLAG_RECURSION,
+                        ifv_silent_log, NULL);
+
+    if (p_vips_init("imgfetch") != 0) {
+        char *e = p_vips_error_buffer_copy();
+        snprintf(load_error, sizeof load_error, "vips_init failed: %s", e ? e : "");
+        if (e) p_g_free(e);
+        return;
+    }
+    p_vips_block_untrusted_set(1);
+    p_vips_cache_set_max(0);
+    p_vips_error_clear();
+    load_status = 0;
+}
+
+int ifv_load(char *err, size_t errlen) {
+    pthread_once(&load_once, ifv_do_load);
+    if (load_status != 0) {
+        ifv_copy_msg(err, errlen, load_error);
+        return -1;
+    }
+    return 0;
+}
+
+/* Every entry point below requires a successful load (vips calls before vips_init segfault). */
+#define REQUIRE_LOADED(err, errlen, failret) \
+    do {                                     \
+        if (ifv_load(err, errlen) != 0) return failret; \
+    } while (0)
+
+void ifv_set_concurrency(int n) {
+    if (ifv_load(NULL, 0) != 0) return;
+    p_vips_concurrency_set(n < 0 ? 0 : n);
+}
+
+/* Copy (and clear) the global vips error buffer into err; a fallback when vips said nothing. */
+static void ifv_take_error(char *err, size_t errlen, const char *fallback) {
+    char *e = p_vips_error_buffer_copy();
+    if (e != NULL && e[0] != '\0') {
+        /* vips messages end in '\n': drop trailing whitespace. */
+        size_t n = strlen(e);
+        while (n > 0 && (e[n - 1] == '\n' || e[n - 1] == ' ')) e[--n] = '\0';
+        ifv_copy_msg(err, errlen, e);
+    } else {
+        ifv_copy_msg(err, errlen, fallback);
+    }
+    if (e != NULL) p_g_free(e);
+}
+
+/* ---- header ------------------------------------------------------------------------------------ */
+
+int ifv_read_header(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen) {
+    REQUIRE_LOADED(err, errlen, -1);
+    if (out == NULL) {
+        ifv_copy_msg(err, errlen, "ifv_read_header: no output");
+        return -1;
+    }
+    memset(out, 0, sizeof *out);
+    if (buf == NULL || len == 0) {
+        ifv_copy_msg(err, errlen, "empty input: not an image");
+        return -1;
+    }
+    const char *cls = p_vips_foreign_find_load_buffer(buf, len);
+    if (cls == NULL) {
+        ifv_take_error(err, errlen, "not a known image format");
+        return -1;
+    }
+    VipsImage *img = p_vips_image_new_from_buffer(buf, len, "", "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (img == NULL) {
+        ifv_take_error(err, errlen, "cannot read image header");
+        return -1;
+    }
+    out->width = p_vips_image_get_width(img);
+    out->height = p_vips_image_get_height(img);
+    out->bands = p_vips_image_get_bands(img);
+    out->has_alpha = p_vips_image_hasalpha(img) ? 1 : 0;
+    int pages = p_vips_image_get_n_pages(img);
+    out->pages = pages > 0 ? pages : 1;
+    /* find_load_buffer gives the class name ("VipsForeignLoadJpegBuffer"): map it to the
+     * operation nickname ("jpegload_buffer"). */
+    const char *nick = NULL;
+    GType type = p_g_type_from_name(cls);
+    if (type != 0) nick = p_vips_nickname_find(type);
+    ifv_copy_msg(out->loader, sizeof out->loader, nick ? nick : cls);
+    p_g_object_unref(img);
+    p_vips_error_clear();
+    return 0;
+}
+
+/* ---- validate ---------------------------------------------------------------------------------- */
+
+int ifv_validate(const void *buf, size_t len, char *err, size_t errlen) {
+    REQUIRE_LOADED(err, errlen, -1);
+    if (buf == NULL || len == 0) {
+        ifv_copy_msg(err, errlen, "empty input: not an image");
+        return -1;
+    }
+    VipsImage *img = p_vips_image_new_from_buffer(buf, len, "fail_on=truncated",
+                                                  "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (img == NULL) {
+        ifv_take_error(err, errlen, "cannot load image");
+        return -1;
+    }
+    double avg = 0;
+    int rc = p_vips_avg(img, &avg, NULL);
+    p_g_object_unref(img);
+    if (rc != 0) {
+        ifv_take_error(err, errlen, "image decode failed");
+        return -1;
+    }
+    p_vips_error_clear();
+    return 0;
+}
+
+/* ---- thumbnail --------------------------------------------------------------------------------- */
+
+static int ifv_suffix_is(const char *suffix, const char *a) { return strcasecmp(suffix, a) == 0; }
+
+static int ifv_suffix_is_lossy(const char *s) {
+    return ifv_suffix_is(s, ".jpg") || ifv_suffix_is(s, ".jpeg") || ifv_suffix_is(s, ".webp") ||
+           ifv_suffix_is(s, ".avif") || ifv_suffix_is(s, ".heif") || ifv_suffix_is(s, ".heic");
+}
+
+/* ".jpg" -> ".jpg[Q=80,strip]". In 8.14.1 heifsave_buffer registers only ".heic"/".heif" (the
+ * ".avif" suffix exists for the file saver only), so ".avif" is written as
+ * ".heif[compression=av1,...]": the same saver, forced to AV1 (its default is HEVC), which yields
+ * an ftyp brand "avif" file. Newer vips register ".avif" on the same saver, so this stays right. */
+static int ifv_build_suffix(const char *suffix, int quality, char *dst, size_t dstlen) {
+    if (suffix == NULL || suffix[0] != '.' || strchr(suffix, '[') != NULL) return -1;
+    char opts[96];
+    opts[0] = '\0';
+    const char *base = suffix;
+    if (ifv_suffix_is(suffix, ".avif")) {
+        base = ".heif";
+        strcat(opts, "compression=av1,");
+    }
+    if (quality > 0 && ifv_suffix_is_lossy(suffix)) {
+        if (quality > 100) quality = 100;
+        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "Q=%d,", quality);
+    }
+    strcat(opts, "strip");
+    int n = snprintf(dst, dstlen, "%s[%s]", base, opts);
+    return (n < 0 || (size_t)n >= dstlen) ? -1 : 0;
+}
+
+int ifv_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts,
+                  void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen) {
+    REQUIRE_LOADED(err, errlen, -1);
+    if (out) *out = NULL;
+    if (out_len) *out_len = 0;
+    if (out_w) *out_w = 0;
+    if (out_h) *out_h = 0;
+    if (opts == NULL || out == NULL || out_len == NULL) {
+        ifv_copy_msg(err, errlen, "ifv_thumbnail: missing arguments");
+        return -1;
+    }
+    if (buf == NULL || len == 0) {
+        ifv_copy_msg(err, errlen, "empty input: not an image");
+        return -1;
+    }
+    if (opts->width <= 0 || opts->height <= 0) {
+        ifv_copy_msg(err, errlen, "thumbnail box must be positive");
+        return -1;
+    }
+    char suffix[160];
+    if (ifv_build_suffix(opts->save_suffix, opts->quality, suffix, sizeof suffix) != 0) {
+        ifv_copy_msg(err, errlen, "invalid save suffix");
+        return -1;
+    }
+
+    VipsImage *thumb = NULL;
+    /* fail_on must travel in the loader option string: the direct option is ignored in 8.14.1. */
+    if (p_vips_thumbnail_buffer((void *)buf, len, &thumb, opts->width,
+                                "height", opts->height,
+                                "size", IFV_VIPS_SIZE_DOWN,
+                                "crop", opts->crop ? IFV_VIPS_INTERESTING_CENTRE : IFV_VIPS_INTERESTING_NONE,
+                                "option_string", "fail_on=truncated",
+                                NULL) != 0 || thumb == NULL) {
+        if (thumb) p_g_object_unref(thumb);
+        ifv_take_error(err, errlen, "thumbnail failed");
+        return -1;
+    }
+    int w = p_vips_image_get_width(thumb);
+    int h = p_vips_image_get_height(thumb);
+
+    /* Lazy one-pass pipeline: decoding happens here, exactly once. */
+    void *obuf = NULL;
+    size_t olen = 0;
+    int rc = p_vips_image_write_to_buffer(thumb, suffix, &obuf, &olen, NULL);
+    p_g_object_unref(thumb);
+    if (rc != 0 || obuf == NULL) {
+        if (obuf) p_g_free(obuf);
+        ifv_take_error(err, errlen, "encoding failed");
+        return -1;
+    }
+    *out = obuf;
+    *out_len = olen;
+    if (out_w) *out_w = w;
+    if (out_h) *out_h = h;
+    p_vips_error_clear();
+    return 0;
+}
+
+void ifv_free(void *p) {
+    if (p == NULL) return;
+    /* Any non-NULL buffer came from vips (g_malloc), so the library is loaded. */
+    if (p_g_free != NULL) p_g_free(p);
+}
+
+int ifv_can_save(const char *suffix) {
+    if (suffix == NULL || ifv_load(NULL, 0) != 0) return 0;
+    const char *saver = p_vips_foreign_find_save_buffer(suffix);
+    /* ".avif" is saved through the heif buffer saver (see ifv_build_suffix). */
+    if (saver == NULL && ifv_suffix_is(suffix, ".avif")) saver = p_vips_foreign_find_save_buffer(".heif");
+    p_vips_error_clear();
+    return saver != NULL ? 1 : 0;
+}

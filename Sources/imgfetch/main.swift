@@ -1,1 +1,38 @@
-print("imgfetch")
+import ArgumentKit
+import ImageFetch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Parses the command line, runs the command, exits with the contract's code. Nothing else lives here.
+func runMain() async -> ExitCode {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    // `imgfetch help COMMAND` is `imgfetch COMMAND --help`.
+    if arguments.first == "help" { arguments = Array(arguments.dropFirst()) + ["--help"] }
+    do {
+        switch try Specs.root.parse(arguments) {
+        case .version:
+            Console.line("imgfetch \(ImageFetchVersion.string)")
+            return .ok
+        case .help(let path):
+            Console.out(HelpFormatter.help(for: Specs.root, path: path))
+            return .ok
+        case .command(let parsed):
+            switch parsed.path {
+            case ["get"]: return try await GetCommand.run(parsed)
+            case ["prefetch"]: return try await PrefetchCommand.run(parsed)
+            case let path where path.first == "cache": return try CacheCommands.run(parsed)
+            default:
+                Console.out(HelpFormatter.help(for: Specs.root, path: []))
+                return .usage
+            }
+        }
+    } catch {
+        Console.errorLine(error.message)
+        Console.err("Try 'imgfetch \((error.commandPath.isEmpty ? [] : error.commandPath).joined(separator: " "))\(error.commandPath.isEmpty ? "" : " ")--help'.\n")
+        return .usage
+    }
+}
+
+signal(SIGPIPE, SIG_IGN)
+exit(await runMain().rawValue)

@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension DiskCache {
+    var usagePath: String { root + "/usage" }
+    var lockPath: String { root + "/lock" }
+
+    /// Accounts for a write and evicts least recently used entries when the hard limit is exceeded.
+    /// The first write of a process reads `v1/usage` (or scans once when it is missing).
+    func recordWrite(_ bytes: Int64, keeping key: String) {
+        guard let limit = sizeLimit else { return }
+        let total: Int64 = usageEstimate.withLock { estimate in
+            let base = estimate ?? readUsage() ?? scanTotal()
+            let updated = base + bytes
+            estimate = updated
+            return updated
+        }
+        writeUsage(total)
+        if total > limit { _ = evict(toFit: limit, keeping: key) }
+    }
+
+    /// Evicts least recently used entries until the cache holds at most `limit` bytes
+    /// (never the entry `keeping`, which was just written). Returns the entries removed.
+    @discardableResult
+    public func evict(toFit limit: Int64, keeping key: String? = nil) -> [CacheEntry] {
+        FileSystem.withLock(lockPath) {
+            var entries = allEntries()
+            var total = entries.reduce(Int64(0)) { $0 + $1.footprint }
+            var removed: [CacheEntry] = []
+            if total > limit {
+                entries.sort { $0.lastAccess < $1.lastAccess }
+                for entry in entries where total > limit && entry.key != key {
+                    if remove(entry) {
+                        total -= entry.footprint
+                        removed.append(entry)
+                    }
+                }
+            }
+            usageEstimate.withLock { $0 = total }
+            writeUsage(total)
+            return removed
+        }
+    }
+
+    func readUsage() -> Int64? {
+        guard let bytes = try? FileSystem.read(usagePath) else { return nil }
+        return Int64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    func writeUsage(_ total: Int64) {
+        try? FileSystem.writeAtomically(Array("\(total)\n".utf8), to: usagePath, temporaryDirectory: temporaryDirectory, sync: false)
+    }
+
+    func scanTotal() -> Int64 { allEntries().reduce(0) { $0 + $1.footprint } }
+}
+
+extension CacheEntry {
+    /// Bytes an entry takes on disk, counted for the size limit: the image plus its metadata.
+    var footprint: Int64 { bytes + 512 }
+}
+
+extension String {
+    func trimmingCharacters(in set: WhitespaceSet) -> String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s.removeFirst() }
+        while let c = s.last, c.isWhitespace { s.removeLast() }
+        return String(s)
+    }
+}
+
+enum WhitespaceSet { case whitespacesAndNewlines }

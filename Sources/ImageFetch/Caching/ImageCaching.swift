@@ -1,0 +1,19 @@
+/// A verified cache entry: its metadata, its bytes (checksum checked), and the file they live in.
+public struct CachedImage: Sendable {
+    public var entry: CacheEntry
+    public var bytes: [UInt8]
+    public var path: String
+}
+
+/// The cache seam of the pipeline. `DiskCache` is the one default implementation; tests may use fakes.
+public protocol ImageCaching: Sendable {
+    /// The entry for `key` with bytes that match their checksum, fresh or not; nil on a miss.
+    /// An entry that fails its checksum is removed and reported as a miss, never served.
+    func lookup(_ key: CacheKey) -> CachedImage?
+    /// Stores bytes and metadata atomically (the metadata's rename commits the entry) and returns the
+    /// path of the image file. Throws `.cacheUnavailable` when the directory cannot be used.
+    @discardableResult
+    func store(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> String
+    /// After a 304: a new expiry (and validators when the server sent new ones), without rewriting bytes.
+    func refresh(_ entry: CacheEntry) throws(FetchError)
+}

@@ -1,0 +1,116 @@
+/// Every way one retrieval can fail, as data: a stable `code` (read by scripts in `--json` output),
+/// `isRetryable` (read by the retry policy), and a one-line human `message`.
+public enum FetchError: Error, Sendable, Equatable {
+    /// The source string is not a URL, path or data: URL imgfetch understands.
+    case invalidSource(String)
+    /// The request has a low-data source and the network is constrained (low-data mode): nothing was sent.
+    case constrained
+    /// The server answered with a non-2xx status. `retryAfter` is the parsed `Retry-After`, in seconds.
+    case httpStatus(Int, retryAfter: Double?)
+    /// The connect or total timeout expired.
+    case timeout(String)
+    /// The connection failed or was reset mid-transfer.
+    case connection(String)
+    /// No route to the server at all: DNS failure or connection refused.
+    case unreachable(String)
+    /// A redirect went to a scheme other than http/https, or there were too many redirects.
+    case redirectRefused(String)
+    /// TLS handshake or certificate verification failed.
+    case tls(String)
+    /// Refused by a limit (`--max-bytes`, `--max-pixels`).
+    case tooLarge(String)
+    /// The bytes are not a complete image libvips can decode (truncated, empty, HTML...).
+    case invalidImage(String)
+    /// The requested output format cannot be written by this libvips build.
+    case unsupportedFormat(String)
+    /// A local file source could not be read.
+    case fileError(String)
+    /// Not in the cache and the network may not be used (`--cache-only`, `--offline`).
+    case notCached
+    /// The cache directory cannot be used (permissions, disk full).
+    case cacheUnavailable(String)
+    /// libvips or libcurl could not be loaded.
+    case dependencyMissing(String)
+    /// The retrieval was cancelled (interrupt).
+    case cancelled
+    /// Every source (the original, its low-data fallback, the alternatives) failed, in the order tried.
+    case sourcesExhausted([SourceFailure])
+
+    /// A stable, machine-readable name for the failure (`error.code` in `--json`).
+    public var code: String {
+        switch self {
+        case .invalidSource: "invalid_source"
+        case .constrained: "constrained"
+        case .httpStatus: "http_status"
+        case .timeout: "timeout"
+        case .connection: "connection"
+        case .unreachable: "unreachable"
+        case .redirectRefused: "redirect_refused"
+        case .tls: "tls"
+        case .tooLarge: "too_large"
+        case .invalidImage: "invalid_image"
+        case .unsupportedFormat: "unsupported_format"
+        case .fileError: "file_error"
+        case .notCached: "not_cached"
+        case .cacheUnavailable: "cache_unavailable"
+        case .dependencyMissing: "dependency_missing"
+        case .cancelled: "cancelled"
+        case .sourcesExhausted: "sources_exhausted"
+        }
+    }
+
+    /// Whether trying the same source again may succeed: timeouts, connection failures and resets,
+    /// HTTP 408, 429 and 5xx. A constrained failure is never retried (it would fail the same way).
+    public var isRetryable: Bool {
+        switch self {
+        case .timeout, .connection, .unreachable: true
+        case .httpStatus(let status, _): status == 408 || status == 429 || (500...599).contains(status)
+        default: false
+        }
+    }
+
+    /// True when the failure says the network could not be reached at all (used for stale-if-error).
+    public var isNetworkUnreachable: Bool {
+        if case .unreachable = self { return true }
+        return false
+    }
+
+    /// One line for a human, without the source (the caller names the source).
+    public var message: String {
+        switch self {
+        case .invalidSource(let s): "not a source imgfetch understands: \(s)"
+        case .constrained: "not allowed on a constrained network (low-data mode)"
+        case .httpStatus(let status, _): "HTTP \(status)"
+        case .timeout(let m), .connection(let m), .unreachable(let m), .redirectRefused(let m), .tls(let m),
+             .tooLarge(let m), .invalidImage(let m), .unsupportedFormat(let m), .fileError(let m),
+             .cacheUnavailable(let m), .dependencyMissing(let m):
+            m
+        case .notCached: "not cached, and the network may not be used"
+        case .cancelled: "cancelled"
+        case .sourcesExhausted(let failures):
+            "all \(failures.count) sources failed: "
+                + failures.map { "\($0.source): \($0.error.message)" }.joined(separator: "; ")
+        }
+    }
+
+    /// True when every underlying failure is `notCached` (exit code 3 rather than 1).
+    public var isNotCached: Bool {
+        switch self {
+        case .notCached: true
+        case .sourcesExhausted(let f): !f.isEmpty && f.allSatisfy { $0.error.isNotCached }
+        default: false
+        }
+    }
+}
+
+/// One source's failure inside `FetchError.sourcesExhausted`.
+public struct SourceFailure: Sendable, Equatable {
+    public var source: String
+    public var error: FetchError
+    public var attempts: Int
+    public init(source: String, error: FetchError, attempts: Int) {
+        self.source = source
+        self.error = error
+        self.attempts = attempts
+    }
+}

@@ -1,0 +1,356 @@
+// CurlTransport: async HTTP(S) transfers over the CCurl engine (libcurl multi, loaded with dlopen).
+//
+// One loop thread per transport drives the engine (`ifc_engine_run_once` / `ifc_engine_next_done`);
+// `perform` queues a request with the thread-safe `ifc_engine_add` and suspends on a continuation
+// that the loop thread resumes when the transfer finishes. The thread starts on demand and exits
+// after about a second without work.
+
+import CCurl
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One HTTP(S) GET.
+public struct TransferRequest: Sendable {
+    public var url: String
+    /// Extra request headers, each `"Name: value"`.
+    public var headers: [String]
+    /// Connection timeout in seconds; nil = libcurl's default.
+    public var connectTimeout: Double?
+    /// Whole-transfer timeout in seconds; nil = none.
+    public var timeout: Double?
+    /// Byte cap on the response body; nil = none. Enforced with or without Content-Length.
+    public var maxBytes: Int64?
+    /// Redirects followed (http/https only); one more fails with curl code 47.
+    public var maxRedirects: Int
+    public var userAgent: String
+
+    public init(
+        url: String,
+        headers: [String] = [],
+        connectTimeout: Double? = nil,
+        timeout: Double? = nil,
+        maxBytes: Int64? = nil,
+        maxRedirects: Int = 5,
+        userAgent: String = "imgfetch/\(ImageFetchVersion.string)"
+    ) {
+        self.url = url
+        self.headers = headers
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+        self.maxBytes = maxBytes
+        self.maxRedirects = maxRedirects
+        self.userAgent = userAgent
+    }
+}
+
+/// Response headers of the final response (after redirects), in order.
+public struct HTTPHeaders: Sendable {
+    public var all: [(name: String, value: String)]
+
+    public init(_ all: [(name: String, value: String)] = []) {
+        self.all = all
+    }
+
+    /// Parses `"Name: value"` lines joined by `"\n"`; lines without a colon are skipped.
+    public init(parsing text: String) {
+        var all: [(name: String, value: String)] = []
+        // "\r\n" is a single Character in Swift: split on both.
+        for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = HTTPHeaders.trim(line[..<colon])
+            guard !name.isEmpty else { continue }
+            let value = HTTPHeaders.trim(line[line.index(after: colon)...])
+            all.append((name: String(name), value: String(value)))
+        }
+        self.all = all
+    }
+
+    /// The value of the header `name` (case-insensitive); the last one wins.
+    public subscript(_ name: String) -> String? {
+        let wanted = name.lowercased()
+        for header in all.reversed() where header.name.lowercased() == wanted {
+            return header.value
+        }
+        return nil
+    }
+
+    private static func trim(_ s: Substring) -> Substring {
+        var s = s
+        while let c = s.first, c == " " || c == "\t" || c == "\r" { s.removeFirst() }
+        while let c = s.last, c == " " || c == "\t" || c == "\r" { s.removeLast() }
+        return s
+    }
+}
+
+/// A finished transfer. `curlCode == 0` means the transfer completed, whatever the HTTP status.
+public struct TransferResult: Sendable {
+    /// libcurl's CURLcode (see `IFC_E_*` in ccurl.h): 0 ok, 28 timeout, 42 cancelled, 47 too many
+    /// redirects, 63 or 23 with `tooLarge` for the byte cap, ...
+    public var curlCode: Int32
+    /// Final response status, 0 if none was received.
+    public var httpStatus: Int
+    /// The byte cap stopped the transfer.
+    public var tooLarge: Bool
+    public var body: [UInt8]
+    public var headers: HTTPHeaders
+    public var effectiveURL: String
+    public var redirects: Int
+    public var downloadBytes: Int64
+    /// libcurl's error text when `curlCode != 0`, else empty.
+    public var errorMessage: String
+
+    public init(
+        curlCode: Int32,
+        httpStatus: Int = 0,
+        tooLarge: Bool = false,
+        body: [UInt8] = [],
+        headers: HTTPHeaders = HTTPHeaders(),
+        effectiveURL: String = "",
+        redirects: Int = 0,
+        downloadBytes: Int64 = 0,
+        errorMessage: String = ""
+    ) {
+        self.curlCode = curlCode
+        self.httpStatus = httpStatus
+        self.tooLarge = tooLarge
+        self.body = body
+        self.headers = headers
+        self.effectiveURL = effectiveURL
+        self.redirects = redirects
+        self.downloadBytes = downloadBytes
+        self.errorMessage = errorMessage
+    }
+}
+
+/// libcurl could not be loaded (`ifc_load` failed) or the engine could not be created.
+public struct CurlUnavailable: Error, Sendable {
+    public let message: String
+    public init(message: String) { self.message = message }
+}
+
+public final class CurlTransport: Sendable {
+    private let core: TransportCore
+
+    public init(maxTotalConnections: Int = 0, maxPerHost: Int = 0) throws(CurlUnavailable) {
+        var err = [CChar](repeating: 0, count: 512)
+        if ifc_load(&err, err.count) != 0 {
+            throw CurlUnavailable(message: String(decoding: err.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        guard let engine = ifc_engine_new(maxTotalConnections, maxPerHost) else {
+            throw CurlUnavailable(message: "could not create the libcurl multi engine")
+        }
+        core = TransportCore(engine: EngineHandle(engine))
+    }
+
+    /// Runs one transfer. Task cancellation aborts it: the result then has curlCode 42.
+    public func perform(_ request: TransferRequest) async -> TransferResult {
+        let core = self.core
+        let cancel = Mutex(CancelState.notStarted)
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<TransferResult, Never>) in
+                let alreadyCancelled = cancel.withLock { state -> Bool in
+                    if case .cancelled = state { return true }
+                    return false
+                }
+                if alreadyCancelled {
+                    continuation.resume(returning: TransferResult(
+                        curlCode: Int32(IFC_E_ABORTED_BY_CALLBACK), effectiveURL: request.url,
+                        errorMessage: "transfer cancelled"))
+                    return
+                }
+                let id = core.submit(request, continuation: continuation)
+                guard id != 0 else { return }   // submit already resumed the continuation
+                let cancelNow = cancel.withLock { state -> Bool in
+                    if case .cancelled = state { return true }
+                    state = .running(id)
+                    return false
+                }
+                if cancelNow { core.cancel(id) }
+            }
+        } onCancel: {
+            let id = cancel.withLock { state -> UInt64 in
+                if case .running(let id) = state { return id }
+                state = .cancelled
+                return 0
+            }
+            if id != 0 { core.cancel(id) }
+        }
+    }
+}
+
+private enum CancelState: Sendable {
+    case notStarted
+    case running(UInt64)
+    case cancelled
+}
+
+/// The `ifc_engine *`.
+///
+/// `@unchecked Sendable` is safe because of how the pointer is used, not what it points to:
+/// from any thread only the thread-safe functions of ccurl.h are called on it (`ifc_engine_add`,
+/// `ifc_engine_cancel`, `ifc_engine_wakeup`: they take the engine's mutex and use
+/// `curl_multi_wakeup`, which libcurl documents as thread-safe). The loop functions
+/// (`ifc_engine_run_once`, `ifc_engine_next_done`) are only called from the one loop thread that
+/// `TransportCore` runs at a time (`loopRunning` under the state mutex hands it over), and
+/// `ifc_engine_free` only from `TransportCore.deinit`, when no loop thread holds the core.
+private final class EngineHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}
+
+private struct CoreState {
+    var continuations: [UInt64: CheckedContinuation<TransferResult, Never>] = [:]
+    var loopRunning = false
+}
+
+private final class TransportCore: Sendable {
+    let engine: EngineHandle
+    let state = Mutex(CoreState())
+
+    init(engine: EngineHandle) {
+        self.engine = engine
+    }
+
+    deinit {
+        // A running loop thread retains the core, so none is running here.
+        ifc_engine_free(engine.pointer)
+    }
+
+    /// Queues `request`; returns its id, or 0 after resuming `continuation` with a failure.
+    func submit(_ request: TransferRequest, continuation: CheckedContinuation<TransferResult, Never>) -> UInt64 {
+        let cHeaders: [UnsafePointer<CChar>?] = request.headers.map { UnsafePointer(strdup($0)) }
+        defer { for h in cHeaders { free(UnsafeMutablePointer(mutating: h)) } }
+
+        let (id, failure): (UInt64, String?) = request.url.withCString { url in
+            request.userAgent.withCString { ua in
+                cHeaders.withUnsafeBufferPointer { headers in
+                    var r = ifc_request()
+                    r.url = url
+                    r.user_agent = ua
+                    r.headers = headers.count > 0 ? headers.baseAddress : nil
+                    r.header_count = Int32(headers.count)
+                    r.connect_timeout_ms = milliseconds(request.connectTimeout)
+                    r.timeout_ms = milliseconds(request.timeout)
+                    r.max_bytes = max(0, request.maxBytes ?? 0)
+                    r.max_redirects = Int32(clamping: max(0, request.maxRedirects))
+                    // The continuation is stored under the same lock as the add, and the loop
+                    // thread looks results up under it: a transfer that finishes at once still
+                    // finds its continuation.
+                    return state.withLock { s -> (UInt64, String?) in
+                        let id = ifc_engine_add(engine.pointer, &r)
+                        if id == 0 { return (0, "could not queue the transfer") }
+                        s.continuations[id] = continuation
+                        if !s.loopRunning {
+                            if startLoopThread() {
+                                s.loopRunning = true
+                            } else {
+                                s.continuations[id] = nil
+                                ifc_engine_cancel(engine.pointer, id)
+                                return (0, "could not start the transfer thread")
+                            }
+                        }
+                        return (id, nil)
+                    }
+                }
+            }
+        }
+        if let failure {
+            continuation.resume(returning: TransferResult(
+                curlCode: 2 /* CURLE_FAILED_INIT */, effectiveURL: request.url, errorMessage: failure))
+            return 0
+        }
+        return id
+    }
+
+    func cancel(_ id: UInt64) {
+        ifc_engine_cancel(engine.pointer, id)
+    }
+
+    /// Starts a detached pthread running `runLoop`; it holds a strong reference to the core.
+    private func startLoopThread() -> Bool {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            let core = Unmanaged<TransportCore>.fromOpaque(raw).takeRetainedValue()
+            core.runLoop()
+            return nil
+        }, context)
+        if rc != 0 {
+            Unmanaged<TransportCore>.fromOpaque(context).release()
+            return false
+        }
+        pthread_detach(thread)
+        return true
+    }
+
+    /// The loop thread. Exits after a poll timeout (about 1 s) with nothing in flight.
+    private func runLoop() {
+        var idleRounds = 0
+        while true {
+            let active = ifc_engine_run_once(engine.pointer, 1000)
+            var r = ifc_result()
+            while ifc_engine_next_done(engine.pointer, &r) != 0 {
+                let result = TransferResult(r)
+                let id = r.id
+                ifc_result_free(&r)
+                let continuation = state.withLock { $0.continuations.removeValue(forKey: id) }
+                continuation?.resume(returning: result)
+            }
+            let exit = state.withLock { s -> Bool in
+                guard active == 0, s.continuations.isEmpty else {
+                    idleRounds = 0
+                    return false
+                }
+                idleRounds += 1
+                if idleRounds < 2 { return false }
+                // Under the lock: a submit after this starts a new thread, and this one no
+                // longer touches the engine.
+                s.loopRunning = false
+                return true
+            }
+            if exit { return }
+        }
+    }
+}
+
+private func milliseconds(_ seconds: Double?) -> Int {
+    guard let seconds, seconds > 0, seconds.isFinite else { return 0 }
+    return max(1, Int(min(seconds * 1000, Double(Int32.max))))
+}
+
+extension TransferResult {
+    /// Copies a C result (which stays owned by the caller).
+    fileprivate init(_ r: ifc_result) {
+        var r = r
+        let body: [UInt8]
+        if let p = r.body, r.body_len > 0 {
+            body = Array(UnsafeBufferPointer(start: p, count: r.body_len))
+        } else {
+            body = []
+        }
+        let headerText = r.headers.map { String(cString: $0) } ?? ""
+        let effective = r.effective_url.map { String(cString: $0) } ?? ""
+        let error = withUnsafeBytes(of: &r.error) { raw -> String in
+            let bytes = raw.prefix { $0 != 0 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        self.init(
+            curlCode: r.curl_code,
+            httpStatus: r.http_status,
+            tooLarge: r.too_large != 0,
+            body: body,
+            headers: HTTPHeaders(parsing: headerText),
+            effectiveURL: effective,
+            redirects: r.redirects,
+            downloadBytes: r.download_bytes,
+            errorMessage: error)
+    }
+}

@@ -1,0 +1,49 @@
+/// What the pipeline asks a loader for: one source, with validators for revalidation and the limits.
+public struct LoadRequest: Sendable {
+    public var source: Source
+    /// `If-None-Match` / `If-Modified-Since` values of a stale entry.
+    public var etag: String?
+    public var lastModified: String?
+    /// Apple's `allowsConstrainedNetworkAccess`: false when the request has a low-data source.
+    public var allowsConstrainedNetworkAccess: Bool
+    public var connectTimeout: Double
+    public var timeout: Double
+    public var maxBytes: Int64
+    public var maxRedirects: Int
+
+    public init(source: Source, etag: String? = nil, lastModified: String? = nil, allowsConstrainedNetworkAccess: Bool = true,
+                connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20, maxRedirects: Int = 5) {
+        self.source = source
+        self.etag = etag
+        self.lastModified = lastModified
+        self.allowsConstrainedNetworkAccess = allowsConstrainedNetworkAccess
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+        self.maxBytes = maxBytes
+        self.maxRedirects = maxRedirects
+    }
+}
+
+/// What a loader returns: the bytes, or `notModified` after a 304, and the response headers.
+public struct LoadResponse: Sendable {
+    public var bytes: [UInt8]
+    public var notModified: Bool
+    public var headers: HTTPHeaders
+    /// Bytes that crossed the network (0 for files and data: URLs).
+    public var downloadedBytes: Int64
+    /// For local files: a validator made of mtime and size, so a changed file is not served from the cache.
+    public var fileValidator: String?
+
+    public init(bytes: [UInt8], notModified: Bool = false, headers: HTTPHeaders = HTTPHeaders(), downloadedBytes: Int64 = 0, fileValidator: String? = nil) {
+        self.bytes = bytes
+        self.notModified = notModified
+        self.headers = headers
+        self.downloadedBytes = downloadedBytes
+        self.fileValidator = fileValidator
+    }
+}
+
+/// The loading seam: `SourceLoader` (http via libcurl, files, data: URLs) is the default implementation.
+public protocol DataLoading: Sendable {
+    func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse
+}

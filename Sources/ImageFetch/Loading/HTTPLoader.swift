@@ -1,0 +1,89 @@
+import CCurl
+import Synchronization
+
+/// Downloads over http(s) with libcurl's multi interface (one loop thread, many transfers).
+/// The transport, and so libcurl itself, is created on the first request.
+public final class HTTPLoader: Sendable {
+    let maxConnections: Int
+    let maxPerHost: Int
+    private let transport = Mutex<CurlTransport?>(nil)
+
+    public init(maxConnections: Int = 0, maxPerHost: Int = 0) {
+        self.maxConnections = maxConnections
+        self.maxPerHost = maxPerHost
+    }
+
+    func sharedTransport() throws(FetchError) -> CurlTransport {
+        let result: Result<CurlTransport, CurlUnavailable> = transport.withLock { slot in
+            if let existing = slot { return .success(existing) }
+            let created = Result { () throws(CurlUnavailable) -> CurlTransport in
+                try CurlTransport(maxTotalConnections: maxConnections, maxPerHost: maxPerHost)
+            }
+            if case .success(let transport) = created { slot = transport }
+            return created
+        }
+        switch result {
+        case .success(let t): return t
+        case .failure(let e): throw .dependencyMissing("libcurl could not be loaded: \(e.message)")
+        }
+    }
+
+    public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
+        guard case .http(let url) = request.source else { throw .invalidSource(request.source.description) }
+        var headers: [String] = []
+        if let etag = request.etag { headers.append("If-None-Match: \(etag)") }
+        if let lastModified = request.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
+        let transfer = TransferRequest(url: url, headers: headers, connectTimeout: request.connectTimeout,
+                                       timeout: request.timeout, maxBytes: request.maxBytes,
+                                       maxRedirects: request.maxRedirects,
+                                       userAgent: "imgfetch/\(ImageFetchVersion.string)")
+        let result = await (try sharedTransport()).perform(transfer)
+        if let error = HTTPLoader.classify(result, request: request) { throw error }
+        return LoadResponse(bytes: result.body, notModified: result.httpStatus == 304, headers: result.headers,
+                            downloadedBytes: Int64(result.body.count))
+    }
+
+    /// Maps a finished transfer to the error it represents, or nil for a usable 2xx / 304.
+    static func classify(_ r: TransferResult, request: LoadRequest) -> FetchError? {
+        if r.tooLarge || r.curlCode == Int32(IFC_E_FILESIZE_EXCEEDED) {
+            return .tooLarge("download exceeds --max-bytes \(request.maxBytes)")
+        }
+        let detail = r.errorMessage.isEmpty ? "curl error \(r.curlCode)" : r.errorMessage
+        switch Int(r.curlCode) {
+        case 0:
+            break
+        case Int(IFC_E_OPERATION_TIMEDOUT):
+            return .timeout("timed out (\(detail))")
+        case Int(IFC_E_COULDNT_RESOLVE_HOST), Int(IFC_E_COULDNT_RESOLVE_PROXY), Int(IFC_E_COULDNT_CONNECT):
+            return .unreachable(detail)
+        case Int(IFC_E_UNSUPPORTED_PROTOCOL):
+            return .redirectRefused("redirect to a scheme other than http/https refused (\(detail))")
+        case Int(IFC_E_TOO_MANY_REDIRECTS):
+            return .redirectRefused("more than \(request.maxRedirects) redirects")
+        case Int(IFC_E_SSL_CONNECT_ERROR), Int(IFC_E_PEER_FAILED_VERIFICATION):
+            return .tls(detail)
+        case Int(IFC_E_ABORTED_BY_CALLBACK):
+            return .cancelled
+        case Int(IFC_E_URL_MALFORMAT):
+            return .invalidSource(request.source.description)
+        default:
+            return .connection(detail)
+        }
+        switch r.httpStatus {
+        case 200...299:
+            return nil
+        case 304 where request.etag != nil || request.lastModified != nil:
+            return nil
+        default:
+            return .httpStatus(r.httpStatus, retryAfter: r.headers["retry-after"].flatMap(HTTPLoader.retryAfter))
+        }
+    }
+
+    /// `Retry-After` as seconds from now: delta-seconds or an HTTP date.
+    static func retryAfter(_ value: String) -> Double? {
+        let trimmed = value.trimmed()
+        if let seconds = Double(trimmed) { return max(0, seconds) }
+        guard let date = HTTPDate.parse(trimmed) else { return nil }
+        return max(0, date - FileSystem.now())
+    }
+}

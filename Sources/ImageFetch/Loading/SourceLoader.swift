@@ -1,0 +1,27 @@
+/// The default `DataLoading`: routes http(s) to libcurl, files to the file system, data: URLs to their bytes.
+/// libcurl is loaded (dlopen) on the first network request only.
+public final class SourceLoader: DataLoading, Sendable {
+    let http: HTTPLoader
+    let files = FileLoader()
+    let network: NetworkConditions
+
+    public init(network: NetworkConditions = NetworkConditions(), maxConnections: Int = 0, maxPerHost: Int = 0) {
+        self.network = network
+        self.http = HTTPLoader(maxConnections: maxConnections, maxPerHost: maxPerHost)
+    }
+
+    public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
+        switch request.source {
+        case .http:
+            // Apple's rule: a request that does not allow constrained access fails before any byte is sent.
+            if network.isConstrained && !request.allowsConstrainedNetworkAccess { throw .constrained }
+            return try await http.load(request)
+        case .file(let path):
+            return try files.load(path: path, maxBytes: request.maxBytes)
+        case .data(_, let bytes):
+            if Int64(bytes.count) > request.maxBytes { throw .tooLarge("\(bytes.count) bytes exceeds --max-bytes \(request.maxBytes)") }
+            return LoadResponse(bytes: bytes)
+        }
+    }
+}
+

@@ -1,0 +1,197 @@
+/// Orchestrates one retrieval (Kingfisher's manager): cache lookup, loading with retries, the low-data
+/// fallback and alternative sources, processing, and storing. It never prints, parses arguments or exits.
+public final class ImagePipeline: Sendable {
+    public let cache: any ImageCaching
+    public let memoryCache: MemoryCache?
+    public let loader: any DataLoading
+    public let processor: any ImageProcessing
+    public let pool: ProcessingPool
+    public let sleeper: any Sleeping
+
+    public init(cache: any ImageCaching, memoryCache: MemoryCache? = MemoryCache(), loader: any DataLoading = SourceLoader(),
+                processor: any ImageProcessing = VipsProcessor(), pool: ProcessingPool = ProcessingPool(),
+                sleeper: any Sleeping = TaskSleeper()) {
+        self.cache = cache
+        self.memoryCache = memoryCache
+        self.loader = loader
+        self.processor = processor
+        self.pool = pool
+        self.sleeper = sleeper
+    }
+
+    /// Retrieves one image. Sources are tried as Kingfisher does: the original; on a *constrained*
+    /// failure only, the low-data source (once); then the alternatives in order. Never throws: a failure
+    /// is returned with every source's error.
+    public func retrieve(_ request: ImageRequest) async -> Result<ImageResult, RetrievalFailure> {
+        var retrieval = Retrieval(request: request, started: FileSystem.monotonic())
+        var current: Source? = request.source
+        while let source = current {
+            let before = retrieval.attempts
+            do {
+                var result = try await retrieve(source: source, retrieval: &retrieval)
+                result.originalSource = request.source
+                result.lowData = retrieval.isLoadingFallback
+                result.attempts = retrieval.attempts
+                result.milliseconds = retrieval.elapsedMilliseconds
+                return .success(result)
+            } catch {
+                retrieval.failures.append(SourceFailure(source: source.description, error: error, attempts: retrieval.attempts - before))
+                current = retrieval.nextSource(after: error)
+            }
+        }
+        return .failure(RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
+                                         milliseconds: retrieval.elapsedMilliseconds, key: request.key))
+    }
+
+    /// One source: its cache entry, else (when allowed) the loader with retries, then processing and storing.
+    func retrieve(source: Source, retrieval: inout Retrieval) async throws(FetchError) -> ImageResult {
+        let request = retrieval.request
+        let processing = request.processing
+        let options = request.options
+        let key = CacheKey(source: source, processing: processing)
+        let now = FileSystem.now()
+        var stale: CachedImage?
+
+        if options.cachePolicy != .forceRefresh {
+            if let hit = memoryCache?.value(for: key), isFresh(hit.entry, source: source, now: now) {
+                return makeResult(source, key, hit, .hit)
+            }
+            if let cached = cache.lookup(key) {
+                if isFresh(cached.entry, source: source, now: now) {
+                    memoryCache?.set(cached, for: key)
+                    return makeResult(source, key, cached, .hit)
+                }
+                if options.cachePolicy == .offline { return makeResult(source, key, cached, .stale) }
+                stale = cached
+            }
+            if stale == nil, !processing.isOriginal,
+               let original = cache.lookup(CacheKey(source: source, processing: .original)),
+               isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
+                return try await derive(from: original, source: source, key: key, processing: processing, options: options)
+            }
+        }
+        if options.cachePolicy == .cacheOnly || options.cachePolicy == .offline { throw .notCached }
+
+        var load = LoadRequest(source: source, allowsConstrainedNetworkAccess: retrieval.allowsConstrainedNetworkAccess,
+                               connectTimeout: options.connectTimeout, timeout: options.timeout,
+                               maxBytes: options.maxBytes, maxRedirects: options.maxRedirects)
+        if source.isNetwork, let stale {
+            load.etag = stale.entry.etag
+            load.lastModified = stale.entry.lastModified
+        }
+        var attempt = 0
+        while true {
+            attempt += 1
+            retrieval.attempts += 1
+            do {
+                let response = try await loader.load(load)
+                return try await complete(response, source: source, key: key, stale: stale, options: options, processing: processing)
+            } catch {
+                if case .constrained = error { throw error }
+                if let wait = options.retry.delay(beforeRetry: attempt, after: error, elapsed: retrieval.elapsedSeconds) {
+                    try await sleeper.sleep(seconds: wait)
+                    continue
+                }
+                if let stale, error.isNetworkUnreachable {
+                    var result = makeResult(source, key, stale, .stale)
+                    result.warnings.append("\(source): network unreachable (\(error.message)); serving an expired cached copy")
+                    return result
+                }
+                throw error
+            }
+        }
+    }
+
+    /// Turns a loader response into a stored, processed image (or refreshes a revalidated entry).
+    func complete(_ response: LoadResponse, source: Source, key: CacheKey, stale: CachedImage?,
+                  options: FetchOptions, processing: Processing) async throws(FetchError) -> ImageResult {
+        let now = FileSystem.now()
+        let freshness = source.isNetwork
+            ? Freshness.from(headers: response.headers, now: now, defaultTTL: options.defaultTTL)
+            : Freshness(storable: true, mustRevalidate: false, expires: nil)
+        if response.notModified, let stale {
+            var entry = stale.entry
+            entry.expires = freshness.expires
+            entry.mustRevalidate = freshness.mustRevalidate
+            entry.etag = response.headers["etag"] ?? entry.etag
+            entry.lastModified = response.headers["last-modified"] ?? entry.lastModified
+            var result = makeResult(source, key, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
+            do { try cache.refresh(entry) } catch { result.cacheError = error }
+            return result
+        }
+        let bytes = response.bytes
+        let processor = self.processor
+        let maxPixels = options.maxPixels
+        let image = try await pool.run { () throws(FetchError) -> ProcessedImage in
+            try processor.process(bytes, with: processing, maxPixels: maxPixels)
+        }
+        var result = ImageResult(originalSource: source, source: source, key: key, path: nil, cache: .miss, lowData: false,
+                                 image: image, attempts: 0, downloadedBytes: response.downloadedBytes, milliseconds: 0,
+                                 warnings: [], cacheError: nil)
+        guard freshness.storable else { return result }
+        let validator = response.fileValidator ?? response.headers["etag"]
+        let entry = CacheEntry(key: key.rawValue, identity: source.identity, source: source.description,
+                               variant: processing.identifier, format: image.format, width: image.width, height: image.height,
+                               bytes: Int64(image.bytes.count), checksum: "", created: now, expires: freshness.expires,
+                               etag: validator, lastModified: response.headers["last-modified"],
+                               mustRevalidate: freshness.mustRevalidate)
+        do {
+            result.path = try cache.store(image.bytes, entry: entry)
+            memoryCache?.set(CachedImage(entry: entry, bytes: image.bytes, path: result.path ?? ""), for: key)
+            if options.keepOriginal && !processing.isOriginal {
+                var original = entry
+                original.key = CacheKey(source: source, processing: .original).rawValue
+                original.variant = Processing.original.identifier
+                original.format = image.sourceFormat
+                original.width = image.sourceWidth
+                original.height = image.sourceHeight
+                original.bytes = Int64(bytes.count)
+                try cache.store(bytes, entry: original)
+            }
+        } catch {
+            result.cacheError = error
+        }
+        return result
+    }
+
+    /// A new variant from cached original bytes: no network.
+    func derive(from original: CachedImage, source: Source, key: CacheKey, processing: Processing,
+                options: FetchOptions) async throws(FetchError) -> ImageResult {
+        let bytes = original.bytes
+        let processor = self.processor
+        let maxPixels = options.maxPixels
+        let image = try await pool.run { () throws(FetchError) -> ProcessedImage in
+            try processor.process(bytes, with: processing, maxPixels: maxPixels)
+        }
+        var entry = original.entry
+        entry.key = key.rawValue
+        entry.variant = processing.identifier
+        entry.format = image.format
+        entry.width = image.width
+        entry.height = image.height
+        entry.bytes = Int64(image.bytes.count)
+        entry.checksum = ""
+        entry.created = FileSystem.now()
+        var result = ImageResult(originalSource: source, source: source, key: key, path: nil, cache: .derived, lowData: false,
+                                 image: image, attempts: 0, downloadedBytes: 0, milliseconds: 0, warnings: [], cacheError: nil)
+        do { result.path = try cache.store(image.bytes, entry: entry) } catch { result.cacheError = error }
+        return result
+    }
+
+    /// Fresh means usable without asking anyone: an unexpired HTTP entry, a local file whose mtime and
+    /// size still match, or a data: URL (its key is the digest of its bytes).
+    func isFresh(_ entry: CacheEntry, source: Source, now: Double) -> Bool {
+        switch source {
+        case .http: entry.isFresh(at: now)
+        case .file(let path): entry.etag == FileLoader.validator(forPath: path)
+        case .data: true
+        }
+    }
+
+    func makeResult(_ source: Source, _ key: CacheKey, _ cached: CachedImage, _ state: CacheState) -> ImageResult {
+        let e = cached.entry
+        let image = ProcessedImage(bytes: cached.bytes, width: e.width, height: e.height, format: e.format)
+        return ImageResult(originalSource: source, source: source, key: key, path: cached.path, cache: state, lowData: false,
+                           image: image, attempts: 0, downloadedBytes: 0, milliseconds: 0, warnings: [], cacheError: nil)
+    }
+}

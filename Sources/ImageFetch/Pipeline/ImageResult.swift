@@ -1,0 +1,46 @@
+/// How the cache took part in a result (`cache` in `--json`).
+public enum CacheState: String, Sendable {
+    /// A fresh entry, no network access.
+    case hit
+    /// Downloaded (or read from a file / data: URL) and processed.
+    case miss
+    /// A stale entry confirmed by a 304: expiry refreshed, bytes not downloaded again.
+    case revalidated
+    /// An expired entry served because the network may not or could not be used.
+    case stale
+    /// Processed from the cached original bytes, without the network.
+    case derived
+}
+
+/// The outcome of one successful retrieval, with everything the CLI reports.
+public struct ImageResult: Sendable {
+    /// What was asked for.
+    public var originalSource: Source
+    /// What was actually loaded (the low-data fallback or an alternative source, when used).
+    public var source: Source
+    public var key: CacheKey
+    /// The cache file holding the image; nil when the cache could not be written (see `cacheError`).
+    public var path: String?
+    public var cache: CacheState
+    /// True when the low-data fallback was used.
+    public var lowData: Bool
+    public var image: ProcessedImage
+    /// Load attempts made, over all sources (0 for a cache hit).
+    public var attempts: Int
+    /// Bytes that crossed the network.
+    public var downloadedBytes: Int64
+    /// Wall time of the retrieval in milliseconds.
+    public var milliseconds: Double
+    /// Non-fatal problems (e.g. a stale entry served because the network was unreachable).
+    public var warnings: [String]
+    /// Set when the image was retrieved but could not be stored (exit code 4 in the CLI).
+    public var cacheError: FetchError?
+}
+
+/// A failed retrieval: the error and the attempts made before giving up.
+public struct RetrievalFailure: Error, Sendable {
+    public var error: FetchError
+    public var attempts: Int
+    public var milliseconds: Double
+    public var key: CacheKey
+}

@@ -1,0 +1,44 @@
+/// The state of one retrieval, carried with it (never global): attempts made, whether the low-data
+/// fallback has been used, which alternative sources are left, and every failure so far.
+struct Retrieval {
+    let request: ImageRequest
+    let started: Double
+    var attempts = 0
+    var fallbackUsed = false
+    var isLoadingFallback = false
+    var alternativesLeft: ArraySlice<Source>
+    var failures: [SourceFailure] = []
+
+    init(request: ImageRequest, started: Double) {
+        self.request = request
+        self.started = started
+        self.alternativesLeft = request.alternativeSources[...]
+    }
+
+    /// Apple's `allowsConstrainedNetworkAccess`: a request that has a low-data source may not use a
+    /// constrained network, until its fallback has been taken.
+    var allowsConstrainedNetworkAccess: Bool { request.lowDataSource == nil || fallbackUsed }
+
+    /// Kingfisher's `failCurrentSource`: a constrained failure takes the low-data source, once;
+    /// any other failure (or a failed fallback) moves on to the next alternative source.
+    mutating func nextSource(after error: FetchError) -> Source? {
+        if case .constrained = error, let fallback = request.lowDataSource, !fallbackUsed {
+            fallbackUsed = true
+            isLoadingFallback = true
+            return fallback
+        }
+        if case .cancelled = error { return nil }
+        isLoadingFallback = false
+        return alternativesLeft.popFirst()
+    }
+
+    /// The single failure, or all of them when more than one source was tried.
+    var finalError: FetchError {
+        if failures.count == 1 { return failures[0].error }
+        if failures.isEmpty { return .cancelled }
+        return .sourcesExhausted(failures)
+    }
+
+    var elapsedSeconds: Double { FileSystem.monotonic() - started }
+    var elapsedMilliseconds: Double { (elapsedSeconds * 1000 * 10).rounded() / 10 }
+}

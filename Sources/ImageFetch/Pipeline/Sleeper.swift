@@ -1,0 +1,11 @@
+/// Waits between retries. The default sleeps for real; tests use a recording fake.
+public protocol Sleeping: Sendable {
+    func sleep(seconds: Double) async throws(FetchError)
+}
+
+public struct TaskSleeper: Sleeping {
+    public init() {}
+    public func sleep(seconds: Double) async throws(FetchError) {
+        do { try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9)) } catch { throw .cancelled }
+    }
+}

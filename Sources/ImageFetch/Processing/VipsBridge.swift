@@ -1,0 +1,186 @@
+// VipsBridge: the Swift face of the CVips shim (libvips loaded with dlopen on first use).
+//
+// This file and the curl bridge are the only places where unsafe pointer code lives. Every
+// entry point calls `load()` first (vips calls before vips_init crash); after that all functions
+// are safe to call from several threads at once.
+
+import CVips
+
+/// A libvips failure, carrying vips's own message (or the shim's, when vips said nothing).
+public struct VipsFailure: Error, Sendable {
+    public let message: String
+    public init(message: String) { self.message = message }
+}
+
+/// What the header of an encoded image says, read without decoding any pixels.
+public struct ImageHeader: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var bands: Int
+    public var hasAlpha: Bool
+    /// Number of pages/frames (1 when the format has no such notion).
+    public var pages: Int
+    /// The vips loader nickname, e.g. "jpegload_buffer".
+    public var loader: String
+    /// Short format name derived from the loader: "jpeg", "png", "webp", "gif", "tiff", "svg", ...
+    /// HEIF-family files (which vips loads with heifload) are reported as "avif" when the ISO-BMFF
+    /// `ftyp` box names an AV1 brand ("avif"/"avis"), else "heif".
+    public var format: String
+
+    public init(width: Int, height: Int, bands: Int, hasAlpha: Bool, pages: Int, loader: String, format: String) {
+        self.width = width
+        self.height = height
+        self.bands = bands
+        self.hasAlpha = hasAlpha
+        self.pages = pages
+        self.loader = loader
+        self.format = format
+    }
+}
+
+/// An encoded thumbnail.
+public struct EncodedImage: Sendable {
+    public var bytes: [UInt8]
+    public var width: Int
+    public var height: Int
+
+    public init(bytes: [UInt8], width: Int, height: Int) {
+        self.bytes = bytes
+        self.width = width
+        self.height = height
+    }
+}
+
+public enum VipsBridge {
+    /// Box size used for an unconstrained dimension.
+    static let unconstrained = 10_000_000
+    private static let errorCapacity = 1024
+
+    /// dlopen libvips and initialise it. Idempotent and thread-safe; cheap after the first call.
+    public static func load() throws(VipsFailure) {
+        var err = [CChar](repeating: 0, count: errorCapacity)
+        let rc = err.withUnsafeMutableBufferPointer { ifv_load($0.baseAddress, $0.count) }
+        if rc != 0 { throw failure(err, fallback: "cannot load libvips") }
+    }
+
+    /// Threads per image pipeline (1 = one thread per image). Ignored if libvips cannot be loaded.
+    public static func setConcurrency(_ n: Int) {
+        guard (try? load()) != nil else { return }
+        ifv_set_concurrency(Int32(clamping: n))
+    }
+
+    /// Reads the header only (sequential access, no pixel decode): cheap even for a pixel bomb.
+    public static func header(_ bytes: [UInt8]) throws(VipsFailure) -> ImageHeader {
+        try load()
+        var err = [CChar](repeating: 0, count: errorCapacity)
+        var h = ifv_header()
+        let rc = bytes.withUnsafeBufferPointer { buf in
+            err.withUnsafeMutableBufferPointer { e in
+                ifv_read_header(buf.baseAddress, buf.count, &h, e.baseAddress, e.count)
+            }
+        }
+        if rc != 0 { throw failure(err, fallback: "cannot read image header") }
+        let loader = withUnsafeBytes(of: h.loader) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        return ImageHeader(
+            width: Int(h.width), height: Int(h.height), bands: Int(h.bands),
+            hasAlpha: h.has_alpha != 0, pages: max(1, Int(h.pages)),
+            loader: loader, format: formatName(loader: loader, bytes: bytes))
+    }
+
+    /// Fully decodes the image (failing on truncation) without encoding anything.
+    public static func validate(_ bytes: [UInt8]) throws(VipsFailure) {
+        try load()
+        var err = [CChar](repeating: 0, count: errorCapacity)
+        let rc = bytes.withUnsafeBufferPointer { buf in
+            err.withUnsafeMutableBufferPointer { e in
+                ifv_validate(buf.baseAddress, buf.count, e.baseAddress, e.count)
+            }
+        }
+        if rc != 0 { throw failure(err, fallback: "image decode failed") }
+    }
+
+    /// Thumbnails with shrink-on-load (never upscaling) and encodes with the saver for `suffix`
+    /// (".jpg", ".png", ".webp", ".avif", ".gif"). `nil` width/height = unconstrained; `cover`
+    /// fills the box and crops the centre. `quality` (1-100) applies to lossy savers only.
+    public static func thumbnail(
+        _ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, suffix: String, quality: Int?
+    ) throws(VipsFailure) -> EncodedImage {
+        try load()
+        var opts = ifv_thumb_opts()
+        opts.width = Int32(clamping: width ?? unconstrained)
+        opts.height = Int32(clamping: height ?? unconstrained)
+        opts.crop = cover ? 1 : 0
+        opts.quality = Int32(clamping: min(max(quality ?? 0, 0), 100))
+        var err = [CChar](repeating: 0, count: errorCapacity)
+        var out: UnsafeMutableRawPointer? = nil
+        var outLen = 0
+        var outW: Int32 = 0
+        var outH: Int32 = 0
+        let rc = suffix.withCString { cSuffix in
+            opts.save_suffix = cSuffix
+            return bytes.withUnsafeBufferPointer { buf in
+                err.withUnsafeMutableBufferPointer { e in
+                    ifv_thumbnail(buf.baseAddress, buf.count, &opts, &out, &outLen, &outW, &outH,
+                                  e.baseAddress, e.count)
+                }
+            }
+        }
+        guard rc == 0, let out else {
+            if let out { ifv_free(out) }
+            throw failure(err, fallback: "thumbnail failed")
+        }
+        defer { ifv_free(out) }
+        let encoded = [UInt8](UnsafeRawBufferPointer(start: out, count: outLen))
+        return EncodedImage(bytes: encoded, width: Int(outW), height: Int(outH))
+    }
+
+    /// True when this libvips build has a buffer saver for `suffix` (".avif" may be missing).
+    /// A heif saver can exist while its AV1 encoder is missing: `thumbnail` then fails cleanly.
+    public static func canSave(suffix: String) -> Bool {
+        guard (try? load()) != nil else { return false }
+        return suffix.withCString { ifv_can_save($0) } != 0
+    }
+
+    // MARK: - Helpers
+
+    private static func failure(_ err: [CChar], fallback: String) -> VipsFailure {
+        let message = String(decoding: err.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return VipsFailure(message: message.isEmpty ? fallback : message)
+    }
+
+    /// "jpegload_buffer" -> "jpeg"; heifload -> "avif" or "heif" by the ftyp brands.
+    static func formatName(loader: String, bytes: [UInt8]) -> String {
+        let prefix: Substring
+        if let range = loader.firstRange(of: "load") {
+            prefix = loader[..<range.lowerBound]
+        } else {
+            prefix = Substring(loader)
+        }
+        switch prefix {
+        case "heif": return isAVIF(bytes) ? "avif" : "heif"
+        case "jpeg", "png", "webp", "gif", "tiff", "svg": return String(prefix)
+        default: return prefix.isEmpty ? loader : String(prefix)
+        }
+    }
+
+    /// ISO-BMFF: bytes 4..<8 are "ftyp", 8..<12 the major brand, then minor version and compatible brands.
+    static func isAVIF(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 16, bytes[4...7].elementsEqual("ftyp".utf8) else { return false }
+        let boxSize = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+        let end = min(max(boxSize, 16), bytes.count, 256)
+        var brands: [ArraySlice<UInt8>] = [bytes[8..<12]]
+        var i = 16
+        while i + 4 <= end {
+            brands.append(bytes[i..<(i + 4)])
+            i += 4
+        }
+        // A major brand of avif/avis is decisive; otherwise an AV1 brand among compatible brands
+        // without a HEVC one.
+        if brands[0].elementsEqual("avif".utf8) || brands[0].elementsEqual("avis".utf8) { return true }
+        let hevc = ["heic", "heix", "hevc", "hevx", "heim", "heis"]
+        if brands.contains(where: { b in hevc.contains { b.elementsEqual($0.utf8) } }) { return false }
+        return brands.contains { $0.elementsEqual("avif".utf8) || $0.elementsEqual("avis".utf8) }
+    }
+}

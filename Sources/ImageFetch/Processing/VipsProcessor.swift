@@ -1,0 +1,66 @@
+/// Decodes and downsamples with libvips: header and limits first, then a shrink-on-load thumbnail.
+/// libvips is loaded (dlopen) on first use, so a process that only serves cache hits never loads it.
+public struct VipsProcessor: ImageProcessing {
+    public init() {}
+
+    public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage {
+        try loadVips()
+        guard !bytes.isEmpty else { throw .invalidImage("empty response (0 bytes)") }
+        let header: ImageHeader
+        do { header = try VipsBridge.header(bytes) } catch { throw .invalidImage(VipsProcessor.describe(error, bytes)) }
+        let pixels = Int64(header.width) * Int64(header.height)
+        if pixels > maxPixels {
+            throw .tooLarge("\(header.width)x\(header.height) is \(pixels) pixels, over --max-pixels \(maxPixels)")
+        }
+        let sourceFormat = header.format
+        if processing.isOriginal || (!processing.resizes && processing.format.rawValue == sourceFormat) {
+            // The original bytes are handed out as they are, once proven to decode completely.
+            do { try VipsBridge.validate(bytes) } catch { throw .invalidImage(VipsProcessor.describe(error, bytes)) }
+            return ProcessedImage(bytes: bytes, width: header.width, height: header.height, format: sourceFormat)
+        }
+        let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : processing.format
+        if target == .avif && !VipsBridge.canSave(suffix: ".avif") {
+            throw .unsupportedFormat("this libvips build cannot write AVIF; choose --format webp, jpeg or png")
+        }
+        let cover = processing.fit == .cover && processing.width != nil && processing.height != nil
+        do {
+            let out = try VipsBridge.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
+                                               suffix: target.saveSuffix, quality: target.isLossy ? processing.quality : nil)
+            return ProcessedImage(bytes: out.bytes, width: out.width, height: out.height, format: target.rawValue,
+                                  sourceWidth: header.width, sourceHeight: header.height, sourceFormat: sourceFormat)
+        } catch {
+            if target == .avif { throw .unsupportedFormat("AVIF encoding failed: \(error.message)") }
+            throw .invalidImage(VipsProcessor.describe(error, bytes))
+        }
+    }
+
+    public func decodeFailure(_ bytes: [UInt8]) -> String? {
+        do { try loadVips() } catch { return error.message }
+        do {
+            try VipsBridge.validate(bytes)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    func loadVips() throws(FetchError) {
+        do { try VipsBridge.load() } catch { throw .dependencyMissing("libvips could not be loaded: \(error.message)") }
+    }
+
+    /// The format an `original`-format variant is written in: the source's own when libvips can write it.
+    static func saveFormat(forSource header: ImageHeader) -> ImageFormat {
+        if let own = ImageFormat(name: header.format), own != .original, own != .avif || VipsBridge.canSave(suffix: ".avif") {
+            return own
+        }
+        return header.hasAlpha ? .png : .jpeg
+    }
+
+    /// A one-line reason, with a hint when the bytes look like HTML (an error page served as an image).
+    static func describe(_ error: VipsFailure, _ bytes: [UInt8]) -> String {
+        let head = String(decoding: bytes.prefix(64), as: UTF8.self).lowercased()
+        if head.contains("<html") || head.contains("<!doctype") { return "not an image (the response is HTML)" }
+        let firstLine = error.message.split(separator: "\n").first.map(String.init) ?? "unknown error"
+        return "not a decodable image (\(firstLine))"
+    }
+}

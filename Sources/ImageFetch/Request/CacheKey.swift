@@ -1,0 +1,17 @@
+/// The name of one cache entry: a SHA-256 of the source's identity and the processing identifier.
+/// Stable across runs and machines; no part of a URL ever becomes a path.
+public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(source: Source, processing: Processing) {
+        rawValue = SHA256.hex("imgfetch-v1\n\(source.identity)\n\(processing.identifier)")
+    }
+
+    /// A key given by a user (`cache info KEY`): 64 lowercase hex digits, else nil.
+    public init?(hex: String) {
+        guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+        rawValue = hex
+    }
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,56 @@
+/// One thing to fetch: a source, how to process it, and the options that steer the retrieval.
+/// Options are data (Kingfisher's style): nothing in the pipeline reads flags from anywhere else.
+public struct ImageRequest: Sendable {
+    public var source: Source
+    public var processing: Processing
+    /// Loaded instead of `source` when the network is constrained (low-data mode).
+    public var lowDataSource: Source?
+    /// Tried in order when the current source fails (after its retries).
+    public var alternativeSources: [Source]
+    public var options: FetchOptions
+
+    public init(source: Source, processing: Processing = .original, lowDataSource: Source? = nil,
+                alternativeSources: [Source] = [], options: FetchOptions = FetchOptions()) {
+        self.source = source
+        self.processing = processing
+        self.lowDataSource = lowDataSource
+        self.alternativeSources = alternativeSources
+        self.options = options
+    }
+
+    public var key: CacheKey { CacheKey(source: source, processing: processing) }
+}
+
+/// How the cache may be used for one request.
+public enum CachePolicy: Sendable, Equatable {
+    /// Fresh hits are served; stale entries are revalidated; misses download. (Default.)
+    case normal
+    /// Skip the lookup; always download (the result still replaces the entry).
+    case forceRefresh
+    /// Never touch the network; serve only fresh entries, else `notCached`.
+    case cacheOnly
+    /// Never touch the network; serve entries even when expired, else `notCached`.
+    case offline
+}
+
+/// Limits, timeouts, retry policy and cache behaviour of one request. Defaults are safe.
+public struct FetchOptions: Sendable {
+    /// Refuse downloads larger than this many bytes. Default 100 MiB.
+    public var maxBytes: Int64 = 100 << 20
+    /// Refuse images with more pixels than this (checked from the header, before any decode). Default 100 M.
+    public var maxPixels: Int64 = 100_000_000
+    /// Connect timeout in seconds. Default 10.
+    public var connectTimeout: Double = 10
+    /// Total time of one request in seconds. Default 60.
+    public var timeout: Double = 60
+    public var retry = RetryPolicy()
+    public var cachePolicy: CachePolicy = .normal
+    /// Expiry of entries whose response sends no caching headers, in seconds. Default 7 days.
+    public var defaultTTL: Double = 7 * 86_400
+    /// Keep the original bytes beside processed variants, so new variants derive without the network.
+    public var keepOriginal = true
+    /// Redirects followed at most. Default 5.
+    public var maxRedirects = 5
+
+    public init() {}
+}

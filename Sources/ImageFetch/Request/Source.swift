@@ -1,0 +1,123 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where an image comes from: an http(s) URL, a local file, or the bytes of a `data:` URL.
+public enum Source: Sendable, Hashable, CustomStringConvertible {
+    case http(String)
+    case file(path: String)
+    case data(mediaType: String, bytes: [UInt8])
+
+    /// Parses what a user typed: `http://` / `https://` URLs, `file:///abs/path`, a plain path
+    /// (made absolute against the current directory), or `data:image/...;base64,...`.
+    public init(parsing text: String, currentDirectory: String? = nil) throws(FetchError) {
+        let lower = text.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
+                throw .invalidSource(text)
+            }
+            self = .http(Source.normalizeHTTP(text, scheme: lower.hasPrefix("https") ? "https" : "http"))
+        } else if lower.hasPrefix("file://") {
+            let rest = String(text.dropFirst("file://".count))
+            guard rest.hasPrefix("/"), let path = Source.percentDecode(rest) else { throw .invalidSource(text) }
+            self = .file(path: path)
+        } else if lower.hasPrefix("data:") {
+            self = try Source.parseDataURL(text)
+        } else if text.isEmpty || (lower.contains("://") && !text.hasPrefix("/")) {
+            throw .invalidSource(text)
+        } else {
+            let cwd = currentDirectory ?? FileManager.default.currentDirectoryPath
+            let absolute = text.hasPrefix("/") ? text : (cwd.hasSuffix("/") ? cwd : cwd + "/") + text
+            self = .file(path: Source.normalizePath(absolute))
+        }
+    }
+
+    /// The identity that goes into the cache key: the same image, the same identity.
+    /// A data: URL is identified by the digest of its bytes, never by its (possibly huge) text.
+    public var identity: String {
+        switch self {
+        case .http(let url): url
+        case .file(let path): "file://" + path
+        case .data(let type, let bytes): "data:\(type);sha256=\(SHA256.hex(bytes))"
+        }
+    }
+
+    /// What is shown to users and recorded as `source` (data: URLs abbreviated).
+    public var description: String {
+        switch self {
+        case .http(let url): url
+        case .file(let path): path
+        case .data(let type, let bytes): "data:\(type);base64,... (\(bytes.count) bytes)"
+        }
+    }
+
+    public var isNetwork: Bool { if case .http = self { return true } else { return false } }
+
+    // MARK: - parsing helpers
+
+    /// Lowercases the scheme and host (they are case-insensitive) and drops a fragment.
+    static func normalizeHTTP(_ text: String, scheme: String) -> String {
+        var rest = Substring(text.dropFirst(scheme.count + 3))
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd].lowercased()
+        var path = String(rest[authorityEnd...])
+        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
+        return scheme + "://" + authority + path
+    }
+
+    static func normalizePath(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    static func parseDataURL(_ text: String) throws(FetchError) -> Source {
+        guard let comma = text.firstIndex(of: ",") else { throw .invalidSource(abbreviate(text)) }
+        let header = text[text.index(text.startIndex, offsetBy: 5)..<comma]
+        let payload = text[text.index(after: comma)...]
+        let params = header.split(separator: ";")
+        let mediaType = params.first.map { String($0).lowercased() } ?? ""
+        let isBase64 = params.dropFirst().contains { $0.lowercased() == "base64" }
+        let bytes: [UInt8]
+        if isBase64 {
+            let cleaned = payload.filter { !$0.isWhitespace }
+            guard let data = Data(base64Encoded: String(cleaned)) else {
+                throw .invalidSource("\(abbreviate(text)): not valid base64")
+            }
+            bytes = [UInt8](data)
+        } else {
+            guard let decoded = Source.percentDecode(String(payload)) else { throw .invalidSource(abbreviate(text)) }
+            bytes = Array(decoded.utf8)
+        }
+        return .data(mediaType: mediaType.isEmpty ? "application/octet-stream" : mediaType, bytes: bytes)
+    }
+
+    /// `%XX` sequences decoded as UTF-8; nil when a sequence is malformed.
+    static func percentDecode(_ text: String) -> String? {
+        var out: [UInt8] = []
+        var bytes = Array(text.utf8)[...]
+        while let b = bytes.popFirst() {
+            if b == UInt8(ascii: "%") {
+                guard bytes.count >= 2, let v = UInt8(String(decoding: bytes.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+                out.append(v)
+                bytes = bytes.dropFirst(2)
+            } else {
+                out.append(b)
+            }
+        }
+        return String(validating: out, as: UTF8.self)
+    }
+
+    public static func abbreviated(_ text: String) -> String { abbreviate(text) }
+
+    static func abbreviate(_ text: String) -> String {
+        text.count <= 60 ? text : String(text.prefix(57)) + "..."
+    }
+}

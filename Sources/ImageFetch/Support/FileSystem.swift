@@ -1,0 +1,156 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Thin, allocation-light POSIX file operations for the cache's hot paths (no Foundation on a hit).
+/// Errors carry errno so the cache can tell "missing" from "cannot use the directory".
+public enum FileSystem {
+    public struct Failure: Error, Sendable, Equatable {
+        public let errno: Int32
+        public let path: String
+        public let operation: String
+        public var message: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
+        public var isMissing: Bool { errno == ENOENT || errno == ENOTDIR }
+    }
+
+    /// Reads a whole file. Throws `Failure` (ENOENT when missing).
+    public static func read(_ path: String) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(errno: errno, path: path, operation: "open") }
+        defer { close(fd) }
+        var st = stat()
+        var capacity = 64 * 1024
+        if fstat(fd, &st) == 0, st.st_size > 0 { capacity = Int(st.st_size) + 1 }
+        var out = [UInt8](repeating: 0, count: capacity)
+        var count = 0
+        while true {
+            if count == out.count { out.append(contentsOf: repeatElement(0, count: out.count)) }
+            let n = out.withUnsafeMutableBytes { buf in Glibc.read(fd, buf.baseAddress! + count, buf.count - count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(errno: errno, path: path, operation: "read")
+            }
+            if n == 0 { break }
+            count += n
+        }
+        out.removeSubrange(count...)
+        return out
+    }
+
+    /// Writes `bytes` to a new temporary file in `directory`, fsyncs it, and renames it to `path`:
+    /// readers see the old file or the new one, never a torn one. Returns nothing; throws on failure
+    /// after removing the temporary file.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, temporaryDirectory directory: String, sync: Bool = true) throws(Failure) {
+        let tmp = directory + "/" + temporaryName()
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure(errno: errno, path: directory, operation: "create in") }
+        var failure: Failure?
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { buf in Glibc.write(fd, buf.baseAddress! + written, buf.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = Failure(errno: errno, path: tmp, operation: "write")
+                break
+            }
+            written += n
+        }
+        if failure == nil, sync, fsync(fd) != 0 { failure = Failure(errno: errno, path: tmp, operation: "fsync") }
+        if close(fd) != 0, failure == nil { failure = Failure(errno: errno, path: tmp, operation: "close") }
+        if failure == nil, rename(tmp, path) != 0 { failure = Failure(errno: errno, path: path, operation: "rename to") }
+        if let failure {
+            unlink(tmp)
+            throw failure
+        }
+    }
+
+    /// Creates a directory and its parents (mode 0755). Succeeds when it already exists.
+    public static func makeDirectories(_ path: String) throws(Failure) {
+        if mkdir(path, 0o755) == 0 || errno == EEXIST {
+            if isDirectory(path) { return }
+            throw Failure(errno: ENOTDIR, path: path, operation: "mkdir")
+        }
+        guard errno == ENOENT else { throw Failure(errno: errno, path: path, operation: "mkdir") }
+        let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        guard !parent.isEmpty, parent != path else { throw Failure(errno: ENOENT, path: path, operation: "mkdir") }
+        try makeDirectories(parent)
+        if mkdir(path, 0o755) != 0 && errno != EEXIST { throw Failure(errno: errno, path: path, operation: "mkdir") }
+    }
+
+    public static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Whether the current user may create files in `path`.
+    public static func isWritableDirectory(_ path: String) -> Bool {
+        isDirectory(path) && access(path, W_OK | X_OK) == 0
+    }
+
+    public struct Status: Sendable {
+        public var size: Int64
+        public var modified: Double
+        public var isDirectory: Bool
+    }
+
+    public static func status(_ path: String) -> Status? {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        return Status(size: Int64(st.st_size),
+                      modified: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9,
+                      isDirectory: (st.st_mode & S_IFMT) == S_IFDIR)
+    }
+
+    /// Sets a file's modification time (the cache's "last access"): one syscall, no data written.
+    public static func touch(_ path: String, at time: Double) {
+        var times = [timespec(tv_sec: Int(time), tv_nsec: 0), timespec(tv_sec: Int(time), tv_nsec: 0)]
+        _ = utimensat(AT_FDCWD, path, &times, 0)
+    }
+
+    @discardableResult
+    public static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+
+    /// Names in a directory (without "." and ".."); empty when it cannot be read.
+    public static func list(_ path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) { ptr in
+                ptr.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Seconds since the Unix epoch.
+    public static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// Monotonic seconds, for durations.
+    public static func monotonic() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    /// A unique temporary file name: `.tmp-<pid>-<random>` (never matched as an entry).
+    static func temporaryName() -> String {
+        ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    /// Takes an exclusive advisory lock on `path` (created if needed) while `body` runs.
+    /// Correctness never depends on it; it only keeps two evictions from racing.
+    public static func withLock<T>(_ path: String, _ body: () throws -> T) rethrows -> T {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd >= 0 { _ = flock(fd, LOCK_EX) }
+        defer { if fd >= 0 { flock(fd, LOCK_UN); close(fd) } }
+        return try body()
+    }
+}

@@ -1,0 +1,172 @@
+import ArgumentKit
+import ImageFetch
+
+/// `imgfetch cache ls|info|rm|clear|prune|verify|stats|path`.
+enum CacheCommands {
+    static func run(_ parsed: ParsedCommand) throws(UsageError) -> ExitCode {
+        let directory = RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
+        let cache = DiskCache(directory: directory, sizeLimit: nil)
+        switch parsed.path.dropFirst().first {
+        case "path":
+            Console.line(directory)
+            return .ok
+        case "ls": return list(parsed, cache)
+        case "info": return try info(parsed, cache)
+        case "rm": return try remove(parsed, cache)
+        case "clear":
+            let n = cache.clear()
+            Console.line("removed \(n) entr\(n == 1 ? "y" : "ies")")
+            return .ok
+        case "prune": return try prune(parsed, cache)
+        case "verify": return verify(parsed, cache)
+        case "stats": return stats(parsed, cache)
+        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path)", commandPath: ["cache"])
+        }
+    }
+
+    static func list(_ parsed: ParsedCommand, _ cache: DiskCache) -> ExitCode {
+        var entries = cache.allEntries()
+        if let filter = parsed.value("source") { entries = entries.filter { $0.source.contains(filter) } }
+        switch parsed.value("sort") ?? "age" {
+        case "size": entries.sort { $0.bytes > $1.bytes }
+        case "source": entries.sort { ($0.source, $0.variant) < ($1.source, $1.variant) }
+        case "access": entries.sort { $0.lastAccess > $1.lastAccess }
+        default: entries.sort { $0.created > $1.created }
+        }
+        if parsed.flag("json") {
+            Console.out(entries.map { record($0, cache).text + "\n" }.joined())
+        } else {
+            printTable(entries, cache)
+        }
+        return .ok
+    }
+
+    static func printTable(_ entries: [CacheEntry], _ cache: DiskCache) {
+        let now = FileSystem.now()
+        var rows = [["KEY", "SIZE", "DIMS", "FORMAT", "AGE", "EXPIRES", "VARIANT", "SOURCE"]]
+        for e in entries {
+            rows.append([String(e.key.prefix(12)), Formatting.size(e.bytes), "\(e.width)x\(e.height)", e.format,
+                         Formatting.duration(now - e.created), Formatting.expiry(e, now: now), e.variant, e.source])
+        }
+        if entries.isEmpty { return }
+        Console.out(Formatting.table(rows))
+    }
+
+    static func record(_ e: CacheEntry, _ cache: DiskCache) -> JSONObject {
+        var o = JSONObject()
+        o.add("key", e.key)
+        o.add("source", e.source)
+        o.add("variant", e.variant)
+        o.add("path", cache.dataPath(e.key, format: e.format))
+        o.add("bytes", e.bytes)
+        o.add("width", e.width)
+        o.add("height", e.height)
+        o.add("format", e.format)
+        o.add("created", Formatting.timestamp(e.created))
+        o.add("expires", e.expires.map(Formatting.timestamp))
+        o.add("last_access", Formatting.timestamp(e.lastAccess))
+        o.add("fresh", e.isFresh(at: FileSystem.now()))
+        o.add("etag", e.etag)
+        o.add("last_modified", e.lastModified)
+        o.add("checksum", e.checksum)
+        return o
+    }
+
+    /// A key (64 hex digits) names one entry; a source names all its variants.
+    static func resolve(_ text: String, _ cache: DiskCache, command: String) throws(UsageError) -> [CacheEntry] {
+        if let key = CacheKey(hex: text.lowercased()) {
+            return cache.entry(forKey: key.rawValue).map { [$0] } ?? []
+        }
+        do {
+            return cache.entries(forIdentity: try Source(parsing: text).identity)
+        } catch {
+            throw UsageError("\(Source.abbreviated(text)): not a source or a cache key", commandPath: ["cache", command])
+        }
+    }
+
+    static func info(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
+        let text = parsed.positional("SOURCE|KEY") ?? ""
+        let entries = try resolve(text, cache, command: "info")
+        guard !entries.isEmpty else {
+            Console.errorLine("\(text): not in the cache")
+            return .failed
+        }
+        for e in entries {
+            if parsed.flag("json") {
+                Console.line(record(e, cache).text)
+            } else {
+                let now = FileSystem.now()
+                let rows = [["key", e.key], ["source", e.source], ["variant", e.variant],
+                            ["path", cache.dataPath(e.key, format: e.format)], ["size", "\(e.bytes) bytes"],
+                            ["dimensions", "\(e.width)x\(e.height)"], ["format", e.format],
+                            ["created", Formatting.timestamp(e.created)],
+                            ["expires", e.expires.map(Formatting.timestamp).map { $0 + " (\(Formatting.expiry(e, now: now)))" } ?? "never"],
+                            ["last access", Formatting.timestamp(e.lastAccess)], ["etag", e.etag ?? "-"],
+                            ["last-modified", e.lastModified ?? "-"], ["checksum", "sha256:" + e.checksum]]
+                Console.out(Formatting.table(rows.map { [$0[0] + ":", $0[1]] }) + (entries.count > 1 ? "\n" : ""))
+            }
+        }
+        return .ok
+    }
+
+    static func remove(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
+        var code = ExitCode.ok
+        for text in parsed.positionalValues("SOURCE|KEY") {
+            let entries = try resolve(text, cache, command: "rm")
+            if entries.isEmpty {
+                Console.errorLine("\(text): not in the cache")
+                code = .failed
+                continue
+            }
+            for e in entries { cache.remove(e) }
+            Console.line("removed \(entries.count) entr\(entries.count == 1 ? "y" : "ies") of \(entries[0].source)")
+        }
+        return code
+    }
+
+    static func prune(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
+        let maxSize = try parsed.parse("max-size", ValueParsers.byteSize)
+        let expired = parsed.flag("expired") || maxSize == nil
+        let removed = cache.prune(expired: expired, maxSize: maxSize)
+        let bytes = removed.reduce(Int64(0)) { $0 + $1.bytes }
+        Console.line("removed \(removed.count) entr\(removed.count == 1 ? "y" : "ies") (\(Formatting.size(bytes)))")
+        return .ok
+    }
+
+    static func verify(_ parsed: ParsedCommand, _ cache: DiskCache) -> ExitCode {
+        let processor = VipsProcessor()
+        let repair = parsed.flag("repair")
+        let (checked, problems) = cache.verify(repair: repair, decodes: { processor.decodeFailure($0) })
+        for p in problems {
+            Console.line("\(repair ? "removed" : "bad") \(p.key.prefix(12)) \(p.source.isEmpty ? "-" : p.source): \(p.reason)")
+        }
+        Console.err("imgfetch: checked \(checked) entr\(checked == 1 ? "y" : "ies"), \(problems.count) problem\(problems.count == 1 ? "" : "s")\(repair && !problems.isEmpty ? " repaired" : "")\n")
+        return problems.isEmpty || repair ? .ok : .failed
+    }
+
+    static func stats(_ parsed: ParsedCommand, _ cache: DiskCache) -> ExitCode {
+        let s = cache.statistics()
+        if parsed.flag("json") {
+            var o = JSONObject()
+            o.add("directory", cache.directory)
+            o.add("entries", s.entries)
+            o.add("bytes", s.bytes)
+            o.add("originals", s.originals)
+            o.add("original_bytes", s.originalBytes)
+            o.add("variants", s.variants)
+            o.add("variant_bytes", s.variantBytes)
+            o.add("expired", s.expired)
+            o.add("oldest", s.oldest.map(Formatting.timestamp))
+            o.add("newest", s.newest.map(Formatting.timestamp))
+            Console.line(o.text)
+        } else {
+            let rows = [["directory:", cache.directory], ["entries:", "\(s.entries) (\(s.expired) expired)"],
+                        ["bytes:", "\(s.bytes) (\(Formatting.size(s.bytes)))"],
+                        ["originals:", "\(s.originals) (\(Formatting.size(s.originalBytes)))"],
+                        ["variants:", "\(s.variants) (\(Formatting.size(s.variantBytes)))"],
+                        ["oldest:", s.oldest.map(Formatting.timestamp) ?? "-"], ["newest:", s.newest.map(Formatting.timestamp) ?? "-"]]
+            Console.out(Formatting.table(rows))
+        }
+        return .ok
+    }
+}

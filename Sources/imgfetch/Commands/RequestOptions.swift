@@ -1,0 +1,141 @@
+import ArgumentKit
+import ImageFetch
+
+/// Turns the parsed options shared by `get` and `prefetch` into the library's data: processing,
+/// fetch options, the cache and the network conditions. Bad values are usage errors (exit 2).
+struct RequestOptions {
+    var processing: Processing
+    var options: FetchOptions
+    var lowDataSource: Source?
+    var alternatives: [Source]
+    var cacheDirectory: String
+    var cacheSizeLimit: Int64?
+    var lowDataMode: Bool
+    var json: Bool
+    var quiet: Bool
+    var verbose: Bool
+
+    init(_ parsed: ParsedCommand, outputPath: String? = nil, environment: (String) -> String? = Console.environment) throws(UsageError) {
+        var processing = Processing()
+        if let size = parsed.value("size") {
+            let box = try RequestOptions.parseSize(size)
+            processing.width = box.width
+            processing.height = box.height
+        }
+        if let fit = try parsed.parse("fit", ValueParsers.oneOf(["inside", "cover"])) {
+            processing.fit = Processing.Fit(rawValue: fit) ?? .inside
+        }
+        if let name = parsed.value("format") {
+            guard let format = ImageFormat(name: name) else {
+                throw UsageError("invalid value '\(name)' for '--format': expected jpeg, png, webp, avif, gif or original")
+            }
+            processing.format = format
+        } else if let outputPath, outputPath != "-", let dot = outputPath.lastIndex(of: "."),
+                  !outputPath[dot...].contains("/"), let format = ImageFormat(name: String(outputPath[outputPath.index(after: dot)...])),
+                  format != .original {
+            processing.format = format
+        }
+        processing.quality = try parsed.int("quality", range: 1...100)
+        self.processing = processing
+
+        var options = FetchOptions()
+        if let v = try parsed.int("retry", range: 0...100) { options.retry.maxRetries = v }
+        if let v = try parsed.double("retry-delay", range: 0...3600) { options.retry.baseDelay = v }
+        if let v = try parsed.double("retry-max-time", range: 0...86_400) { options.retry.maxTime = v }
+        if let v = try parsed.double("timeout", range: 0.001...86_400) { options.timeout = v }
+        if let v = try parsed.double("connect-timeout", range: 0.001...86_400) { options.connectTimeout = v }
+        if let v = try parsed.parse("max-bytes", ValueParsers.byteSize) { options.maxBytes = v }
+        if let v = try parsed.parse("max-pixels", RequestOptions.pixelCount) { options.maxPixels = v }
+        if let v = try parsed.parse("ttl", ValueParsers.duration) { options.defaultTTL = v }
+        options.keepOriginal = !parsed.flag("no-keep-original")
+        let policies = ["force-refresh", "cache-only", "offline"].filter { parsed.flag($0) }
+        if policies.count > 1 {
+            throw UsageError("--\(policies[0]) and --\(policies[1]) cannot be used together")
+        }
+        switch policies.first {
+        case "force-refresh": options.cachePolicy = .forceRefresh
+        case "cache-only": options.cachePolicy = .cacheOnly
+        case "offline": options.cachePolicy = .offline
+        default: break
+        }
+        self.options = options
+
+        lowDataSource = try parsed.value("low-data-source").map { text throws(UsageError) in try RequestOptions.source(text, option: "--low-data-source") }
+        alternatives = try parsed.values("alt").map { text throws(UsageError) in try RequestOptions.source(text, option: "--alt") }
+        lowDataMode = try LowDataSetting.resolve(flag: parsed.flag("low-data"), value: parsed.value("low-data"), environment: environment)
+
+        cacheDirectory = RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: environment)
+        if let text = parsed.value("cache-size-limit") ?? environment("IMGFETCH_CACHE_SIZE_LIMIT") {
+            let limit = try ValueParsers.byteSize(text)
+            cacheSizeLimit = limit == 0 ? nil : limit
+        } else {
+            cacheSizeLimit = 1 << 30
+        }
+        json = parsed.flag("json")
+        quiet = parsed.flag("quiet")
+        verbose = parsed.flag("verbose")
+    }
+
+    func request(for source: Source, lowDataSource: Source? = nil, alternatives: [Source] = []) -> ImageRequest {
+        ImageRequest(source: source, processing: processing, lowDataSource: lowDataSource ?? self.lowDataSource,
+                     alternativeSources: alternatives.isEmpty ? self.alternatives : alternatives, options: options)
+    }
+
+    /// `WxH`, `W`, or `xH`, each side 1...100000.
+    static func parseSize(_ text: String) throws(UsageError) -> (width: Int?, height: Int?) {
+        let parts = text.lowercased().split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        func side(_ s: String) throws(UsageError) -> Int? {
+            if s.isEmpty { return nil }
+            guard let v = Int(s), (1...100_000).contains(v) else {
+                throw UsageError("invalid value '\(text)' for '--size': expected WxH, W or xH with sides 1-100000")
+            }
+            return v
+        }
+        let width = try side(parts[0])
+        let height = parts.count > 1 ? try side(parts[1]) : nil
+        if width == nil && height == nil { throw UsageError("invalid value '\(text)' for '--size': expected WxH, W or xH") }
+        return (width, height)
+    }
+
+    static func pixelCount(_ text: String) throws(UsageError) -> Int64 {
+        let lower = text.lowercased()
+        let multiplier: Int64 = lower.hasSuffix("m") ? 1_000_000 : lower.hasSuffix("k") ? 1_000 : 1
+        let digits = multiplier == 1 ? lower : String(lower.dropLast())
+        guard let v = Int64(digits), v > 0 else {
+            throw UsageError("invalid value '\(text)' for '--max-pixels': expected a positive number (K, M suffixes)")
+        }
+        return v * multiplier
+    }
+
+    static func source(_ text: String, option: String) throws(UsageError) -> Source {
+        do { return try Source(parsing: text) } catch { throw UsageError("invalid value '\(Source.abbreviated(text))' for '\(option)': \(error.message)") }
+    }
+
+    /// `--cache-dir`, else `$IMGFETCH_CACHE_DIR`, else `$XDG_CACHE_HOME/imgfetch`, else `~/.cache/imgfetch`.
+    static func cacheDirectory(_ option: String?, environment: (String) -> String?) -> String {
+        if let option, !option.isEmpty { return option }
+        if let dir = environment("IMGFETCH_CACHE_DIR"), !dir.isEmpty { return dir }
+        if let xdg = environment("XDG_CACHE_HOME"), xdg.hasPrefix("/") { return xdg + "/imgfetch" }
+        return (environment("HOME") ?? "/tmp") + "/.cache/imgfetch"
+    }
+}
+
+/// `--low-data[=1|0|auto]` and `IMGFETCH_LOW_DATA`; the option wins over the environment.
+enum LowDataSetting {
+    static func resolve(flag: Bool, value: String?, environment: (String) -> String?) throws(UsageError) -> Bool {
+        let setting: String
+        if flag {
+            setting = value ?? "1"
+        } else if let env = environment("IMGFETCH_LOW_DATA"), !env.isEmpty {
+            setting = env
+        } else {
+            return false
+        }
+        switch setting.lowercased() {
+        case "1", "true", "yes", "on": return true
+        case "0", "false", "no", "off": return false
+        case "auto": return MeteredNetworkProbe.systemDefault.isMetered()
+        default: throw UsageError("invalid value '\(setting)' for '--low-data': expected 1, 0 or auto")
+        }
+    }
+}

@@ -1,0 +1,43 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Exit codes of the contract.
+enum ExitCode: Int32 {
+    case ok = 0
+    case failed = 1
+    case usage = 2
+    case notCached = 3
+    case cacheUnusable = 4
+}
+
+/// Writes to stdout and stderr with plain POSIX calls (no buffering surprises when exiting on an error path).
+enum Console {
+    static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+    static func out(_ text: String) { write(fd: 1, Array(text.utf8)) }
+    static func err(_ text: String) { write(fd: 2, Array(text.utf8)) }
+    static func line(_ text: String) { out(text + "\n") }
+    static func errorLine(_ text: String) { err("imgfetch: " + text + "\n") }
+
+    /// Writes all bytes; false when the reader went away (EPIPE) or the write failed.
+    @discardableResult
+    static func write(fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { buf in Glibc.write(fd, buf.baseAddress! + written, buf.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            written += n
+        }
+        return true
+    }
+
+    static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+}

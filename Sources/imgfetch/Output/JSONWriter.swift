@@ -1,0 +1,43 @@
+/// A JSON object written in insertion order (scripts and people read records left to right).
+struct JSONObject {
+    private var fields: [String] = []
+
+    mutating func add(_ key: String, _ value: String?) { fields.append(Self.quote(key) + ":" + (value.map(Self.quote) ?? "null")) }
+    mutating func add(_ key: String, _ value: Int?) { fields.append(Self.quote(key) + ":" + (value.map { String($0) } ?? "null")) }
+    mutating func add(_ key: String, _ value: Int64?) { fields.append(Self.quote(key) + ":" + (value.map { String($0) } ?? "null")) }
+    mutating func add(_ key: String, _ value: Double?) { fields.append(Self.quote(key) + ":" + (value.map(Self.number) ?? "null")) }
+    mutating func add(_ key: String, _ value: Bool) { fields.append(Self.quote(key) + ":" + (value ? "true" : "false")) }
+    mutating func add(_ key: String, object: JSONObject) { fields.append(Self.quote(key) + ":" + object.text) }
+    mutating func add(_ key: String, objects: [JSONObject]) {
+        fields.append(Self.quote(key) + ":[" + objects.map(\.text).joined(separator: ",") + "]")
+    }
+    mutating func add(_ key: String, strings: [String]) {
+        fields.append(Self.quote(key) + ":[" + strings.map(Self.quote).joined(separator: ",") + "]")
+    }
+
+    var text: String { "{" + fields.joined(separator: ",") + "}" }
+
+    static func number(_ v: Double) -> String {
+        if v.isNaN || v.isInfinite { return "null" }
+        if v == v.rounded(), abs(v) < 1e15 { return String(Int64(v)) }
+        return String(v)
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20:
+                let hex = String(c.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

@@ -1,0 +1,59 @@
+import ImageFetch
+
+/// The contract's result record (`--json`), one line per result.
+enum ResultRecord {
+    static func success(_ r: ImageResult) -> JSONObject {
+        var o = JSONObject()
+        o.add("status", "ok")
+        o.add("original_source", r.originalSource.description)
+        o.add("source", r.source.description)
+        o.add("key", r.key.rawValue)
+        o.add("path", r.path)
+        o.add("cache", r.cache.rawValue)
+        o.add("low_data", r.lowData)
+        o.add("width", r.image.width)
+        o.add("height", r.image.height)
+        o.add("format", r.image.format)
+        o.add("bytes", r.image.bytes.count)
+        o.add("attempts", r.attempts)
+        o.add("ms", r.milliseconds)
+        o.add("downloaded_bytes", r.downloadedBytes)
+        if !r.warnings.isEmpty { o.add("warnings", strings: r.warnings) }
+        if let cacheError = r.cacheError { o.add("cache_error", object: error(cacheError)) }
+        return o
+    }
+
+    static func failure(_ f: RetrievalFailure, source: String) -> JSONObject {
+        var o = JSONObject()
+        o.add("status", "failed")
+        o.add("original_source", source)
+        o.add("source", source)
+        o.add("key", f.key.rawValue)
+        o.add("path", nil as String?)
+        o.add("cache", nil as String?)
+        o.add("low_data", false)
+        o.add("attempts", f.attempts)
+        o.add("ms", f.milliseconds)
+        o.add("error", object: error(f.error))
+        return o
+    }
+
+    static func error(_ e: FetchError) -> JSONObject {
+        var o = JSONObject()
+        o.add("code", e.code)
+        o.add("message", e.message)
+        if case .httpStatus(let status, _) = e { o.add("status", status) }
+        o.add("retryable", e.isRetryable)
+        if case .sourcesExhausted(let failures) = e {
+            o.add("failures", objects: failures.map { f in
+                var x = JSONObject()
+                x.add("source", f.source)
+                x.add("code", f.error.code)
+                x.add("message", f.error.message)
+                x.add("attempts", f.attempts)
+                return x
+            })
+        }
+        return o
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class ArgumentKitTestsPlaceholder: XCTestCase { func testPlaceholder() {} }

@@ -1,0 +1,80 @@
+import Foundation
+import XCTest
+
+/// Usage errors (exit 2), `--version`, `--help`.
+final class UsageTests: E2ETestCase {
+    private func assertUsageError(_ args: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let r = try imgfetch(args)
+        XCTAssertEqual(r.status, 2, "usage error expected:\n\(r)", file: file, line: line)
+        XCTAssertFalse(r.stderrLines.isEmpty, "a message on stderr:\n\(r)", file: file, line: line)
+        XCTAssertNil(ImageInfo(data: r.stdout), "no image on a usage error", file: file, line: line)
+        XCTAssertEqual(try server.totalRequests(), 0, "a usage error makes no request", file: file, line: line)
+    }
+
+    func testUnknownOption() throws {
+        try assertUsageError(["get", "--cache-dir", cacheDir.path, "--no-such-option", imageURL("tiny.jpg")])
+    }
+
+    func testBadSize() throws {
+        try assertUsageError(["get", "--cache-dir", cacheDir.path, "-s", "abc", imageURL("tiny.jpg")])
+    }
+
+    func testQualityZero() throws {
+        try assertUsageError(["get", "--cache-dir", cacheDir.path, "--quality", "0", imageURL("tiny.jpg")])
+    }
+
+    func testQualityAbove100() throws {
+        try assertUsageError(["get", "--cache-dir", cacheDir.path, "-q", "101", imageURL("tiny.jpg")])
+    }
+
+    func testBadFit() throws {
+        try assertUsageError(["get", "--cache-dir", cacheDir.path, "--fit", "sideways", imageURL("tiny.jpg")])
+    }
+
+    func testBadFormat() throws {
+        try assertUsageError(["get", "--cache-dir", cacheDir.path, "-f", "nonsense", imageURL("tiny.jpg")])
+    }
+
+    func testBadMaxBytes() throws {
+        try assertUsageError(["get", "--cache-dir", cacheDir.path, "--max-bytes", "lots", imageURL("tiny.jpg")])
+    }
+
+    func testOptionMissingItsValue() throws {
+        try assertUsageError(["get", "--cache-dir", cacheDir.path, imageURL("tiny.jpg"), "--size"])
+    }
+
+    func testMissingSource() throws {
+        try assertUsageError(["get", "--cache-dir", cacheDir.path])
+    }
+
+    func testUnknownCommand() throws {
+        try assertUsageError(["frobnicate", imageURL("tiny.jpg")])
+    }
+
+    func testNoArgumentsIsAUsageError() throws {
+        try assertUsageError([])
+    }
+
+    func testVersion() throws {
+        let r = try imgfetch(["--version"])
+        assertExit(r, 0)
+        let text = r.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertFalse(text.isEmpty, "--version prints the version on stdout")
+        XCTAssertNotNil(text.range(of: #"\d+\.\d+"#, options: .regularExpression), "a version number: \(text)")
+    }
+
+    func testHelp() throws {
+        let r = try imgfetch(["--help"])
+        assertExit(r, 0)
+        let text = r.stdoutText
+        XCTAssertTrue(text.contains("get"), "--help lists the commands:\n\(text)")
+        XCTAssertTrue(text.contains("prefetch"), "--help lists the commands:\n\(text)")
+        XCTAssertTrue(text.contains("cache"), "--help lists the commands:\n\(text)")
+    }
+
+    func testHelpCommand() throws {
+        let r = try imgfetch(["help", "get"])
+        assertExit(r, 0)
+        XCTAssertTrue(r.stdoutText.contains("--size"), "help get describes get's options:\n\(r)")
+    }
+}

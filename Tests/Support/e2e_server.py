@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""HTTP server for imgfetch's end-to-end tests (Python 3 standard library only).
+
+Usage: e2e_server.py FIXTURES_DIR
+
+Binds 127.0.0.1 on a free port and prints that port as the first line of stdout.
+Exits when its stdin reaches end of file (i.e. when the test process that started it
+goes away), or on SIGTERM.
+
+Routes (query parameters compose):
+  GET /img/NAME          a fixture, with Content-Type, Content-Length, ETag ("<sha1>") and
+                         Last-Modified; If-None-Match / If-Modified-Since give 304.
+      ?no304=1           never answer 304
+      ?cc=VALUE          send "Cache-Control: VALUE"
+      ?expires=now       send an Expires date in the past
+      ?chunked=1         chunked transfer encoding, no Content-Length
+      ?v=ANY             only makes a distinct URL
+  GET /status/CODE       responds CODE with a small text body
+  GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
+                         the first N requests for ID get CODE (with Retry-After: S when
+                         given), then the fixture NAME (default photo.jpg) is served
+  GET /hang?seconds=S    sleeps S seconds, then answers 200 with a small text body
+  GET /redirect?to=URL   302 to URL
+  GET /__stats           JSON {"total", "paths": {path+query: count}, "log": [{"path", "method",
+                         "headers"}]} (header names lower-cased); /__stats and /__reset are not
+                         counted
+  GET|POST /__reset      clears counts, log and flaky counters
+HEAD is supported on every route (same headers, no body).
+"""
+
+import email.utils
+import hashlib
+import json
+import os
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, unquote, urlsplit
+
+CONTENT_TYPES = {
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".png": "image/png",
+    ".webp": "image/webp",
+    ".gif": "image/gif",
+    ".avif": "image/avif",
+    ".html": "text/html; charset=utf-8",
+    ".htm": "text/html; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+}
+
+FIXTURES = ""
+LOCK = threading.Lock()
+STATS = {"total": 0, "paths": {}, "log": []}
+FLAKY = {}
+FILE_CACHE = {}  # name -> (bytes, etag, last_modified_ts)
+
+
+def load_fixture(name):
+    if not name or "/" in name or "\\" in name or name.startswith("."):
+        return None
+    path = os.path.join(FIXTURES, name)
+    if not os.path.isfile(path):
+        return None
+    with LOCK:
+        cached = FILE_CACHE.get(name)
+    if cached is None:
+        with open(path, "rb") as f:
+            data = f.read()
+        etag = '"%s"' % hashlib.sha1(data).hexdigest()
+        mtime = int(os.path.getmtime(path))
+        cached = (data, etag, mtime)
+        with LOCK:
+            FILE_CACHE[name] = cached
+    return cached
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "imgfetch-e2e/1.0"
+
+    def log_message(self, format, *args):  # quiet
+        pass
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def send_body(self, code, body, content_type="text/plain; charset=utf-8", headers=None,
+                  chunked=False):
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        for key, value in (headers or []):
+            self.send_header(key, value)
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        if chunked:
+            step = 16 * 1024
+            for i in range(0, len(body), step):
+                part = body[i:i + step]
+                self.wfile.write(b"%x\r\n" % len(part) + part + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
+        else:
+            self.wfile.write(body)
+        self.wfile.flush()
+
+    def send_text(self, code, text, headers=None):
+        self.send_body(code, text.encode("utf-8"), headers=headers)
+
+    def record(self, path):
+        with LOCK:
+            STATS["total"] += 1
+            STATS["paths"][path] = STATS["paths"].get(path, 0) + 1
+            STATS["log"].append({
+                "path": path,
+                "method": self.command,
+                "headers": {k.lower(): v for k, v in self.headers.items()},
+            })
+
+    # --- routes --------------------------------------------------------------------------
+
+    def do_GET(self):
+        self.handle_request()
+
+    def do_HEAD(self):
+        self.handle_request()
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        self.handle_request()
+
+    def handle_request(self):
+        parts = urlsplit(self.path)
+        route = parts.path
+        query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
+
+        if route == "/__stats":
+            with LOCK:
+                body = json.dumps(STATS).encode("utf-8")
+            return self.send_body(200, body, "application/json")
+        if route == "/__reset":
+            with LOCK:
+                STATS["total"] = 0
+                STATS["paths"] = {}
+                STATS["log"] = []
+                FLAKY.clear()
+            return self.send_text(200, "reset\n")
+
+        self.record(self.path)
+
+        if route.startswith("/img/"):
+            return self.serve_image(unquote(route[len("/img/"):]), query)
+        if route.startswith("/status/"):
+            try:
+                code = int(route[len("/status/"):])
+            except ValueError:
+                return self.send_text(400, "bad status code\n")
+            return self.send_text(code, "status %d\n" % code)
+        if route.startswith("/flaky/"):
+            flaky_id = route[len("/flaky/"):]
+            fail = int(query.get("fail", "1"))
+            with LOCK:
+                seen = FLAKY.get(flaky_id, 0)
+                FLAKY[flaky_id] = seen + 1
+            if seen < fail:
+                code = int(query.get("code", "503"))
+                headers = []
+                if query.get("retry_after"):
+                    headers.append(("Retry-After", query["retry_after"]))
+                return self.send_text(code, "flaky failure %d of %d\n" % (seen + 1, fail),
+                                      headers=headers)
+            return self.serve_image(query.get("img", "photo.jpg"), query)
+        if route == "/hang":
+            time.sleep(float(query.get("seconds", "10")))
+            return self.send_text(200, "done hanging\n")
+        if route == "/redirect":
+            target = query.get("to", "/img/photo.jpg")
+            return self.send_text(302, "redirecting\n", headers=[("Location", target)])
+        return self.send_text(404, "not found: %s\n" % route)
+
+    def serve_image(self, name, query):
+        fixture = load_fixture(name)
+        if fixture is None:
+            return self.send_text(404, "no such fixture: %s\n" % name)
+        data, etag, mtime = fixture
+        ext = os.path.splitext(name)[1].lower()
+        content_type = CONTENT_TYPES.get(ext, "application/octet-stream")
+        last_modified = email.utils.formatdate(mtime, usegmt=True)
+
+        headers = [("ETag", etag), ("Last-Modified", last_modified)]
+        if "cc" in query:
+            headers.append(("Cache-Control", query["cc"]))
+        if query.get("expires") == "now":
+            headers.append(("Expires", email.utils.formatdate(time.time() - 3600, usegmt=True)))
+
+        if query.get("no304") != "1" and self.not_modified(etag, mtime):
+            self.send_response(304)
+            for key, value in headers:
+                self.send_header(key, value)
+            self.end_headers()
+            return
+
+        self.send_body(200, data, content_type, headers=headers,
+                       chunked=query.get("chunked") == "1")
+
+    def not_modified(self, etag, mtime):
+        inm = self.headers.get("If-None-Match")
+        if inm is not None:
+            tags = [t.strip() for t in inm.split(",")]
+            return "*" in tags or etag in tags or ("W/" + etag) in tags
+        ims = self.headers.get("If-Modified-Since")
+        if ims is not None:
+            try:
+                since = email.utils.parsedate_to_datetime(ims).timestamp()
+            except (TypeError, ValueError, IndexError):
+                return False
+            return mtime <= since
+        return False
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+    allow_reuse_address = True
+
+    def handle_error(self, request, client_address):
+        # Clients that give up (timeouts, size limits) reset connections: that is expected.
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (BrokenPipeError, ConnectionResetError, ConnectionAbortedError,
+                            TimeoutError)):
+            return
+        super().handle_error(request, client_address)
+
+
+def watch_stdin():
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    except Exception:
+        pass
+    os._exit(0)
+
+
+def main():
+    global FIXTURES
+    if len(sys.argv) != 2:
+        sys.stderr.write("usage: e2e_server.py FIXTURES_DIR\n")
+        sys.exit(2)
+    FIXTURES = os.path.abspath(sys.argv[1])
+    server = Server(("127.0.0.1", 0), Handler)
+    sys.stdout.write("%d\n" % server.server_address[1])
+    sys.stdout.flush()
+    if not sys.stdin.isatty():
+        threading.Thread(target=watch_stdin, daemon=True).start()
+    try:
+        server.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
