@@ -12,7 +12,7 @@ public struct CacheEntry: Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var bytes: Int64
-    /// SHA-256 of the image bytes: an entry whose bytes do not match is never served.
+    /// `xxh64:<hex>` of the image bytes: an entry whose bytes do not match is never served.
     public var checksum: String
     /// Seconds since the epoch.
     public var created: Double

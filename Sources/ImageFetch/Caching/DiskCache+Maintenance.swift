@@ -94,7 +94,7 @@ extension DiskCache {
             if let bytes = try? FileSystem.read(path) {
                 if Int64(bytes.count) != entry.bytes {
                     reason = "size \(bytes.count) differs from the recorded \(entry.bytes)"
-                } else if SHA256.hex(bytes) != entry.checksum {
+                } else if Checksum.string(bytes) != entry.checksum {
                     reason = "checksum mismatch"
                 } else if let decodes, let failure = decodes(bytes) {
                     reason = "does not decode: \(failure)"

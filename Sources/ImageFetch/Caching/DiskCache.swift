@@ -5,9 +5,11 @@ import Synchronization
 
 /// A directory of entries: `v1/<2 hex>/<key>.<ext>` holds the image, `<key>.meta` its metadata.
 ///
-/// - Writes go to a temporary file in `v1/tmp`, are fsynced and renamed into place; the image first,
-///   then its metadata, whose rename is the commit. A reader that finds metadata whose checksum does not
-///   match the image (a torn pair from two writers, a disk error) treats the entry as a miss.
+/// - Writes go to a temporary file in `v1/tmp` and are renamed into place; the image first, then its
+///   metadata, whose rename is the commit. Every read checks the image against the size and XXH64
+///   checksum in the metadata: a torn pair (two writers, a power loss before the page cache reached the
+///   disk, a disk error) is a miss, never served. That check, not fsync, is what makes entries safe, so
+///   stores do not fsync by default (`synchronous: true` adds it, for filesystems without ordering).
 /// - Several processes may share the directory (also on a network filesystem): correctness rests on
 ///   atomic renames only; an advisory lock just keeps two evictions from working at once.
 /// - Last access is the image file's mtime, set at most once a minute per entry on a hit.
@@ -20,11 +22,11 @@ public final class DiskCache: ImageCaching, Sendable {
     public let root: String
     /// Hard limit of the cache directory in bytes; nil = unlimited. Default 1 GiB.
     public let sizeLimit: Int64?
-    /// Whether stores fsync before renaming (on by default: a crash leaves old or new, never empty).
+    /// Whether stores fsync before renaming. Default off: checksums already turn a torn entry into a miss.
     public let synchronous: Bool
     let usageEstimate = Mutex<Int64?>(nil)
 
-    public init(directory: String, sizeLimit: Int64? = 1 << 30, synchronous: Bool = true) {
+    public init(directory: String, sizeLimit: Int64? = 1 << 30, synchronous: Bool = false) {
         var dir = directory
         while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
         self.directory = dir
@@ -51,7 +53,7 @@ public final class DiskCache: ImageCaching, Sendable {
               let entry = CacheEntry.decode(metaBytes), entry.key == key else { return nil }
         let path = dataPath(entry)
         guard let bytes = try? FileSystem.read(path) else { return nil }
-        guard Int64(bytes.count) == entry.bytes, SHA256.hex(bytes) == entry.checksum else {
+        guard Int64(bytes.count) == entry.bytes, Checksum.string(bytes) == entry.checksum else {
             // Never served. Removed only if it is still the same metadata (another writer may have replaced it).
             if let again = try? FileSystem.read(metaPath(key)), again == metaBytes { remove(entry) }
             return nil
@@ -79,7 +81,7 @@ public final class DiskCache: ImageCaching, Sendable {
         try prepareDirectories(for: entry.key)
         var entry = entry
         entry.bytes = Int64(bytes.count)
-        if entry.checksum.isEmpty { entry.checksum = SHA256.hex(bytes) }
+        if entry.checksum.isEmpty { entry.checksum = Checksum.string(bytes) }
         let path = dataPath(entry)
         let meta = entry.encoded()
         do {

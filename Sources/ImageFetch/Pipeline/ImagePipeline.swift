@@ -79,6 +79,7 @@ public final class ImagePipeline: Sendable {
             load.etag = stale.entry.etag
             load.lastModified = stale.entry.lastModified
         }
+        processor.prepare()
         var attempt = 0
         while true {
             attempt += 1

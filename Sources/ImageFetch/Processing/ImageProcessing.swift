@@ -26,6 +26,13 @@ public protocol ImageProcessing: Sendable {
     /// Checks the header against `maxPixels` before any decode, then decodes, downsamples and encodes.
     /// Never returns a partial or grey image: truncated, empty or non-image input throws `.invalidImage`.
     func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage
+    /// Called when a retrieval is about to load from a source: a chance to load libraries in the
+    /// background while the download runs. Must return at once.
+    func prepare()
     /// Whether the bytes decode completely (for `cache verify`); the failure message otherwise.
     func decodeFailure(_ bytes: [UInt8]) -> String?
+}
+
+extension ImageProcessing {
+    public func prepare() {}
 }

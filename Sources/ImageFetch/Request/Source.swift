@@ -1,7 +1,5 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
+#if canImport(Glibc)
+import Glibc
 #endif
 
 /// Where an image comes from: an http(s) URL, a local file, or the bytes of a `data:` URL.
@@ -15,10 +13,9 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String, currentDirectory: String? = nil) throws(FetchError) {
         let lower = text.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
-            guard let url = URL(string: text), let host = url.host, !host.isEmpty else {
-                throw .invalidSource(text)
-            }
-            self = .http(Source.normalizeHTTP(text, scheme: lower.hasPrefix("https") ? "https" : "http"))
+            let scheme = lower.hasPrefix("https") ? "https" : "http"
+            guard Source.hasValidAuthority(text, scheme: scheme) else { throw .invalidSource(text) }
+            self = .http(Source.normalizeHTTP(text, scheme: scheme))
         } else if lower.hasPrefix("file://") {
             let rest = String(text.dropFirst("file://".count))
             guard rest.hasPrefix("/"), let path = Source.percentDecode(rest) else { throw .invalidSource(text) }
@@ -28,7 +25,7 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
         } else if text.isEmpty || (lower.contains("://") && !text.hasPrefix("/")) {
             throw .invalidSource(text)
         } else {
-            let cwd = currentDirectory ?? FileManager.default.currentDirectoryPath
+            let cwd = currentDirectory ?? Source.currentDirectory()
             let absolute = text.hasPrefix("/") ? text : (cwd.hasSuffix("/") ? cwd : cwd + "/") + text
             self = .file(path: Source.normalizePath(absolute))
         }
@@ -68,6 +65,34 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
         return scheme + "://" + authority + path
     }
 
+    /// A host is present, made of URL host characters (or a bracketed IPv6 literal), with an optional numeric port.
+    static func hasValidAuthority(_ text: String, scheme: String) -> Bool {
+        let rest = text.dropFirst(scheme.count + 3)
+        guard !rest.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) else { return false }
+        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var host = authority
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return false }
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty { guard after.hasPrefix(":"), after.dropFirst().allSatisfy(\.isNumber) else { return false } }
+            return host.count > 2
+        }
+        if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            let port = authority[authority.index(after: colon)...]
+            guard port.allSatisfy(\.isNumber), port.count <= 5 else { return false }
+        }
+        return !host.isEmpty && host.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" || $0 == "%" }
+    }
+
+    static func currentDirectory() -> String {
+        guard let cwd = getcwd(nil, 0) else { return "/" }
+        defer { free(cwd) }
+        return String(cString: cwd)
+    }
+
     static func normalizePath(_ path: String) -> String {
         var parts: [Substring] = []
         for part in path.split(separator: "/", omittingEmptySubsequences: true) {
@@ -88,10 +113,10 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
         let bytes: [UInt8]
         if isBase64 {
             let cleaned = payload.filter { !$0.isWhitespace }
-            guard let data = Data(base64Encoded: String(cleaned)) else {
+            guard let data = Base64.decode(String(cleaned)) else {
                 throw .invalidSource("\(abbreviate(text)): not valid base64")
             }
-            bytes = [UInt8](data)
+            bytes = data
         } else {
             guard let decoded = Source.percentDecode(String(payload)) else { throw .invalidSource(abbreviate(text)) }
             bytes = Array(decoded.utf8)

@@ -102,7 +102,7 @@ enum CacheCommands {
                             ["created", Formatting.timestamp(e.created)],
                             ["expires", e.expires.map(Formatting.timestamp).map { $0 + " (\(Formatting.expiry(e, now: now)))" } ?? "never"],
                             ["last access", Formatting.timestamp(e.lastAccess)], ["etag", e.etag ?? "-"],
-                            ["last-modified", e.lastModified ?? "-"], ["checksum", "sha256:" + e.checksum]]
+                            ["last-modified", e.lastModified ?? "-"], ["checksum", e.checksum]]
                 Console.out(Formatting.table(rows.map { [$0[0] + ":", $0[1]] }) + (entries.count > 1 ? "\n" : ""))
             }
         }

@@ -89,7 +89,7 @@ enum Specs {
         name: "imgfetch",
         abstract: "Fetch, downsample and cache images: Kingfisher's and Nuke's pipeline for the shell.",
         usage: "imgfetch COMMAND [options]",
-        options: [cacheDir, .flag("version", help: "Print the version.")],
+        options: [cacheDir],
         subcommands: [get, prefetch, cache],
         discussion: "Run 'imgfetch help COMMAND' or 'imgfetch COMMAND --help' for a command's options. See man imgfetch.")
 }

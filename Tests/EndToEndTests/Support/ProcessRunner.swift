@@ -98,23 +98,52 @@ enum ProcessRunner {
         }
 
         var timedOut = false
+        var reaped = true
         if exited.wait(timeout: .now() + timeout) == .timedOut {
             timedOut = true
-            process.terminate()
+            // Foundation only reports the exit once every inheritor of the child's descriptors
+            // is gone, so take the whole process tree down, not just the child.
+            let victims = [process.processIdentifier] + descendants(of: process.processIdentifier)
+            for pid in victims { kill(pid, SIGTERM) }
             if exited.wait(timeout: .now() + 2) == .timedOut {
-                kill(process.processIdentifier, SIGKILL)
-                exited.wait()
+                for pid in victims { kill(pid, SIGKILL) }
+                reaped = exited.wait(timeout: .now() + 5) == .success
             }
         }
-        process.waitUntilExit()
         let elapsed = Date().timeIntervalSince(start)
+        if reaped { process.waitUntilExit() }
         // A grandchild could keep the pipes open; do not wait for it forever.
         _ = readers.wait(timeout: .now() + 5)
-        return RunResult(status: process.terminationStatus,
+        return RunResult(status: reaped ? process.terminationStatus : -1,
                          stdout: outBox.get(),
                          stderr: String(decoding: errBox.get(), as: UTF8.self),
                          elapsed: elapsed, timedOut: timedOut, arguments: arguments)
     }
+}
+
+/// Every descendant of `pid` (Linux: from /proc; elsewhere none).
+private func descendants(of pid: pid_t) -> [pid_t] {
+    #if os(Linux)
+    var children: [pid_t: [pid_t]] = [:]
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    for entry in entries {
+        guard let child = pid_t(entry),
+              let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { continue }
+        // After "pid (comm)": state, ppid, ...
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        if fields.count > 1, let parent = pid_t(fields[1]) { children[parent, default: []].append(child) }
+    }
+    var result: [pid_t] = []
+    var queue = children[pid] ?? []
+    while let next = queue.popLast() {
+        result.append(next)
+        queue += children[next] ?? []
+    }
+    return result
+    #else
+    return []
+    #endif
 }
 
 /// Runs the built `imgfetch`.

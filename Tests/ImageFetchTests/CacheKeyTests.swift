@@ -1,0 +1,91 @@
+import XCTest
+@testable import ImageFetch
+
+final class CacheKeyTests: XCTestCase {
+    let source = Source.http("https://example.com/a.jpg")
+
+    private func key(_ p: Processing, _ s: Source? = nil) -> CacheKey { CacheKey(source: s ?? source, processing: p) }
+
+    func testSameInputsSameKey() {
+        let p = Processing(width: 320, height: 200, fit: .cover, format: .webp, quality: 80)
+        XCTAssertEqual(key(p), key(Processing(width: 320, height: 200, fit: .cover, format: .webp, quality: 80)))
+        XCTAssertEqual(key(.original).rawValue, key(Processing()).rawValue)
+    }
+
+    func testKeyIsStableAcrossRuns() {
+        // The key is a documented hash of the identity and processing: pin it so a change is noticed.
+        XCTAssertEqual(key(.original).rawValue, SHA256.hex("imgfetch-v1\nhttps://example.com/a.jpg\noriginal"))
+    }
+
+    func testKeyIs64LowercaseHex() {
+        for p in [Processing.original, Processing(width: 10), Processing(format: .png)] {
+            let raw = key(p).rawValue
+            XCTAssertEqual(raw.count, 64)
+            XCTAssertTrue(raw.allSatisfy { "0123456789abcdef".contains($0) }, raw)
+            XCTAssertEqual(key(p).description, raw)
+        }
+    }
+
+    func testDifferentProcessingDifferentKey() {
+        let base = Processing(width: 320, height: 200, fit: .inside, format: .jpeg, quality: 80)
+        var variants: [Processing] = [base]
+        var p = base; p.width = 321; variants.append(p)
+        p = base; p.height = 201; variants.append(p)
+        p = base; p.height = nil; variants.append(p)
+        p = base; p.fit = .cover; variants.append(p)
+        p = base; p.format = .webp; variants.append(p)
+        p = base; p.quality = 81; variants.append(p)
+        p = base; p.quality = nil; variants.append(p)
+        variants.append(.original)
+        let keys = Set(variants.map { key($0) })
+        XCTAssertEqual(keys.count, variants.count)
+    }
+
+    func testDifferentSourceDifferentKey() {
+        XCTAssertNotEqual(key(.original), key(.original, .http("https://example.com/b.jpg")))
+        XCTAssertNotEqual(key(.original, .file(path: "/a.jpg")), key(.original, .http("https://example.com/a.jpg")))
+        XCTAssertNotEqual(key(.original, .data(mediaType: "image/png", bytes: [1])),
+                          key(.original, .data(mediaType: "image/png", bytes: [2])))
+    }
+
+    func testHexValidation() {
+        let valid = key(.original).rawValue
+        XCTAssertEqual(CacheKey(hex: valid), key(.original))
+        XCTAssertEqual(CacheKey(hex: String(repeating: "0", count: 64))?.rawValue, String(repeating: "0", count: 64))
+        XCTAssertNil(CacheKey(hex: ""))
+        XCTAssertNil(CacheKey(hex: String(valid.dropLast())))
+        XCTAssertNil(CacheKey(hex: valid + "0"))
+        XCTAssertNil(CacheKey(hex: valid.uppercased()))
+        XCTAssertNil(CacheKey(hex: String(valid.dropLast()) + "g"))
+        XCTAssertNil(CacheKey(hex: "../" + String(valid.dropFirst(3))))
+        XCTAssertNil(CacheKey(hex: String(repeating: "é", count: 32)))
+    }
+
+    func testProcessingIdentifiers() {
+        XCTAssertEqual(Processing.original.identifier, "original")
+        XCTAssertTrue(Processing.original.isOriginal)
+        // Quality without a conversion or resize keeps the original bytes: still "original".
+        XCTAssertEqual(Processing(quality: 50).identifier, "original")
+        XCTAssertEqual(Processing(width: 320, height: 320, format: .jpeg, quality: 80).identifier, "w320-h320-inside-jpeg-q80")
+        XCTAssertEqual(Processing(width: 320, height: 200, fit: .cover, format: .webp).identifier, "w320-h200-cover-webp")
+        XCTAssertEqual(Processing(width: 100).identifier, "w100-inside-original")
+        XCTAssertEqual(Processing(height: 50, quality: 60).identifier, "h50-inside-original-q60")
+        XCTAssertEqual(Processing(format: .png).identifier, "png")
+        // Quality means nothing to lossless formats: it is left out.
+        XCTAssertEqual(Processing(format: .png, quality: 90).identifier, "png")
+        XCTAssertEqual(Processing(format: .gif, quality: 90).identifier, "gif")
+        XCTAssertEqual(Processing(format: .avif, quality: 40).identifier, "avif-q40")
+        // Fit only matters with a resize.
+        XCTAssertEqual(Processing(fit: .cover, format: .jpeg).identifier, "jpeg")
+    }
+
+    func testImageFormatNames() {
+        XCTAssertEqual(ImageFormat(name: "JPG"), .jpeg)
+        XCTAssertEqual(ImageFormat(name: "jpeg"), .jpeg)
+        XCTAssertEqual(ImageFormat(name: "webp"), .webp)
+        XCTAssertNil(ImageFormat(name: "bmp"))
+        XCTAssertEqual(ImageFormat.jpeg.fileExtension, "jpg")
+        XCTAssertTrue(ImageFormat.avif.isLossy)
+        XCTAssertFalse(ImageFormat.png.isLossy)
+    }
+}

@@ -1,2 +1,0 @@
-import XCTest
-final class ImageFetchTestsPlaceholder: XCTestCase { func testPlaceholder() {} }
