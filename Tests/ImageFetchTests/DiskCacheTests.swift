@@ -200,6 +200,18 @@ final class DiskCacheTests: XCTestCase {
         XCTAssertEqual(Set(cache.allEntries().map(\.width)), [1, 2, 3])
     }
 
+    /// Two processes share one directory (modelled by two instances): the hard limit holds for their sum.
+    func testSizeLimitHoldsWhenTwoProcessesShareTheDirectory() throws {
+        let limit: Int64 = 10 * (1000 + 512)
+        let first = makeCache(sizeLimit: limit)
+        let second = DiskCache(directory: first.directory, sizeLimit: limit, synchronous: false)
+        for i in 0..<5 { try first.store(Self.payload(i), entry: Self.entry(Self.key("p1-\(i)"), width: i)) }
+        for i in 5..<10 { try second.store(Self.payload(i), entry: Self.entry(Self.key("p2-\(i)"), width: i)) }
+        for i in 10..<15 { try first.store(Self.payload(i), entry: Self.entry(Self.key("p1-\(i)"), width: i)) }
+        XCTAssertLessThanOrEqual(diskBytes(first), limit, "\(first.allEntries().count) entries on disk")
+        XCTAssertLessThanOrEqual(first.allEntries().count, 10)
+    }
+
     func testEntryLargerThanTheLimitIsKept() throws {
         let cache = makeCache(sizeLimit: 1000)
         try cache.store(Self.payload(1), entry: Self.entry(Self.key("a")))

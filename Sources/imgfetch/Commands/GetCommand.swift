@@ -64,11 +64,12 @@ enum GetCommand {
 
 /// Builds the pipeline a command runs: the disk cache, the loader (libcurl on demand), libvips on demand.
 enum Pipelines {
-    static func make(_ settings: RequestOptions, maxConnections: Int = 0, maxPerHost: Int = 0, processingWidth: Int? = nil) -> ImagePipeline {
+    static func make(_ settings: RequestOptions, maxConnections: Int = 0, maxPerHost: Int = 0, rate: Double? = nil) -> ImagePipeline {
         let cache = DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit)
-        let loader = SourceLoader(network: NetworkConditions(isConstrained: settings.lowDataMode),
-                                  maxConnections: maxConnections, maxPerHost: maxPerHost)
-        return ImagePipeline(cache: cache, loader: loader, pool: ProcessingPool(width: processingWidth ?? ProcessingPool.coreCount))
+        var loader: any DataLoading = SourceLoader(network: NetworkConditions(isConstrained: settings.lowDataMode),
+                                                   maxConnections: maxConnections, maxPerHost: maxPerHost)
+        if let rate { loader = RateLimitedLoader(loader, limiter: RateLimiter(perSecond: rate)) }
+        return ImagePipeline(cache: cache, loader: CoalescingLoader(loader))
     }
 }
 

@@ -1,9 +1,172 @@
 import ArgumentKit
+import Dispatch
 import ImageFetch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// `imgfetch prefetch [options] [LIST | -]`.
+/// `imgfetch prefetch [options] [LIST | -]`: warm the cache from a list, concurrently and politely.
 enum PrefetchCommand {
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
-        throw UsageError("prefetch: not built yet", commandPath: ["prefetch"])
+        let settings = try RequestOptions(parsed)
+        let jobs = try parsed.int("jobs", range: 1...256) ?? 8
+        let rate = try parsed.double("rate", range: 0.001...100_000)
+        let perHost = try parsed.int("per-host", range: 1...256) ?? 0
+        var shard: Shard?
+        if let fraction = try parsed.parse("shard", ValueParsers.fraction) { shard = Shard(index: fraction.k, count: fraction.n) }
+        let listPath = parsed.positional("LIST")
+        let listName = (listPath == nil || listPath == "-") ? "stdin" : listPath!
+        let reader: ListReader
+        do { reader = try ListReader(path: listPath) } catch {
+            throw UsageError("cannot read the list \(error.message)", commandPath: ["prefetch"])
+        }
+        // One vips thread per image and one image per core: no hand-offs between vips' own threads.
+        if getenv("VIPS_CONCURRENCY") == nil { setenv("VIPS_CONCURRENCY", "1", 1) }
+
+        let showProgress = !parsed.flag("no-progress") && !settings.quiet
+            && (parsed.flag("progress") || Console.stderrIsTerminal)
+        let progress = showProgress ? ProgressBar(total: ListReader.countLines(path: listPath)) : nil
+        let pipeline = Pipelines.make(settings, maxConnections: jobs, maxPerHost: perHost, rate: rate)
+        let prefetcher = Prefetcher(pipeline: pipeline, jobs: jobs)
+        let run = PrefetchRun(settings: settings, listName: listName, shard: shard, reader: reader, progress: progress)
+        let started = FileSystem.monotonic()
+
+        let work = Task { await prefetcher.run(next: { await run.next() }, onCompletion: { run.report($0) }) }
+        let interrupted = Interrupts.cancelOnSignal(work)
+        await work.value
+        progress?.finish()
+        let summary = run.summary
+        run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
+        if interrupted.happened { return .interrupted }
+        if summary.failed == 0 && summary.malformed == 0 { return summary.cacheErrors > 0 ? .cacheUnusable : .ok }
+        if summary.failed > 0 && summary.failed == summary.notCached && summary.malformed == 0 { return .notCached }
+        return .failed
     }
+}
+
+/// The shared state of one prefetch run: the list being read, the counts, and serialized output.
+final class PrefetchRun: Sendable {
+    let settings: RequestOptions
+    let listName: String
+    let shard: Shard?
+    let reader: ListReader
+    let progress: ProgressBar?
+    private let pending = Mutex<[(Int, String)]>([])
+    private let counts = Mutex(PrefetchSummary())
+    private let output = Mutex(())
+
+    init(settings: RequestOptions, listName: String, shard: Shard?, reader: ListReader, progress: ProgressBar?) {
+        self.settings = settings
+        self.listName = listName
+        self.shard = shard
+        self.reader = reader
+        self.progress = progress
+    }
+
+    var summary: PrefetchSummary { counts.withLock { $0 } }
+
+    /// The next request of the list: malformed lines are reported and skipped, other shards' lines skipped.
+    func next() async -> (line: Int, request: ImageRequest)? {
+        while true {
+            var line = pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            if line == nil {
+                let batch = await reader.nextBatch()
+                if batch.isEmpty { return nil }
+                pending.withLock { $0 = Array(batch.dropFirst()) }
+                line = batch[0]
+            }
+            guard let (number, text) = line else { return nil }
+            switch ListParser.parse(Substring(text), line: number) {
+            case .skip:
+                continue
+            case .malformed(let n, let message):
+                counts.withLock { $0.malformed += 1 }
+                write(stderr: "imgfetch: \(listName):\(n): \(message)\n")
+            case .item(let item):
+                if let shard, !shard.contains(item.source) {
+                    counts.withLock { $0.skippedByShard += 1 }
+                    continue
+                }
+                return (number, settings.request(for: item.source, lowDataSource: item.lowDataSource, alternatives: item.alternatives))
+            }
+        }
+    }
+
+    func report(_ completion: Prefetcher.Completion) {
+        let snapshot = counts.withLock { c -> PrefetchSummary in c.record(completion); return c }
+        var record: String?
+        var problem: String?
+        switch completion.outcome {
+        case .success(let result):
+            if settings.json { record = ResultRecord.success(result).text }
+            if let e = result.cacheError { problem = "\(result.originalSource.description): \(e.message)" }
+            if !settings.quiet, !result.warnings.isEmpty { problem = result.warnings.map { "warning: " + $0 }.joined(separator: "\nimgfetch: ") }
+        case .failure(let failure):
+            let source = completion.request.source.description
+            if settings.json { record = ResultRecord.failure(failure, source: source).text }
+            problem = "\(source): \(failure.error.message)"
+        }
+        output.withLock { _ in
+            if let progress, problem != nil { progress.finish() }
+            if let problem { Console.err("imgfetch: " + problem + "\n") }
+            if let record { Console.line(record) }
+            progress?.update(done: snapshot.total, failed: snapshot.failed, bytes: snapshot.bytesDownloaded, force: problem != nil)
+        }
+    }
+
+    func write(stderr text: String) { output.withLock { _ in progress?.finish(); Console.err(text) } }
+
+    func printSummary(_ s: PrefetchSummary, ms: Double, interrupted: Bool) {
+        if settings.json {
+            var o = JSONObject()
+            o.add("summary", true)
+            o.add("total", s.total)
+            o.add("ok", s.ok)
+            o.add("failed", s.failed)
+            o.add("hits", s.hits)
+            o.add("low_data", s.lowData)
+            o.add("bytes_downloaded", s.bytesDownloaded)
+            o.add("malformed", s.malformed)
+            o.add("skipped", s.skippedByShard)
+            o.add("ms", (ms * 10).rounded() / 10)
+            o.add("interrupted", interrupted)
+            Console.line(o.text)
+        }
+        if !settings.quiet || s.failed > 0 {
+            var line = "imgfetch: prefetch\(interrupted ? " interrupted" : ""): \(s.ok) ok (\(s.hits) cached, \(s.lowData) low-data), \(s.failed) failed"
+            if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
+            if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
+            line += ", \(Formatting.size(s.bytesDownloaded)) downloaded in \(Formatting.seconds(ms / 1000))"
+            Console.err(line + "\n")
+        }
+    }
+}
+
+/// Ctrl-C / SIGTERM: stop starting new work, cancel what is in flight (the cache stays valid: every
+/// write is an atomic rename), then the caller prints the summary so far. A second signal exits at once.
+final class Interrupts: Sendable {
+    private let flag = Mutex(false)
+
+    var happened: Bool { flag.withLock { $0 } }
+
+    static func cancelOnSignal(_ task: Task<Void, Never>) -> Interrupts {
+        let interrupts = Interrupts()
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler {
+                let again = interrupts.flag.withLock { seen in defer { seen = true }; return seen }
+                if again { exit(ExitCode.interrupted.rawValue) }
+                task.cancel()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        return interrupts
+    }
+
+    /// Keeps the signal sources alive for the process. Written only on the main path before the
+    /// work starts and never read, so unsynchronised access is safe.
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 }

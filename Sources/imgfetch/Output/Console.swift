@@ -9,6 +9,8 @@ enum ExitCode: Int32 {
     case usage = 2
     case notCached = 3
     case cacheUnusable = 4
+    /// Interrupted by SIGINT or SIGTERM (128 + 2, as shells report it).
+    case interrupted = 130
 }
 
 /// Writes to stdout and stderr with plain POSIX calls (no buffering surprises when exiting on an error path).

@@ -19,6 +19,10 @@ enum Formatting {
         return "\(Int(s / 86_400))d"
     }
 
+    static func seconds(_ s: Double) -> String {
+        s < 10 ? "\((s * 100).rounded() / 100) s" : "\((s * 10).rounded() / 10) s"
+    }
+
     static func expiry(_ entry: CacheEntry, now: Double) -> String {
         if entry.mustRevalidate { return "revalidate" }
         guard let expires = entry.expires else { return "never" }

@@ -101,6 +101,8 @@ class E2ETestCase: XCTestCase {
 
     func assertExit(_ result: RunResult, _ status: Int32,
                     file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertFalse(result.signaled, "imgfetch was killed by signal \(result.status):\n\(result)", file: file, line: line)
+        guard !result.signaled else { return }
         XCTAssertEqual(result.status, status, "exit status of\n\(result)", file: file, line: line)
     }
 

@@ -14,6 +14,8 @@ struct RunResult: CustomStringConvertible {
     var elapsed: TimeInterval
     /// The process was killed because it outlived the timeout.
     var timedOut: Bool
+    /// `status` is the number of the signal that ended the process (a crash, or the timeout).
+    var signaled: Bool = false
     var arguments: [String]
 
     /// stdout as text (lossy), for messages and for text output.
@@ -37,7 +39,7 @@ struct RunResult: CustomStringConvertible {
     var description: String {
         let out = stdout.count > 600 || stdout.contains(0)
             ? "<\(stdout.count) bytes>" : stdoutText
-        return "imgfetch \(arguments.joined(separator: " "))\n  exit: \(status)\(timedOut ? " (killed after timeout)" : "") in \(String(format: "%.2f", elapsed)) s\n  stdout: \(out)\n  stderr: \(stderr)"
+        return "imgfetch \(arguments.joined(separator: " "))\n  \(signaled ? "killed by signal" : "exit"): \(status)\(timedOut ? " (killed after timeout)" : "") in \(String(format: "%.2f", elapsed)) s\n  stdout: \(out)\n  stderr: \(stderr)"
     }
 }
 
@@ -117,7 +119,9 @@ enum ProcessRunner {
         return RunResult(status: reaped ? process.terminationStatus : -1,
                          stdout: outBox.get(),
                          stderr: String(decoding: errBox.get(), as: UTF8.self),
-                         elapsed: elapsed, timedOut: timedOut, arguments: arguments)
+                         elapsed: elapsed, timedOut: timedOut,
+                         signaled: reaped && process.terminationReason == .uncaughtSignal,
+                         arguments: arguments)
     }
 }
 

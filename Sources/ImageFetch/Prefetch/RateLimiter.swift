@@ -1,0 +1,40 @@
+import Synchronization
+
+/// A token bucket with a burst of one: at most `perSecond` requests start per second, evenly spaced.
+public final class RateLimiter: Sendable {
+    public let perSecond: Double
+    private let nextSlot = Mutex<Double>(0)
+    private let sleeper: any Sleeping
+
+    public init(perSecond: Double, sleeper: any Sleeping = TaskSleeper()) {
+        self.perSecond = perSecond
+        self.sleeper = sleeper
+    }
+
+    /// Waits until the caller may start a request.
+    public func acquire() async throws(FetchError) {
+        let now = FileSystem.monotonic()
+        let start = nextSlot.withLock { next -> Double in
+            let slot = max(now, next)
+            next = slot + 1 / perSecond
+            return slot
+        }
+        if start > now { try await sleeper.sleep(seconds: start - now) }
+    }
+}
+
+/// Applies a `RateLimiter` to network loads only (files and data: URLs are free).
+public struct RateLimitedLoader: DataLoading {
+    let base: any DataLoading
+    let limiter: RateLimiter
+
+    public init(_ base: any DataLoading, limiter: RateLimiter) {
+        self.base = base
+        self.limiter = limiter
+    }
+
+    public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
+        if request.source.isNetwork { try await limiter.acquire() }
+        return try await base.load(request)
+    }
+}
