@@ -35,4 +35,8 @@ func runMain() async -> ExitCode {
 }
 
 signal(SIGPIPE, SIG_IGN)
-exit(await runMain().rawValue)
+let code = await runMain()
+// _exit, not exit: output is written with write(2), unbuffered, so nothing needs flushing, and the
+// atexit handlers of dlopen'ed libcurl/OpenSSL/libvips would tear down state that their own threads
+// (the transfer loop, vips workers) may still be using, which crashes at exit.
+_exit(code.rawValue)

@@ -106,10 +106,13 @@ final class DiskCacheTests: XCTestCase {
         let key = Self.key("a.png")
         try cache.store(Self.payload(1), entry: Self.entry(key, expires: 2_000_000_000, etag: "\"abcdef\"", mustRevalidate: true))
         let meta = try FileSystem.read(cache.metaPath(key.rawValue))
-        XCTAssertTrue(String(decoding: meta, as: UTF8.self).hasSuffix("must_revalidate\t1\n"))
-        write(Array(meta.dropLast(2)), to: cache.metaPath(key.rawValue)) // "...must_revalidate\t"
-        let hit = cache.lookup(key)
-        XCTAssertNil(hit, "a torn .meta must not be served (it lost must_revalidate: \(hit?.entry.mustRevalidate as Any))")
+        XCTAssertTrue(String(decoding: meta, as: UTF8.self).contains("must_revalidate\t1\n"))
+        // Cut anywhere in the tail (inside "must_revalidate\t1", or inside the end marker): never served.
+        for cut in [1, 2, 4, 6, 8] {
+            write(Array(meta.dropLast(cut)), to: cache.metaPath(key.rawValue))
+            let hit = cache.lookup(key)
+            XCTAssertNil(hit, "a .meta missing its last \(cut) bytes must not be served (must_revalidate: \(hit?.entry.mustRevalidate as Any))")
+        }
     }
 
     func testStoreIntoUnusableDirectoryThrowsCacheUnavailable() {

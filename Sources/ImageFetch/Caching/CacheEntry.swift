@@ -48,6 +48,9 @@ public struct CacheEntry: Sendable, Equatable {
     public var isOriginal: Bool { variant == "original" }
     public var hasValidators: Bool { etag != nil || lastModified != nil }
 
+    /// Past its expiry time (a `no-cache` entry that has not expired is not "expired", just revalidated).
+    public func isExpired(at now: Double) -> Bool { expires.map { now >= $0 } ?? false }
+
     /// Fresh: usable without asking the server.
     public func isFresh(at now: Double) -> Bool {
         if mustRevalidate { return false }
@@ -71,6 +74,7 @@ extension CacheEntry {
         add("bytes", String(bytes)); add("checksum", checksum); add("created", String(created))
         add("expires", expires.map { String($0) }); add("etag", etag); add("last_modified", lastModified)
         add("must_revalidate", mustRevalidate ? "1" : nil)
+        lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
 
@@ -79,8 +83,9 @@ extension CacheEntry {
         var fields: [Substring: String] = [:]
         let text = String(decoding: bytes, as: UTF8.self)
         var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
-        guard lines.first == Substring(magic) else { return nil }
-        lines = lines.dropFirst()
+        // A complete entry starts with the magic line and ends with "end\n": anything else is torn.
+        guard lines.first == Substring(magic), lines.last == "end", bytes.last == UInt8(ascii: "\n") else { return nil }
+        lines = lines.dropFirst().dropLast()
         for line in lines {
             guard let tab = line.firstIndex(of: "\t") else { return nil }
             fields[line[..<tab]] = unescape(line[line.index(after: tab)...])

@@ -10,13 +10,19 @@ extension DiskCache {
     /// The first write of a process reads `v1/usage` (or scans once when it is missing).
     func recordWrite(_ bytes: Int64, keeping key: String) {
         guard let limit = sizeLimit else { return }
-        let total: Int64 = usageEstimate.withLock { estimate in
-            let base = estimate ?? readUsage() ?? scanTotal()
-            let updated = base + bytes
-            estimate = updated
+        // The running total is shared by every process using the directory: re-read and update it
+        // under the lock on each write (a few microseconds), so one process sees another's writes.
+        let total: Int64 = FileSystem.withLock(lockPath) {
+            let updated: Int64
+            if let shared = readUsage() {
+                updated = shared + bytes
+            } else {
+                updated = scanTotal()  // already includes the entry just written
+            }
+            writeUsage(updated)
             return updated
         }
-        writeUsage(total)
+        usageEstimate.withLock { $0 = total }
         if total > limit { _ = evict(toFit: limit, keeping: key) }
     }
 

@@ -60,10 +60,7 @@ extension DiskCache {
         if expired {
             let now = FileSystem.now()
             FileSystem.withLock(lockPath) {
-                for entry in allEntries() where !entry.isFresh(at: now) && !entry.hasValidators {
-                    if remove(entry) { removed.append(entry) }
-                }
-                for entry in allEntries() where !entry.isFresh(at: now) && entry.hasValidators {
+                for entry in allEntries() where entry.isExpired(at: now) {
                     if remove(entry) { removed.append(entry) }
                 }
             }

@@ -90,7 +90,7 @@ public final class DiskCache: ImageCaching, Sendable {
         } catch {
             throw .cacheUnavailable("cannot write to the cache directory \(directory): \(error.message)")
         }
-        recordWrite(Int64(bytes.count + meta.count), keeping: entry.key)
+        recordWrite(entry.footprint, keeping: entry.key)
         return path
     }
 

@@ -18,8 +18,9 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
             self = .http(Source.normalizeHTTP(text, scheme: scheme))
         } else if lower.hasPrefix("file://") {
             let rest = String(text.dropFirst("file://".count))
-            guard rest.hasPrefix("/"), let path = Source.percentDecode(rest) else { throw .invalidSource(text) }
-            self = .file(path: path)
+            guard rest.hasPrefix("/"), let bytes = Source.percentDecodeBytes(rest),
+                  let path = String(validating: bytes, as: UTF8.self) else { throw .invalidSource(text) }
+            self = .file(path: Source.normalizePath(path))
         } else if lower.hasPrefix("data:") {
             self = try Source.parseDataURL(text)
         } else if text.isEmpty || (lower.contains("://") && !text.hasPrefix("/")) {
@@ -59,7 +60,13 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
         var rest = Substring(text.dropFirst(scheme.count + 3))
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd].lowercased()
+        // Scheme and host are case-insensitive; user information is not.
+        var authority = String(rest[..<authorityEnd])
+        if let at = authority.lastIndex(of: "@") {
+            authority = String(authority[...at]) + authority[authority.index(after: at)...].lowercased()
+        } else {
+            authority = authority.lowercased()
+        }
         var path = String(rest[authorityEnd...])
         if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
         return scheme + "://" + authority + path
@@ -118,14 +125,14 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
             }
             bytes = data
         } else {
-            guard let decoded = Source.percentDecode(String(payload)) else { throw .invalidSource(abbreviate(text)) }
-            bytes = Array(decoded.utf8)
+            guard let decoded = Source.percentDecodeBytes(String(payload)) else { throw .invalidSource(abbreviate(text)) }
+            bytes = decoded
         }
         return .data(mediaType: mediaType.isEmpty ? "application/octet-stream" : mediaType, bytes: bytes)
     }
 
-    /// `%XX` sequences decoded as UTF-8; nil when a sequence is malformed.
-    static func percentDecode(_ text: String) -> String? {
+    /// `%XX` sequences decoded to raw bytes (data: URLs carry any octets); nil when a sequence is malformed.
+    static func percentDecodeBytes(_ text: String) -> [UInt8]? {
         var out: [UInt8] = []
         var bytes = Array(text.utf8)[...]
         while let b = bytes.popFirst() {
@@ -137,7 +144,7 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
                 out.append(b)
             }
         }
-        return String(validating: out, as: UTF8.self)
+        return out
     }
 
     public static func abbreviated(_ text: String) -> String { abbreviate(text) }

@@ -157,7 +157,7 @@ final class Interrupts: Sendable {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 let again = interrupts.flag.withLock { seen in defer { seen = true }; return seen }
-                if again { exit(ExitCode.interrupted.rawValue) }
+                if again { _exit(ExitCode.interrupted.rawValue) }
                 task.cancel()
             }
             source.resume()
