@@ -22,8 +22,8 @@ Routes (query parameters compose):
   GET /hang?seconds=S    sleeps S seconds, then answers 200 with a small text body
   GET /redirect?to=URL   302 to URL
   GET /__stats           JSON {"total", "paths": {path+query: count}, "log": [{"path", "method",
-                         "headers"}]} (header names lower-cased); /__stats and /__reset are not
-                         counted
+                         "headers", "t"}]} (header names lower-cased; t: arrival time, seconds
+                         since the epoch); /__stats and /__reset are not counted
   GET|POST /__reset      clears counts, log and flaky counters
 HEAD is supported on every route (same headers, no body).
 """
@@ -119,6 +119,7 @@ class Handler(BaseHTTPRequestHandler):
                 "path": path,
                 "method": self.command,
                 "headers": {k.lower(): v for k, v in self.headers.items()},
+                "t": time.time(),
             })
 
     # --- routes --------------------------------------------------------------------------

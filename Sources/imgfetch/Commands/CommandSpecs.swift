@@ -9,7 +9,7 @@ enum Specs {
         .value("quality", short: "q", valueName: "N", help: "Quality 1-100 for lossy formats.", defaultDescription: "75"),
         OptionSpec(long: "low-data", valueName: "auto", help: "Low-data mode: the network is constrained; sources with a low-data source load it instead. =auto follows NetworkManager's metered flag. Also IMGFETCH_LOW_DATA=1|auto.", kind: .flagOrValue),
         .value("low-data-source", valueName: "SOURCE", help: "What to load instead of SOURCE in low-data mode."),
-        OptionSpec(long: "alt", valueName: "SOURCE", help: "An alternative source, tried in order when the current one fails (repeatable).", kind: .repeatedValue),
+        OptionSpec(long: "alt", valueName: "SOURCE", help: "An alternative source, tried in order when the current one fails.", kind: .repeatedValue),
         .value("retry", valueName: "N", help: "Retry timeouts, connection failures, HTTP 408, 429 and 5xx up to N times.", defaultDescription: "0"),
         .value("retry-delay", valueName: "SECONDS", help: "First backoff; doubles each retry, with jitter. Retry-After is honoured.", defaultDescription: "1"),
         .value("retry-max-time", valueName: "SECONDS", help: "Stop retrying after this long."),
@@ -91,5 +91,5 @@ enum Specs {
         usage: "imgfetch COMMAND [options]",
         options: [cacheDir],
         subcommands: [get, prefetch, cache],
-        discussion: "Run 'imgfetch help COMMAND' or 'imgfetch COMMAND --help' for a command's options. See man imgfetch.")
+        discussion: "See man imgfetch for the cache layout, exit codes and examples.")
 }

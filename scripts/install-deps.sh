@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages imgfetch needs, only those missing. Run as root, or with sudo available.
+#   libvips-dev, libcurl4-openssl-dev: headers (the binary dlopens libvips.so.42 and libcurl.so.4 at run time)
+#   python3: the end-to-end tests' HTTP server; mandoc: man page lint
+#   BENCH_DEPS=1 adds what `make bench` compares against: libvips-tools, nginx-light, hyperfine, curl, aria2, time
+set -euo pipefail
+want=(libvips-dev libcurl4-openssl-dev pkg-config python3 mandoc)
+if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(libvips-tools nginx-light hyperfine curl aria2 time); fi
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+echo "installing: ${missing[*]}" >&2
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
