@@ -19,11 +19,14 @@ Routes (query parameters compose):
   GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
                          the first N requests for ID get CODE (with Retry-After: S when
                          given), then the fixture NAME (default photo.jpg) is served
+  GET /slow/NAME?seconds=S
+                         sleeps S seconds (default 0.3), then answers as /img/NAME
   GET /hang?seconds=S    sleeps S seconds, then answers 200 with a small text body
   GET /redirect?to=URL   302 to URL
   GET /__stats           JSON {"total", "paths": {path+query: count}, "log": [{"path", "method",
-                         "headers", "t"}]} (header names lower-cased; t: arrival time, seconds
-                         since the epoch); /__stats and /__reset are not counted
+                         "headers", "t", "status"}]} (header names lower-cased; t: arrival time in
+                         seconds since the epoch; status: the response code, once sent);
+                         /__stats and /__reset are not counted
   GET|POST /__reset      clears counts, log and flaky counters
 HEAD is supported on every route (same headers, no body).
 """
@@ -112,15 +115,24 @@ class Handler(BaseHTTPRequestHandler):
         self.send_body(code, text.encode("utf-8"), headers=headers)
 
     def record(self, path):
+        entry = {
+            "path": path,
+            "method": self.command,
+            "headers": {k.lower(): v for k, v in self.headers.items()},
+            "t": time.time(),
+        }
         with LOCK:
             STATS["total"] += 1
             STATS["paths"][path] = STATS["paths"].get(path, 0) + 1
-            STATS["log"].append({
-                "path": path,
-                "method": self.command,
-                "headers": {k.lower(): v for k, v in self.headers.items()},
-                "t": time.time(),
-            })
+            STATS["log"].append(entry)
+        self.log_entry = entry
+
+    def send_response(self, code, message=None):
+        entry = getattr(self, "log_entry", None)
+        if entry is not None:
+            with LOCK:
+                entry["status"] = code
+        super().send_response(code, message)
 
     # --- routes --------------------------------------------------------------------------
 
@@ -137,6 +149,7 @@ class Handler(BaseHTTPRequestHandler):
         self.handle_request()
 
     def handle_request(self):
+        self.log_entry = None  # one handler serves every request of a keep-alive connection
         parts = urlsplit(self.path)
         route = parts.path
         query = {k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()}
@@ -177,6 +190,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_text(code, "flaky failure %d of %d\n" % (seen + 1, fail),
                                       headers=headers)
             return self.serve_image(query.get("img", "photo.jpg"), query)
+        if route.startswith("/slow/"):
+            time.sleep(float(query.get("seconds", "0.3")))
+            return self.serve_image(unquote(route[len("/slow/"):]), query)
         if route == "/hang":
             time.sleep(float(query.get("seconds", "10")))
             return self.send_text(200, "done hanging\n")

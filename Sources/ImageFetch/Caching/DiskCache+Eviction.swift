@@ -54,8 +54,11 @@ extension DiskCache {
         return Int64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
+    /// Rewritten in place (under the lock), not by rename: it is a hint that every full scan corrects,
+    /// and a new inode per store costs more than the store's own metadata.
     func writeUsage(_ total: Int64) {
-        try? FileSystem.writeAtomically(Array("\(total)\n".utf8), to: usagePath, temporaryDirectory: temporaryDirectory, sync: false)
+        let text = String(total)
+        FileSystem.overwrite(Array((text + String(repeating: " ", count: max(0, 20 - text.count)) + "\n").utf8), at: usagePath)
     }
 
     func scanTotal() -> Int64 { allEntries().reduce(0) { $0 + $1.footprint } }

@@ -66,6 +66,16 @@ public enum FileSystem {
         }
     }
 
+    /// Writes `bytes` over the start of `path` (created if missing), without a new inode. Not atomic:
+    /// only for small hint files whose readers tolerate a torn value.
+    public static func overwrite(_ bytes: [UInt8], at path: String) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return }
+        _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        _ = ftruncate(fd, off_t(bytes.count))
+        close(fd)
+    }
+
     /// Creates a directory and its parents (mode 0755). Succeeds when it already exists.
     public static func makeDirectories(_ path: String) throws(Failure) {
         if mkdir(path, 0o755) == 0 || errno == EEXIST {
