@@ -88,7 +88,10 @@ public final class ImagePipeline: Sendable {
                 let response = try await loader.load(load)
                 return try await complete(response, source: source, key: key, stale: stale, options: options, processing: processing)
             } catch {
-                if case .constrained = error { throw error }
+                if case .constrained = error {
+                    retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
+                    throw error
+                }
                 if let wait = options.retry.delay(beforeRetry: attempt, after: error, elapsed: retrieval.elapsedSeconds) {
                     try await sleeper.sleep(seconds: wait)
                     continue
