@@ -116,9 +116,9 @@ final class CacheSafetyTests: E2ETestCase {
         XCTAssertTrue(healthy.stderr.contains("checked 3 entries"), "\(healthy)")
 
         let entries = try listed()
-        guard let variant = entries.first(where: { $0.int("width") == 100 }),
+        guard let variant = entries.first(where: { $0.string("source") == photo && $0.string("variant") != "original" }),
               let key = variant.string("key"), let path = variant.string("path") else {
-            return XCTFail("no 100-pixel variant in \(entries)")
+            return XCTFail("no variant of \(photo) in \(entries)")
         }
         try corrupt(path)
 
@@ -306,7 +306,12 @@ final class CacheSafetyTests: E2ETestCase {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 0.3)
+        // Kill it in the middle: once downloads have started, ~0.3 s into the run.
+        let started = Date()
+        while try server.totalRequests() < 2 && process.isRunning && Date().timeIntervalSince(started) < 10 {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        Thread.sleep(forTimeInterval: max(0.05, 0.3 - Date().timeIntervalSince(started)))
         let wasRunning = process.isRunning
         kill(process.processIdentifier, SIGKILL)
         let deadline = Date().addingTimeInterval(10)
@@ -316,6 +321,7 @@ final class CacheSafetyTests: E2ETestCase {
             XCTAssertEqual(process.terminationReason, .uncaughtSignal, "killed by SIGKILL")
         }
         let requested = try server.totalRequests()
+        XCTAssertTrue(wasRunning, "the prefetch was still running when it was killed")
         XCTAssertLessThan(requested, 30, "the prefetch was stopped in the middle (it made \(requested) requests)")
 
         let verify = try cache(["verify"])
