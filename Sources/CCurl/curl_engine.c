@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---------------------------------------------------------------------------------------------
  * Dynamic loading
@@ -512,7 +513,10 @@ static void start(ifc_engine *e, xfer *x) {
     }
     /* Optional: a libcurl without HTTP/2 or keepalive support still works without these. */
     (void)SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
-    (void)SETOPT(CURLOPT_PIPEWAIT, 1L);
+    /* PIPEWAIT makes a second transfer to a host wait for the first one's response, hoping to
+     * multiplex it over HTTP/2. Only TLS can negotiate HTTP/2 here (HTTP_VERSION_2TLS); on plain
+     * HTTP/1.1 the wait just serialises the start of a batch, so ask for it on https only. */
+    if (strncasecmp(x->url, "https:", 6) == 0) (void)SETOPT(CURLOPT_PIPEWAIT, 1L);
     (void)SETOPT(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 
     CURLMcode mc = cu.multi_add_handle(e->multi, x->easy);

@@ -344,8 +344,8 @@ final class PrefetchTests: E2ETestCase {
         let list = try writeList(urls)
         guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
         let out = file("out.ndjson"), err = file("err.txt")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: err.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
         defer { try? outHandle.close(); try? errHandle.close() }
 

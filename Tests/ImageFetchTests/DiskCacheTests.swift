@@ -48,7 +48,7 @@ final class DiskCacheTests: XCTestCase {
         let key = Self.key("a.png")
         let bytes = Self.payload(1)
         var stored = Self.entry(key, identity: "https://example.com/a\tb\nc\\d", expires: 2_000_000_000, etag: "\"v1\"")
-        let path = try cache.store(bytes, entry: stored)
+        let path = try XCTUnwrap(cache.store(bytes, entry: stored))
         XCTAssertEqual(path, cache.dataPath(key.rawValue, format: "png"))
         XCTAssertTrue(path.hasSuffix(".png"))
         XCTAssertEqual(try FileSystem.read(path), bytes)
@@ -79,7 +79,7 @@ final class DiskCacheTests: XCTestCase {
     func testCorruptedImageIsAMissAndRemoved() throws {
         let cache = makeCache()
         let key = Self.key("a.png")
-        let path = try cache.store(Self.payload(1), entry: Self.entry(key))
+        let path = try XCTUnwrap(cache.store(Self.payload(1), entry: Self.entry(key)))
         var bytes = try FileSystem.read(path)
         bytes[500] ^= 0xFF
         write(bytes, to: path)
@@ -215,14 +215,6 @@ final class DiskCacheTests: XCTestCase {
         XCTAssertLessThanOrEqual(first.allEntries().count, 10)
     }
 
-    func testEntryLargerThanTheLimitIsKept() throws {
-        let cache = makeCache(sizeLimit: 1000)
-        try cache.store(Self.payload(1), entry: Self.entry(Self.key("a")))
-        try cache.store(Self.payload(2, count: 5000), entry: Self.entry(Self.key("b")))
-        XCTAssertNil(cache.lookup(Self.key("a")))
-        XCTAssertEqual(cache.lookup(Self.key("b"))?.bytes.count, 5000)
-    }
-
     // MARK: - maintenance
 
     func testPruneExpiredRemovesExpiredOnly() throws {
@@ -242,7 +234,7 @@ final class DiskCacheTests: XCTestCase {
     func testVerifyFindsChecksumMismatchAndOrphanAndRepairRemovesThem() throws {
         let cache = makeCache()
         try cache.store(Self.payload(1), entry: Self.entry(Self.key("good")))
-        let badPath = try cache.store(Self.payload(2), entry: Self.entry(Self.key("bad")))
+        let badPath = try XCTUnwrap(cache.store(Self.payload(2), entry: Self.entry(Self.key("bad"))))
         var bytes = try FileSystem.read(badPath)
         bytes[10] ^= 0x01
         write(bytes, to: badPath)
@@ -275,9 +267,17 @@ final class DiskCacheTests: XCTestCase {
         XCTAssertEqual(cache.lookup(Self.key("good"))?.bytes, Self.payload(1))
     }
 
+    func testAnEntryLargerThanTheWholeLimitIsNotStored() throws {
+        let cache = DiskCache(directory: makeCache().directory, sizeLimit: 4096)
+        let small = try XCTUnwrap(cache.store(Self.payload(1), entry: Self.entry(Self.key("small"))))
+        XCTAssertNil(try cache.store(Self.payload(2, count: 8000), entry: Self.entry(Self.key("huge"))), "never stored")
+        XCTAssertNil(cache.lookup(Self.key("huge")))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: small), "and it evicted nothing")
+    }
+
     func testVerifyReportsMissingImageAndUndecodableBytes() throws {
         let cache = makeCache()
-        let path = try cache.store(Self.payload(1), entry: Self.entry(Self.key("gone")))
+        let path = try XCTUnwrap(cache.store(Self.payload(1), entry: Self.entry(Self.key("gone"))))
         try cache.store(Self.payload(2), entry: Self.entry(Self.key("junk")))
         FileSystem.remove(path)
         let report = cache.verify(repair: false, decodes: { $0 == Self.payload(2) ? "bad header" : nil })

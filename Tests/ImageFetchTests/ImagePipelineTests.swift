@@ -109,7 +109,7 @@ final class ImagePipelineTests: XCTestCase {
         XCTAssertEqual(f.loader.loadedSources, [a, low], "the constrained failure is not retried")
         XCTAssertEqual(f.loader.requests.map(\.allowsConstrainedNetworkAccess), [false, true])
         XCTAssertTrue(f.sleeper.recorded.isEmpty)
-        XCTAssertEqual(result.attempts, 2)
+        XCTAssertEqual(result.attempts, 1, "the constrained refusal sent nothing: only the fallback's load counts")
     }
 
     func testFailingFallbackMovesOnToAlternativesAndIsUsedOnce() async throws {
@@ -134,8 +134,8 @@ final class ImagePipelineTests: XCTestCase {
         XCTAssertEqual(failures.map(\.source), [a, low, b, c].map(\.description))
         XCTAssertEqual(failures.map(\.error), [.constrained, .httpStatus(404, retryAfter: nil),
                                                .httpStatus(500, retryAfter: nil), .unreachable("could not resolve host")])
-        XCTAssertEqual(failures.map(\.attempts), [1, 1, 1, 1])
-        XCTAssertEqual(failure.attempts, 4)
+        XCTAssertEqual(failures.map(\.attempts), [0, 1, 1, 1], "a constrained refusal is not an attempt")
+        XCTAssertEqual(failure.attempts, 3)
         XCTAssertEqual(failure.key, CacheKey(source: a, processing: .original))
     }
 

@@ -77,10 +77,12 @@ public final class DiskCache: ImageCaching, Sendable {
     // MARK: - store
 
     @discardableResult
-    public func store(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> String {
-        try prepareDirectories(for: entry.key)
+    public func store(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> String? {
         var entry = entry
         entry.bytes = Int64(bytes.count)
+        // An entry that cannot fit even in an empty cache is not stored (it would evict everything).
+        if let sizeLimit, entry.footprint > sizeLimit { return nil }
+        try prepareDirectories(for: entry.key)
         if entry.checksum.isEmpty { entry.checksum = Checksum.string(bytes) }
         let path = dataPath(entry)
         let meta = entry.encoded()

@@ -11,9 +11,10 @@ public protocol ImageCaching: Sendable {
     /// An entry that fails its checksum is removed and reported as a miss, never served.
     func lookup(_ key: CacheKey) -> CachedImage?
     /// Stores bytes and metadata atomically (the metadata's rename commits the entry) and returns the
-    /// path of the image file. Throws `.cacheUnavailable` when the directory cannot be used.
+    /// path of the image file, or nil when the entry alone is larger than the cache's size limit (it
+    /// is then not stored at all). Throws `.cacheUnavailable` when the directory cannot be used.
     @discardableResult
-    func store(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> String
+    func store(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> String?
     /// After a 304: a new expiry (and validators when the server sent new ones), without rewriting bytes.
     func refresh(_ entry: CacheEntry) throws(FetchError)
 }

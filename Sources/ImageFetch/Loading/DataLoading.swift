@@ -46,4 +46,11 @@ public struct LoadResponse: Sendable {
 /// The loading seam: `SourceLoader` (http via libcurl, files, data: URLs) is the default implementation.
 public protocol DataLoading: Sendable {
     func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse
+    /// Called just before the first load of a retrieval: load what the source needs (libcurl for
+    /// http) now, synchronously, so the processor's own start-up can overlap the transfer.
+    func prepare(for source: Source)
+}
+
+extension DataLoading {
+    public func prepare(for source: Source) {}
 }

@@ -10,6 +10,12 @@ public final class SourceLoader: DataLoading, Sendable {
         self.http = HTTPLoader(maxConnections: maxConnections, maxPerHost: maxPerHost)
     }
 
+    /// dlopen is serialised by the dynamic loader's lock: load libcurl (small) before the processor
+    /// starts loading libvips (large) in the background, or the download waits for all of libvips.
+    public func prepare(for source: Source) {
+        if source.isNetwork { _ = try? http.sharedTransport() }
+    }
+
     public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
         switch request.source {
         case .http:

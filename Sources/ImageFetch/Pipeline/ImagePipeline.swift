@@ -79,6 +79,7 @@ public final class ImagePipeline: Sendable {
             load.etag = stale.entry.etag
             load.lastModified = stale.entry.lastModified
         }
+        loader.prepare(for: source)
         processor.prepare()
         var attempt = 0
         while true {
@@ -140,8 +141,7 @@ public final class ImagePipeline: Sendable {
                                etag: validator, lastModified: response.headers["last-modified"],
                                mustRevalidate: freshness.mustRevalidate)
         do {
-            result.path = try cache.store(image.bytes, entry: entry)
-            memoryCache?.set(CachedImage(entry: entry, bytes: image.bytes, path: result.path ?? ""), for: key)
+            // The original first: when the size limit evicts, the variant asked for is the newest.
             if options.keepOriginal && !processing.isOriginal {
                 var original = entry
                 original.key = CacheKey(source: source, processing: .original).rawValue
@@ -152,6 +152,8 @@ public final class ImagePipeline: Sendable {
                 original.bytes = Int64(bytes.count)
                 try cache.store(bytes, entry: original)
             }
+            result.path = try cache.store(image.bytes, entry: entry)
+            if let path = result.path { memoryCache?.set(CachedImage(entry: entry, bytes: image.bytes, path: path), for: key) }
         } catch {
             result.cacheError = error
         }

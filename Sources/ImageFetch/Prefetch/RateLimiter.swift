@@ -33,6 +33,8 @@ public struct RateLimitedLoader: DataLoading {
         self.limiter = limiter
     }
 
+    public func prepare(for source: Source) { base.prepare(for: source) }
+
     public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
         if request.source.isNetwork { try await limiter.acquire() }
         return try await base.load(request)

@@ -64,6 +64,12 @@ public enum VipsBridge {
     }
 
     /// Threads per image pipeline (1 = one thread per image). Ignored if libvips cannot be loaded.
+    /// Call before the first `load()`, with `$VIPSHOME` already set to `home` (while the process is
+    /// still single-threaded): libvips then loads only the image-format modules (heif, jxl).
+    public static func setModuleHome(_ home: String) {
+        ifv_set_module_home(home)
+    }
+
     public static func setConcurrency(_ n: Int) {
         guard (try? load()) != nil else { return }
         ifv_set_concurrency(Int32(clamping: n))

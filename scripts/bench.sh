@@ -1,0 +1,409 @@
+#!/usr/bin/env bash
+# bench.sh BIN -- imgfetch's benchmark suite: every figure is a RATIO of imgfetch to a reference tool
+# (vipsthumbnail, curl, aria2c) measured side by side in the same hyperfine runs, so machine noise
+# mostly cancels out; raw medians are printed too.
+#
+# Usage:  scripts/bench.sh .build/release/imgfetch          # full run, ~4-6 min (first run +~1.5 min setup)
+#         QUICK=1 scripts/bench.sh .build/release/imgfetch  # fewer runs, ~2-3 min
+#         ONLY=1,2,6 scripts/bench.sh BIN                   # a subset of figures (6 and 9 run together)
+# Env:    BENCH_DIR=/tmp/imgfetch-bench (corpus, reusable caches, results)   BENCH_PORT=18090
+#         VIPS_CONCURRENCY=2 (for imgfetch and vipsthumbnail alike)   HF_TIMEOUT=600 (s per hyperfine call)
+# Needs:  vips, vipsthumbnail, vipsheader (libvips-tools), hyperfine, curl, python3, /usr/bin/time (time);
+#         nginx (nginx-light; else a Python server, and figure 10 is skipped), aria2c (aria2; else figure 10
+#         is skipped). `make bench` installs them.
+# Output: progress and hyperfine output on stderr; the final table on stdout and in
+#         $BENCH_DIR/results/<stamp>/table.md, beside the hyperfine JSON, figures.tsv, rss.tsv, warnings.txt.
+#
+# Figures (imgfetch vs reference; target on the ratio):
+#   1  cold `get` URL 2000x1500 -> 320x320 q80, fresh cache  vs vipsthumbnail on the downloaded file  <= 1.0
+#   2  warm-hit `get URL -o -`                               vs curl -s file://CACHED-FILE            <= 0.8
+#   3  peak RSS, cold `get` of a 6000x4000 JPEG              vs vipsthumbnail on the file             <= 1.2
+#   4  `cache ls` over 100,000 entries                       vs 2 s                                   <= 1.0
+#   5  all-hit `prefetch` of 10,000 local files (-s 64)      vs 1 s                                   <= 1.0
+#   6  `prefetch` 200 URLs -> 320x320 q80, fresh cache       vs curl -Z 8 + 2 vipsthumbnail x 100     <= 0.8
+#   7  50 x `get URL` in a shell loop                        vs 50 x curl URL | vipsthumbnail stdin   <= 0.5
+#   8  peak RSS of the figure-6 prefetch                     vs 150 MB                                <= 1.0
+#   9  all-hit second run of the figure-6 prefetch           vs the cold run                          <= 0.1
+#  10  `prefetch -j 8` of 24 URLs at 512 KB/s per connection vs aria2c -j 8 -x 1                      <= 1.0
+# Only 127.0.0.1 is contacted. Reuses the corpus, the 100,000-entry cache and (for the same binary) the
+# 10,000-entry cache under $BENCH_DIR; everything else is rebuilt per run.
+set -euo pipefail
+
+BIN=${1:?usage: scripts/bench.sh PATH/TO/imgfetch}
+[[ -x "$BIN" ]] || { echo "bench: $BIN is not an executable (build it first: make build)" >&2; exit 1; }
+BIN=$(realpath "$BIN")
+HERE=$(cd "$(dirname "$0")" && pwd)/bench
+BENCH_DIR=${BENCH_DIR:-/tmp/imgfetch-bench}
+mkdir -p "$BENCH_DIR"
+BENCH_DIR=$(realpath "$BENCH_DIR")
+QUICK=${QUICK:-0}
+ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10}
+HF_TIMEOUT=${HF_TIMEOUT:-600}
+export VIPS_CONCURRENCY=${VIPS_CONCURRENCY:-2}
+export LC_ALL=C
+
+CORPUS="$BENCH_DIR/corpus"
+RUN="$BENCH_DIR/run"                         # scratch, wiped per run
+RES="$BENCH_DIR/results/$(date +%Y%m%d-%H%M%S)"
+T0=$(date +%s)
+
+# runs per figure: ROUNDS hyperfine invocations of RUNS runs each (see hf), WARMUP in the first round
+if [[ "$QUICK" == 1 ]]; then
+  F1="2 5 2";  F2="2 25 5"; F4="1 3 1"; F5="1 3 0"; F6="2 1 0"; F7="2 1 0"; F10="2 1 0"; RSS3=3; RSS8=1
+else
+  F1="3 10 3"; F2="4 50 10"; F4="1 5 1"; F5="1 7 1"; F6="5 1 1"; F7="4 1 1"; F10="3 1 0"; RSS3=3; RSS8=3
+fi
+
+log() { printf '\033[1m== %s\033[0m  (%ss, load %s)\n' "$*" "$(( $(date +%s) - T0 ))" "$(cut -d' ' -f1-3 /proc/loadavg)" >&2; }
+warn() { echo "$*" >> "$RES/warnings.txt"; echo "WARNING: $*" >&2; }
+want() { [[ ",$ONLY," == *",$1,"* ]]; }
+q() { printf '%q' "$1"; }
+
+# ------------------------------------------------------------------ tools
+MISSING=()
+for t in vips vipsthumbnail vipsheader hyperfine curl python3; do
+  command -v "$t" >/dev/null || MISSING+=("$t")
+done
+[[ -x /usr/bin/time ]] || MISSING+=("/usr/bin/time")
+if [[ ${#MISSING[@]} -gt 0 ]]; then
+  echo "bench: missing ${MISSING[*]}; install with: BENCH_DEPS=1 scripts/install-deps.sh" >&2
+  exit 1
+fi
+HAVE_NGINX=1; command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || HAVE_NGINX=0
+HAVE_ARIA=1; command -v aria2c >/dev/null || HAVE_ARIA=0
+
+mkdir -p "$RES"
+rm -rf "$RUN"; mkdir -p "$RUN"
+: > "$RES/warnings.txt"; : > "$RES/figures.tsv"; : > "$RES/rss.tsv"
+
+# ------------------------------------------------------------------ corpus + server
+log "corpus"
+"$HERE/make-corpus.sh" "$CORPUS" >&2
+cat "$CORPUS"/jpg/*.jpg "$CORPUS"/large/*.jpg > /dev/null   # page cache: measure CPU/protocol, not disk
+
+port_free() { python3 -c 'import socket,sys; s=socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' "$1" 2>/dev/null; }
+PORT=${BENCH_PORT:-18090}
+if ! port_free "$PORT"; then
+  PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+fi
+BASE="http://127.0.0.1:$PORT"
+NGINX_STATE="$BENCH_DIR/nginx"
+SERVER_PID=""; NGINX_STARTED=0
+cleanup() {
+  if [[ $NGINX_STARTED == 1 ]]; then "$HERE/nginx.sh" stop "$NGINX_STATE" "$CORPUS" "$PORT" >&2 || true; fi
+  if [[ -n "$SERVER_PID" ]]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [[ $HAVE_NGINX == 1 ]]; then
+  NGINX_STARTED=1
+  "$HERE/nginx.sh" start "$NGINX_STATE" "$CORPUS" "$PORT" >&2
+  SERVER="nginx $(nginx -v 2>&1 | sed 's/.*\///')"
+else
+  python3 "$HERE/serve.py" "$CORPUS" "$PORT" & SERVER_PID=$!
+  SERVER="python3 http.server (nginx missing)"
+  for _ in $(seq 1 50); do curl -s -o /dev/null --max-time 1 "$BASE/VERSION" && break; sleep 0.1; done
+fi
+curl -sf -o /dev/null "$BASE/jpg/img-000.jpg" || { echo "bench: the server does not answer on $BASE" >&2; exit 1; }
+
+URLS="$RUN/urls.txt"; URLCFG="$RUN/urls.curlrc"; URLS50="$RUN/urls-50.txt"; URLS_SLOW="$RUN/urls-slow.txt"
+( cd "$CORPUS/jpg" && for f in *.jpg; do echo "$BASE/jpg/$f"; done ) > "$URLS"
+sed 's/^/url = /' "$URLS" > "$URLCFG"
+head -50 "$URLS" > "$URLS50"
+head -24 "$URLS" | sed "s|$BASE/jpg/|$BASE/slow/jpg/|" > "$URLS_SLOW"
+URL1="$BASE/jpg/img-000.jpg"; URL6="$BASE/large/big-00.jpg"
+SMALL="$CORPUS/small/thumb-20k.jpg"
+
+{
+  echo "$(date -Is), $(uname -srm), $(nproc) cpus, QUICK=$QUICK"
+  echo "binary: $BIN ($($BIN --version 2>&1 | head -1), sha256 $(sha256sum "$BIN" | cut -c1-12))"
+  echo "vips: $(vips --version); curl: $(curl --version | head -1 | cut -d' ' -f1-2); hyperfine: $(hyperfine --version)"
+  echo "aria2c: $([[ $HAVE_ARIA == 1 ]] && aria2c --version | head -1 || echo missing); server: $SERVER on $BASE"
+  echo "VIPS_CONCURRENCY=$VIPS_CONCURRENCY; loadavg at start: $(cat /proc/loadavg)"
+} > "$RES/env.txt"
+
+# ------------------------------------------------------------------ helpers
+# hf ID "ROUNDS RUNS WARMUP" shell|none  LABEL CMD PREPARE [LABEL CMD PREPARE ...]
+#   Runs hyperfine ROUNDS times with RUNS runs of every command (the command order is reversed every
+#   other round, so a burst of load from another process hits both sides); WARMUP runs in the first
+#   round only. With `none` (hyperfine -N) PREPARE must be empty. Failed runs (exit != 0) are kept out of
+#   the medians and reported. Result: $RES/ID.tsv (name, median, min, max, runs, failed).
+hf() {
+  local id=$1 mode=$3 rounds runs warm r i w
+  read -r rounds runs warm <<< "$2"
+  shift 3
+  local labels=() cmds=() preps=()
+  while (($#)); do labels+=("$1"); cmds+=("$2"); preps+=("${3:-true}"); shift 3; done
+  local n=${#labels[@]}
+  for ((r = 1; r <= rounds; r++)); do
+    local args=(--style basic -i --runs "$runs" --export-json "$RES/$id.r$r.json")
+    w=0; ((r == 1)) && w=$warm
+    args+=(--warmup "$w")
+    [[ $mode == none ]] && args+=(-N --output=null)
+    local order=()
+    for ((i = 0; i < n; i++)); do order+=($(( r % 2 == 1 ? i : n - 1 - i ))); done
+    for i in "${order[@]}"; do
+      [[ $mode == shell ]] && args+=(--prepare "${preps[i]}")
+    done
+    for i in "${order[@]}"; do args+=(-n "${labels[i]}" "${cmds[i]}"); done
+    echo "-- [$id] round $r/$rounds" >&2
+    timeout "$HF_TIMEOUT" hyperfine "${args[@]}" >&2 || warn "[$id] hyperfine round $r failed or timed out"
+  done
+  python3 "$HERE/report.py" combine "$RES" "$id" | while IFS= read -r l; do warn "$l"; done
+  return 0
+}
+med() { awk -F'\t' -v n="$2" '$1 == n { print $2; found = 1 } END { if (!found) print "NA" }' "$RES/$1.tsv" 2>/dev/null || echo NA; }
+
+# fig ID TITLE A_LABEL A_VALUE B_LABEL B_VALUE UNIT TARGET TARGET_TEXT [NOTE]
+fig() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$9" "${10:--}" >> "$RES/figures.tsv"; }
+
+# rss_runs VAR PREPARE CMD... : peak RSS (MB, median of $RSS_N runs of /usr/bin/time) into VAR, NA on failure
+rss_one() {   # rss_one PREPARE CMD... -> prints "KB SECONDS" or "NA NA"
+  local prep=$1; shift
+  bash -c "$prep"
+  if /usr/bin/time -f '%M %e' -o "$RUN/time.txt" "$@" > /dev/null 2> "$RUN/rss.err"; then
+    tail -1 "$RUN/time.txt"
+  else
+    warn "peak RSS run failed: $* ($(grep -v 'Command exited' "$RUN/rss.err" | head -2 | tr '\n' ' '))"
+    echo "NA NA"
+  fi
+}
+secs() { python3 -c 'import sys; v=sys.argv[1]; print("n/a" if v == "NA" else "%.2f s" % float(v))' "$1"; }
+mb() { python3 -c 'import sys; v=sys.argv[1]; print("NA" if v == "NA" else "%.1f" % (float(v) / 1024))' "$1"; }
+
+# fits FILE LABEL: warns unless FILE is a JPEG fitting 320x320 with one side exactly 320
+fits() {
+  local w h
+  w=$(vipsheader -f width "$1" 2>/dev/null || echo 0); h=$(vipsheader -f height "$1" 2>/dev/null || echo 0)
+  if [[ "$w" -gt 320 || "$h" -gt 320 || ( "$w" -ne 320 && "$h" -ne 320 ) ]]; then
+    warn "[$2] $1 is ${w}x${h}, expected to fit 320x320"
+  fi
+}
+# count_files DIR N LABEL [fit]: warns unless DIR holds N files; with fit, checks the first one's size
+count_files() {
+  local n first
+  n=$(find "$1" -type f 2>/dev/null | wc -l)
+  [[ "$n" -eq "$2" ]] || warn "[$3] $1 holds $n files, expected $2"
+  if [[ "${4:-}" == fit ]]; then
+    first=$(find "$1" -type f -name '*.jpg' 2>/dev/null | sort | head -1)
+    if [[ -n "$first" ]]; then fits "$first" "$3"; fi
+  fi
+}
+# check_cache DIR VARIANTS ORIGINALS LABEL: counts entries via `cache ls --json`, checks a sample variant
+check_cache() {
+  local v o sample
+  "$BIN" cache ls --json --cache-dir "$1" > "$RUN/ls.json" 2>/dev/null || warn "[$4] cache ls --json failed on $1"
+  read -r v o sample < <(python3 "$HERE/report.py" lsjson "$RUN/ls.json")
+  [[ "$v" == "$2" && "$o" == "$3" ]] || warn "[$4] $1 holds $v variants and $o originals, expected $2 and $3"
+  if [[ "$sample" != "-" ]]; then fits "$sample" "$4"; fi
+}
+# prefetch_summary FILE -> "total ok failed hits" from `prefetch --json` output
+prefetch_summary() { python3 "$HERE/report.py" summary "$1"; }
+
+G="$(q "$BIN")"
+TH='-s 320x320'
+
+# ------------------------------------------------------------------ 1: cold get vs vipsthumbnail
+if want 1; then
+  log "figure 1: cold get (2000x1500 -> 320x320 q80) vs vipsthumbnail"
+  mkdir -p "$RUN/dl" "$RUN/f1"
+  curl -sSf -o "$RUN/dl/img-000.jpg" "$URL1"
+  CD1="$RUN/f1-cache"
+  hf f1 "$F1" shell \
+    "imgfetch get URL (cold)" "$G get $(q "$URL1") $TH -q 80 -o $(q "$RUN/f1/get.jpg") --cache-dir $(q "$CD1")" "rm -rf $(q "$CD1")" \
+    "vipsthumbnail FILE" "vipsthumbnail $(q "$RUN/dl/img-000.jpg") $TH -o $(q "$RUN/f1/vt.jpg[Q=80]")" "rm -rf $(q "$CD1")"
+  fits "$RUN/f1/get.jpg" f1; fits "$RUN/f1/vt.jpg" f1
+  check_cache "$CD1" 1 1 f1
+  fig 1 "cold get 2000x1500 JPEG -> 320x320 q80 (fresh cache)" "imgfetch get" "$(med f1 "imgfetch get URL (cold)")" \
+    "vipsthumbnail" "$(med f1 "vipsthumbnail FILE")" s 1.0 "<= 1.0"
+fi
+
+# ------------------------------------------------------------------ 2: warm hit vs curl file://
+if want 2; then
+  log "figure 2: warm-hit get -o - vs curl file://"
+  CD2="$RUN/f2-cache"
+  "$BIN" get "$URL1" $TH -o - --cache-dir "$CD2" > "$RUN/f2-first.jpg" || warn "[f2] filling get failed"
+  "$BIN" get "$URL1" $TH -o - --cache-dir "$CD2" -v > "$RUN/f2-hit.jpg" 2> "$RUN/f2-hit.err" || warn "[f2] hit get failed"
+  grep -qw hit "$RUN/f2-hit.err" || warn "[f2] the second get was not reported as a hit: $(head -1 "$RUN/f2-hit.err")"
+  "$BIN" cache ls --json --cache-dir "$CD2" > "$RUN/f2-ls.json"
+  read -r _ _ CACHED < <(python3 "$HERE/report.py" lsjson "$RUN/f2-ls.json")
+  if [[ -f "$CACHED" ]]; then
+    cmp -s "$RUN/f2-hit.jpg" "$CACHED" || warn "[f2] get -o - output differs from the cached file $CACHED"
+    fits "$CACHED" f2
+    hf f2 "$F2" none \
+      "imgfetch get URL -o - (hit)" "$G get $(q "$URL1") $TH -o - --cache-dir $(q "$CD2")" "" \
+      "curl -s file://CACHED" "curl -s $(q "file://$CACHED")" ""
+    A=$(med f2 "imgfetch get URL -o - (hit)"); B=$(med f2 "curl -s file://CACHED")
+  else
+    warn "[f2] no cached variant found in $CD2"; A=NA; B=NA
+  fi
+  fig 2 "warm-hit get URL -o - ($(stat -c %s "$RUN/f2-hit.jpg" 2>/dev/null || echo ?) B)" "imgfetch get" "$A" "curl file://" "$B" s 0.8 "<= 0.8"
+fi
+
+# ------------------------------------------------------------------ 3: peak RSS, 6000x4000
+if want 3; then
+  log "figure 3: peak RSS of a cold get of a 6000x4000 JPEG vs vipsthumbnail"
+  mkdir -p "$RUN/f3"
+  curl -sSf -o "$RUN/dl/big-00.jpg" "$URL6"
+  CD3="$RUN/f3-cache"
+  ga=(); va=(); gt=(); vt=()
+  for ((k = 0; k < RSS3; k++)); do
+    read -r kb s < <(rss_one "rm -rf $(q "$CD3")" "$BIN" get "$URL6" $TH -q 80 -o "$RUN/f3/get.jpg" --cache-dir "$CD3")
+    ga+=("$kb"); gt+=("$s")
+    read -r kb s < <(rss_one "true" vipsthumbnail "$RUN/dl/big-00.jpg" $TH -o "$RUN/f3/vt.jpg[Q=80]")
+    va+=("$kb"); vt+=("$s")
+  done
+  fits "$RUN/f3/get.jpg" f3; fits "$RUN/f3/vt.jpg" f3
+  A=$(mb "$(python3 "$HERE/report.py" median "${ga[@]}")"); B=$(mb "$(python3 "$HERE/report.py" median "${va[@]}")")
+  printf '3\timgfetch get 6000x4000 (cold)\t%s\t%d\n3\tvipsthumbnail 6000x4000\t%s\t%d\n' "$A" "$RSS3" "$B" "$RSS3" >> "$RES/rss.tsv"
+  fig 3 "peak RSS, cold get 6000x4000 JPEG -> 320x320 (median of $RSS3)" "imgfetch get" "$A" "vipsthumbnail" "$B" MB 1.2 "<= 1.2" \
+    "wall $(secs "$(python3 "$HERE/report.py" median "${gt[@]}")") vs $(secs "$(python3 "$HERE/report.py" median "${vt[@]}")")"
+fi
+
+# ------------------------------------------------------------------ 4: cache ls over 100,000 entries
+if want 4; then
+  log "figure 4: cache ls over 100,000 entries"
+  CD4="$BENCH_DIR/cache-100k"
+  if ! grep -qs '^fake-cache v1 n=100000 ' "$CD4/STAMP"; then
+    rm -rf "$CD4"
+    # template: one real 64x48 entry, so the generated entries are valid (checksums match)
+    TPL=""
+    if "$BIN" get "$SMALL" -s 64 -o "$RUN/tpl.jpg" --no-keep-original --cache-dir "$RUN/tpl-cache" 2>/dev/null; then
+      TPL=$(find "$RUN/tpl-cache/v1" -name '*.meta' | head -1)
+    fi
+    echo "generating 100,000 cache entries in $CD4 (~20 s, kept for later runs)..." >&2
+    python3 "$HERE/fake-cache.py" "$CD4" 100000 $TPL
+  fi
+  n=$("$BIN" cache ls --cache-dir "$CD4" | wc -l) || true
+  [[ "$n" -eq 100001 ]] || warn "[f4] cache ls printed $n lines, expected 100,001 (a header and 100,000 entries)"
+  hf f4 "$F4" none "imgfetch cache ls (100k)" "$G cache ls --cache-dir $(q "$CD4")" ""
+  fig 4 "cache ls, 100,000 entries" "imgfetch cache ls" "$(med f4 "imgfetch cache ls (100k)")" "limit" 2 s 1.0 "<= 2 s"
+fi
+
+# ------------------------------------------------------------------ 5: all-hit prefetch of 10,000 files
+if want 5; then
+  log "figure 5: all-hit prefetch of 10,000 local files"
+  D5="$BENCH_DIR/hits-10k"
+  STAMP5="v1 bin=$(sha256sum "$BIN" | cut -c1-16) small=$(sha256sum "$SMALL" | cut -c1-16)"
+  if [[ "$(cat "$D5/STAMP" 2>/dev/null)" != "$STAMP5" ]]; then
+    rm -rf "$D5"; mkdir -p "$D5/files"
+    python3 - "$SMALL" "$D5" <<'PY'
+import os, sys
+small, d = sys.argv[1], sys.argv[2]
+with open(os.path.join(d, "list.txt"), "w") as f:
+    for i in range(10000):
+        p = os.path.join(d, "files", "img-%05d.jpg" % i)
+        os.symlink(small, p)
+        f.write(p + "\n")
+PY
+    echo "filling the 10,000-entry cache (~30 s, kept for later runs of this binary)..." >&2
+  fi
+  P5=("$BIN" prefetch "$D5/list.txt" -s 64 --cache-dir "$D5/cache" --no-progress)
+  # fill (all misses the first time; all hits when reused), then a checked all-hit run
+  "${P5[@]}" 2> "$RUN/f5-fill.err" || warn "[f5] filling prefetch failed: $(tail -1 "$RUN/f5-fill.err")"
+  "${P5[@]}" --json > "$RUN/f5-check.json" 2>/dev/null || warn "[f5] checking prefetch failed"
+  read -r tot ok failed hits < <(prefetch_summary "$RUN/f5-check.json")
+  if [[ "$ok" == 10000 && "$hits" == 10000 ]]; then echo "$STAMP5" > "$D5/STAMP"
+  else warn "[f5] all-hit check: total=$tot ok=$ok failed=$failed hits=$hits, expected 10000 hits"; fi
+  hf f5 "$F5" none "imgfetch prefetch 10k (all hits)" \
+    "$G prefetch $(q "$D5/list.txt") -s 64 --cache-dir $(q "$D5/cache") --no-progress" ""
+  fig 5 "all-hit prefetch of 10,000 local files (-s 64), one process" "imgfetch prefetch" \
+    "$(med f5 "imgfetch prefetch 10k (all hits)")" "limit" 1 s 1.0 "<= 1 s"
+fi
+
+# ------------------------------------------------------------------ 6 + 9: batch of 200 URLs
+if want 6 || want 9; then
+  log "figures 6 and 9: prefetch 200 URLs vs curl -Z + 2 vipsthumbnail; all-hit second run"
+  CD6="$RUN/f6-cache"; CD6N="$RUN/f6-cache-nko"; CD9="$RUN/f9-cache"; DL6="$RUN/f6-dl"; TH6="$RUN/f6-th"
+  PF="$G prefetch $(q "$URLS") $TH -q 80 --no-progress"
+  # the all-hit run's cache, filled (and checked) before
+  "$BIN" prefetch "$URLS" $TH -q 80 --no-progress --cache-dir "$CD9" 2> "$RUN/f9-fill.err" || warn "[f9] filling prefetch failed"
+  "$BIN" prefetch "$URLS" $TH -q 80 --no-progress --cache-dir "$CD9" --json > "$RUN/f9-check.json" 2>/dev/null || warn "[f9] checking prefetch failed"
+  read -r tot ok failed hits < <(prefetch_summary "$RUN/f9-check.json")
+  [[ "$ok" == 200 && "$hits" == 200 ]] || warn "[f9] all-hit check: total=$tot ok=$ok failed=$failed hits=$hits, expected 200 hits"
+  hf f6 "$F6" shell \
+    "imgfetch prefetch 200 (cold)" "$PF --cache-dir $(q "$CD6")" "rm -rf $(q "$CD6")" \
+    "imgfetch prefetch 200 --no-keep-original (cold)" "$PF --no-keep-original --cache-dir $(q "$CD6N")" "rm -rf $(q "$CD6N")" \
+    "curl -Z 8 + 2 vipsthumbnail x 100" \
+    "curl -sS -Z --parallel-max 8 --remote-name-all --output-dir $(q "$DL6") -K $(q "$URLCFG") && printf '%s\n' $(q "$DL6")/*.jpg | xargs -n 100 -P 2 vipsthumbnail $TH -o $(q "$TH6/%s.jpg[Q=80]")" \
+    "rm -rf $(q "$DL6") $(q "$TH6") && mkdir -p $(q "$DL6") $(q "$TH6")" \
+    "imgfetch prefetch 200 (all hits)" "$PF --cache-dir $(q "$CD9")" "true"
+  check_cache "$CD6" 200 200 f6; check_cache "$CD6N" 200 0 f6; check_cache "$CD9" 200 200 f9
+  count_files "$DL6" 200 f6; count_files "$TH6" 200 f6 fit
+  COLD=$(med f6 "imgfetch prefetch 200 (cold)"); SHELLWAY=$(med f6 "curl -Z 8 + 2 vipsthumbnail x 100")
+  if want 6; then
+    R6=$(python3 -c 'import sys; a, b = sys.argv[1:]; print("moonshot <= 0.7 %s" % ("met" if float(a) / float(b) <= 0.7 else "not met"))' "$COLD" "$SHELLWAY" 2>/dev/null || echo -)
+    fig 6 "prefetch 200 x 2000x1500 URLs -> 320x320 q80 (fresh cache)" "imgfetch prefetch" "$COLD" \
+      "curl -Z 8 + 2 vipsthumbnail" "$SHELLWAY" s 0.8 "<= 0.8 (moonshot 0.7)" "$R6"
+    fig 6b "same, prefetch --no-keep-original" "imgfetch prefetch" "$(med f6 "imgfetch prefetch 200 --no-keep-original (cold)")" \
+      "curl -Z 8 + 2 vipsthumbnail" "$SHELLWAY" s 0.8 "<= 0.8 (moonshot 0.7)"
+  fi
+  if want 9; then
+    fig 9 "prefetch 200 URLs again, all hits" "imgfetch prefetch (hits)" "$(med f6 "imgfetch prefetch 200 (all hits)")" \
+      "imgfetch prefetch (cold)" "$COLD" s 0.1 "<= 0.1"
+  fi
+fi
+
+# ------------------------------------------------------------------ 8: peak RSS of the batch prefetch
+if want 8; then
+  log "figure 8: peak RSS of the 200-URL prefetch"
+  CD8="$RUN/f8-cache"; pa=(); pt=()
+  for ((k = 0; k < RSS8; k++)); do
+    read -r kb s < <(rss_one "rm -rf $(q "$CD8")" "$BIN" prefetch "$URLS" $TH -q 80 --no-progress --cache-dir "$CD8")
+    pa+=("$kb"); pt+=("$s")
+  done
+  check_cache "$CD8" 200 200 f8
+  A=$(mb "$(python3 "$HERE/report.py" median "${pa[@]}")")
+  printf '8\timgfetch prefetch 200 (cold)\t%s\t%d\n' "$A" "$RSS8" >> "$RES/rss.tsv"
+  fig 8 "peak RSS of prefetch 200 URLs (median of $RSS8)" "imgfetch prefetch" "$A" "limit" 150 MB 1.0 "<= 150 MB" \
+    "wall $(secs "$(python3 "$HERE/report.py" median "${pt[@]}")")"
+fi
+
+# ------------------------------------------------------------------ 7: one process per URL, 50 URLs
+if want 7; then
+  log "figure 7: 50 x get in a shell loop vs 50 x curl | vipsthumbnail stdin"
+  O7A="$RUN/f7-get"; O7B="$RUN/f7-pipe"; CD7="$RUN/f7-cache"
+  # vipsthumbnail reads stdin since 8.9 (checked: works with $(vips --version))
+  curl -sSf "$URL1" | vipsthumbnail stdin $TH -o "$RUN/f7-probe.jpg[Q=80]" 2>/dev/null && [[ -s "$RUN/f7-probe.jpg" ]] \
+    || warn "[f7] 'vipsthumbnail stdin' did not work with $(vips --version); the pipe figure is not valid"
+  hf f7 "$F7" shell \
+    "imgfetch get x 50 (loop)" "$(q "$HERE/loop.sh") imgfetch $G $(q "$URLS50") $(q "$O7A") $(q "$CD7")" \
+    "rm -rf $(q "$O7A") $(q "$CD7") && mkdir -p $(q "$O7A")" \
+    "curl | vipsthumbnail stdin x 50 (loop)" "$(q "$HERE/loop.sh") pipe $(q "$URLS50") $(q "$O7B")" \
+    "rm -rf $(q "$O7B") && mkdir -p $(q "$O7B")"
+  count_files "$O7A" 50 f7 fit; count_files "$O7B" 50 f7 fit
+  fig 7 "50 URLs, one process per URL in a shell loop" "imgfetch get loop" "$(med f7 "imgfetch get x 50 (loop)")" \
+    "curl | vipsthumbnail stdin" "$(med f7 "curl | vipsthumbnail stdin x 50 (loop)")" s 0.5 "<= 0.5"
+fi
+
+# ------------------------------------------------------------------ 10: slow server
+if want 10; then
+  if [[ $HAVE_NGINX == 0 || $HAVE_ARIA == 0 ]]; then
+    why=$([[ $HAVE_NGINX == 0 ]] && echo "nginx missing: no rate-limited /slow/" || echo "aria2c missing")
+    echo "figure 10 skipped: $why" >&2
+    fig 10 "24 URLs at 512 KB/s per connection" "imgfetch prefetch -j 8" NA "aria2c -j 8" NA s 1.0 "<= 1.0" "SKIP: $why"
+  else
+    log "figure 10: 24 URLs from /slow/ (512 KB/s per connection): prefetch -j 8 vs aria2c -j 8"
+    CD10="$RUN/f10-cache"; D10="$RUN/f10-aria"
+    hf f10 "$F10" shell \
+      "imgfetch prefetch -j 8 (slow)" "$G prefetch $(q "$URLS_SLOW") $TH -q 80 -j 8 --no-progress --cache-dir $(q "$CD10")" "rm -rf $(q "$CD10")" \
+      "aria2c -j 8 -x 1 (slow)" "aria2c -q -j 8 -x 1 -d $(q "$D10") -i $(q "$URLS_SLOW") --allow-overwrite=true --auto-file-renaming=false --file-allocation=none" \
+      "rm -rf $(q "$D10") && mkdir -p $(q "$D10")"
+    check_cache "$CD10" 24 24 f10; count_files "$D10" 24 f10
+    want_bytes=$(head -24 "$URLS" | sed 's|.*/||' | (cd "$CORPUS/jpg" && xargs cat) | wc -c)
+    got_bytes=$(cat "$D10"/*.jpg 2>/dev/null | wc -c)
+    [[ "$got_bytes" == "$want_bytes" ]] || warn "[f10] aria2c downloaded $got_bytes bytes, expected $want_bytes"
+    fig 10 "24 URLs at 512 KB/s per connection (+ thumbnails for imgfetch)" "imgfetch prefetch -j 8" "$(med f10 "imgfetch prefetch -j 8 (slow)")" \
+      "aria2c -j 8 -x 1" "$(med f10 "aria2c -j 8 -x 1 (slow)")" s 1.0 "<= 1.0"
+  fi
+fi
+
+# ------------------------------------------------------------------ report
+echo "loadavg at end: $(cat /proc/loadavg); total $(( $(date +%s) - T0 )) s" >> "$RES/env.txt"
+log "done"
+python3 "$HERE/report.py" table "$RES" | tee "$RES/table.md"
+echo
+cat "$RES/env.txt"
+echo "results in $RES" >&2
+rm -rf "$RUN"

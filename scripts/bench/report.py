@@ -1,0 +1,174 @@
+#!/usr/bin/env python3
+"""Helpers for bench.sh (stdlib only).
+
+report.py combine RES ID        merge RES/ID.r*.json (hyperfine rounds) into RES/ID.tsv:
+                                name, median, min, max, runs, failed runs (seconds); prints warnings
+report.py summary FILE          "total ok failed hits" from the summary line of `prefetch --json` output
+report.py lsjson FILE           "variants originals SAMPLE_VARIANT_PATH" from `cache ls --json` output
+report.py median V...           median of numbers (NA when any is not a number or none is given)
+report.py table RES             the final table from RES/figures.tsv (+ raw medians, warnings)
+"""
+import glob
+import json
+import os
+import statistics
+import sys
+
+
+def combine(res, fid):
+    names, times, fails = [], {}, {}
+    for path in sorted(glob.glob(os.path.join(res, fid + ".r*.json"))):
+        try:
+            results = json.load(open(path))["results"]
+        except (OSError, ValueError, KeyError):
+            print("[%s] unreadable hyperfine output %s" % (fid, path))
+            continue
+        for r in results:
+            name = r["command"]
+            if name not in times:
+                names.append(name)
+                times[name], fails[name] = [], 0
+            codes = r.get("exit_codes") or [0] * len(r["times"])
+            for t, code in zip(r["times"], codes):
+                if code == 0:
+                    times[name].append(t)
+                else:
+                    fails[name] += 1
+    with open(os.path.join(res, fid + ".tsv"), "w") as out:
+        for name in names:
+            ts = times[name]
+            if fails[name]:
+                print("[%s] '%s' failed in %d of %d runs (exit status != 0)"
+                      % (fid, name, fails[name], fails[name] + len(ts)))
+            if ts and not fails[name]:
+                out.write("%s\t%.6f\t%.6f\t%.6f\t%d\t0\n" % (name, statistics.median(ts), min(ts), max(ts), len(ts)))
+            else:
+                out.write("%s\tNA\tNA\tNA\t%d\t%d\n" % (name, len(ts), fails[name]))
+
+
+def summary(path):
+    for line in open(path, errors="replace"):
+        line = line.strip()
+        if line.startswith("{") and '"summary"' in line:
+            try:
+                s = json.loads(line)
+            except ValueError:
+                continue
+            print(s.get("total", "NA"), s.get("ok", "NA"), s.get("failed", "NA"), s.get("hits", "NA"))
+            return
+    print("NA NA NA NA")
+
+
+def lsjson(path):
+    variants = originals = 0
+    sample = "-"
+    for line in open(path, errors="replace"):
+        try:
+            e = json.loads(line)
+        except ValueError:
+            continue
+        if e.get("variant") == "original":
+            originals += 1
+        else:
+            variants += 1
+            if sample == "-" or e.get("path", "") < sample:
+                sample = e.get("path", "-")
+    print(variants, originals, sample)
+
+
+def median(values):
+    try:
+        nums = [float(v) for v in values]
+    except ValueError:
+        print("NA")
+        return
+    print("%.6f" % statistics.median(nums) if nums else "NA")
+
+
+def fmt(value, unit):
+    if value is None:
+        return "n/a"
+    if unit == "s":
+        return "%.1f ms" % (value * 1000) if value < 1 else "%.2f s" % value
+    if unit == "MB":
+        return "%.0f MB" % value
+    return "%g %s" % (value, unit)
+
+
+def num(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def table(res):
+    rows = []
+    for line in open(os.path.join(res, "figures.tsv")):
+        p = line.rstrip("\n").split("\t")
+        if len(p) < 10:
+            continue
+        fig, title, a_label, a_val, b_label, b_val, unit, target, target_text, note = p[:10]
+        a, b, t = num(a_val), num(b_val), num(target)
+        ratio = a / b if a is not None and b else None
+        if note.startswith("SKIP"):
+            status = "skip"
+        elif ratio is None:
+            status = "FAIL"
+        else:
+            status = "pass" if ratio <= t else "miss"
+        rows.append((fig, title, a_label, a, b_label, b, unit, ratio, target_text, status, note))
+
+    def line(cells):
+        return "| " + " | ".join(cells) + " |"
+
+    print("\n## imgfetch benchmark (%s)\n" % open(os.path.join(res, "env.txt")).readline().strip())
+    print(line(["#", "figure", "imgfetch median", "reference median", "ratio", "target", "result"]))
+    print(line(["---"] * 7))
+    for fig, title, a_label, a, b_label, b, unit, ratio, target_text, status, note in rows:
+        print(line([fig, title, fmt(a, unit), fmt(b, unit) + ("" if b_label in ("", "-") else " (%s)" % b_label),
+                    "%.2f" % ratio if ratio is not None else "n/a", target_text,
+                    status + (" (%s)" % note if note and note != "-" else "")]))
+    print("\nRatio = imgfetch / reference, both measured side by side in the same hyperfine runs "
+          "(absolute figures: imgfetch / limit).")
+    print("\n### raw medians (all commands; seconds unless noted)\n")
+    print(line(["id", "command", "median", "min", "max", "runs", "failed"]))
+    print(line(["---"] * 7))
+    for path in sorted(glob.glob(os.path.join(res, "*.tsv")), key=lambda p: (len(p), p)):
+        fid = os.path.basename(path)[:-4]
+        if fid in ("figures", "rss"):
+            continue
+        for l in open(path):
+            p = l.rstrip("\n").split("\t")
+            if len(p) == 6:
+                vals = [fmt(num(v), "s") if num(v) is not None else v for v in p[1:4]]
+                print(line([fid, p[0]] + vals + p[4:6]))
+    rss = os.path.join(res, "rss.tsv")
+    if os.path.exists(rss):
+        for l in open(rss):
+            p = l.rstrip("\n").split("\t")
+            if len(p) >= 4:
+                print(line([p[0], p[1] + " (peak RSS)", p[2] + " MB", "", "", p[3], ""]))
+    w = os.path.join(res, "warnings.txt")
+    text = open(w).read().strip() if os.path.exists(w) else ""
+    print("\n" + ("WARNINGS:\n" + text if text else "no warnings: every command succeeded and every output check passed."))
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "combine":
+        combine(*args)
+    elif cmd == "summary":
+        summary(*args)
+    elif cmd == "lsjson":
+        lsjson(*args)
+    elif cmd == "median":
+        median(args)
+    elif cmd == "table":
+        table(*args)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
