@@ -3,11 +3,12 @@
 # (vipsthumbnail, curl, aria2c) measured side by side in the same hyperfine runs, so machine noise
 # mostly cancels out; raw medians are printed too.
 #
-# Usage:  scripts/bench.sh .build/release/imgfetch          # full run, ~4-6 min (first run +~1.5 min setup)
-#         QUICK=1 scripts/bench.sh .build/release/imgfetch  # fewer runs, ~2-3 min
+# Usage:  scripts/bench.sh .build/release/imgfetch          # full run, ~4-5 min (+~1 min one-off setup)
+#         QUICK=1 scripts/bench.sh .build/release/imgfetch  # fewer runs, ~2 min (+~1 min one-off setup)
 #         ONLY=1,2,6 scripts/bench.sh BIN                   # a subset of figures (6 and 9 run together)
 # Env:    BENCH_DIR=/tmp/imgfetch-bench (corpus, reusable caches, results)   BENCH_PORT=18090
 #         VIPS_CONCURRENCY=2 (for imgfetch and vipsthumbnail alike)   HF_TIMEOUT=600 (s per hyperfine call)
+#         BENCH_SERVER=python (use the Python fallback server even when nginx is installed)
 # Needs:  vips, vipsthumbnail, vipsheader (libvips-tools), hyperfine, curl, python3, /usr/bin/time (time);
 #         nginx (nginx-light; else a Python server, and figure 10 is skipped), aria2c (aria2; else figure 10
 #         is skipped). `make bench` installs them.
@@ -31,6 +32,7 @@ set -euo pipefail
 
 BIN=${1:?usage: scripts/bench.sh PATH/TO/imgfetch}
 [[ -x "$BIN" ]] || { echo "bench: $BIN is not an executable (build it first: make build)" >&2; exit 1; }
+BIN_SHOWN=$BIN
 BIN=$(realpath "$BIN")
 HERE=$(cd "$(dirname "$0")" && pwd)/bench
 BENCH_DIR=${BENCH_DIR:-/tmp/imgfetch-bench}
@@ -49,9 +51,9 @@ T0=$(date +%s)
 
 # runs per figure: ROUNDS hyperfine invocations of RUNS runs each (see hf), WARMUP in the first round
 if [[ "$QUICK" == 1 ]]; then
-  F1="2 5 2";  F2="2 25 5"; F4="1 3 1"; F5="1 3 0"; F6="2 1 0"; F7="2 1 0"; F10="2 1 0"; RSS3=3; RSS8=1
+  F1="2 8 2";  F2="2 40 5"; F4="1 3 1"; F5="1 3 0"; F6="3 1 0"; F7="2 1 0"; F10="2 1 0"; RSS3=3; RSS8=1
 else
-  F1="3 10 3"; F2="4 50 10"; F4="1 5 1"; F5="1 7 1"; F6="5 1 1"; F7="4 1 1"; F10="3 1 0"; RSS3=3; RSS8=3
+  F1="3 15 3"; F2="4 50 10"; F4="1 5 1"; F5="1 7 1"; F6="7 1 1"; F7="5 1 1"; F10="3 1 0"; RSS3=3; RSS8=3
 fi
 
 log() { printf '\033[1m== %s\033[0m  (%ss, load %s)\n' "$*" "$(( $(date +%s) - T0 ))" "$(cut -d' ' -f1-3 /proc/loadavg)" >&2; }
@@ -70,6 +72,7 @@ if [[ ${#MISSING[@]} -gt 0 ]]; then
   exit 1
 fi
 HAVE_NGINX=1; command -v nginx >/dev/null || [[ -x /usr/sbin/nginx ]] || HAVE_NGINX=0
+[[ "${BENCH_SERVER:-}" == python ]] && HAVE_NGINX=0   # force the fallback server (for testing it)
 HAVE_ARIA=1; command -v aria2c >/dev/null || HAVE_ARIA=0
 
 mkdir -p "$RES"
@@ -117,7 +120,7 @@ SMALL="$CORPUS/small/thumb-20k.jpg"
 
 {
   echo "$(date -Is), $(uname -srm), $(nproc) cpus, QUICK=$QUICK"
-  echo "binary: $BIN ($($BIN --version 2>&1 | head -1), sha256 $(sha256sum "$BIN" | cut -c1-12))"
+  echo "binary: $BIN_SHOWN ($($BIN --version 2>&1 | head -1), sha256 $(sha256sum "$BIN" | cut -c1-12))"
   echo "vips: $(vips --version); curl: $(curl --version | head -1 | cut -d' ' -f1-2); hyperfine: $(hyperfine --version)"
   echo "aria2c: $([[ $HAVE_ARIA == 1 ]] && aria2c --version | head -1 || echo missing); server: $SERVER on $BASE"
   echo "VIPS_CONCURRENCY=$VIPS_CONCURRENCY; loadavg at start: $(cat /proc/loadavg)"
@@ -275,8 +278,10 @@ if want 4; then
     echo "generating 100,000 cache entries in $CD4 (~20 s, kept for later runs)..." >&2
     python3 "$HERE/fake-cache.py" "$CD4" 100000 $TPL
   fi
-  n=$("$BIN" cache ls --cache-dir "$CD4" | wc -l) || true
-  [[ "$n" -eq 100001 ]] || warn "[f4] cache ls printed $n lines, expected 100,001 (a header and 100,000 entries)"
+  rc=0; "$BIN" cache ls --cache-dir "$CD4" > "$RUN/f4-ls.txt" 2> "$RUN/f4-ls.err" || rc=$?
+  n=$(wc -l < "$RUN/f4-ls.txt"); rm -f "$RUN/f4-ls.txt"
+  [[ $rc == 0 && "$n" -eq 100001 ]] ||
+    warn "[f4] cache ls exited with $rc and printed $n lines, expected 0 and 100,001 (a header and 100,000 entries)"
   hf f4 "$F4" none "imgfetch cache ls (100k)" "$G cache ls --cache-dir $(q "$CD4")" ""
   fig 4 "cache ls, 100,000 entries" "imgfetch cache ls" "$(med f4 "imgfetch cache ls (100k)")" "limit" 2 s 1.0 "<= 2 s"
 fi
@@ -380,7 +385,7 @@ fi
 # ------------------------------------------------------------------ 10: slow server
 if want 10; then
   if [[ $HAVE_NGINX == 0 || $HAVE_ARIA == 0 ]]; then
-    why=$([[ $HAVE_NGINX == 0 ]] && echo "nginx missing: no rate-limited /slow/" || echo "aria2c missing")
+    why=$([[ $HAVE_NGINX == 0 ]] && echo "no nginx, so no rate-limited /slow/" || echo "aria2c missing")
     echo "figure 10 skipped: $why" >&2
     fig 10 "24 URLs at 512 KB/s per connection" "imgfetch prefetch -j 8" NA "aria2c -j 8" NA s 1.0 "<= 1.0" "SKIP: $why"
   else

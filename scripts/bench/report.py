@@ -16,7 +16,7 @@ import sys
 
 
 def combine(res, fid):
-    names, times, fails = [], {}, {}
+    names, times, fails, codes_seen = [], {}, {}, {}
     for path in sorted(glob.glob(os.path.join(res, fid + ".r*.json"))):
         try:
             results = json.load(open(path))["results"]
@@ -27,19 +27,20 @@ def combine(res, fid):
             name = r["command"]
             if name not in times:
                 names.append(name)
-                times[name], fails[name] = [], 0
+                times[name], fails[name], codes_seen[name] = [], 0, set()
             codes = r.get("exit_codes") or [0] * len(r["times"])
             for t, code in zip(r["times"], codes):
                 if code == 0:
                     times[name].append(t)
                 else:
                     fails[name] += 1
+                    codes_seen[name].add(str(code) + (" (SIGSEGV)" if code == 139 else ""))
     with open(os.path.join(res, fid + ".tsv"), "w") as out:
         for name in names:
             ts = times[name]
             if fails[name]:
-                print("[%s] '%s' failed in %d of %d runs (exit status != 0)"
-                      % (fid, name, fails[name], fails[name] + len(ts)))
+                print("[%s] '%s' failed in %d of %d runs (exit status %s)"
+                      % (fid, name, fails[name], fails[name] + len(ts), ", ".join(sorted(codes_seen[name]))))
             if ts and not fails[name]:
                 out.write("%s\t%.6f\t%.6f\t%.6f\t%d\t0\n" % (name, statistics.median(ts), min(ts), max(ts), len(ts)))
             else:
@@ -120,7 +121,13 @@ def table(res):
         rows.append((fig, title, a_label, a, b_label, b, unit, ratio, target_text, status, note))
 
     def line(cells):
-        return "| " + " | ".join(cells) + " |"
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    def order(row):
+        digits = "".join(ch for ch in row[0] if ch.isdigit())
+        return (int(digits) if digits else 99, row[0])
+
+    rows.sort(key=order)
 
     print("\n## imgfetch benchmark (%s)\n" % open(os.path.join(res, "env.txt")).readline().strip())
     print(line(["#", "figure", "imgfetch median", "reference median", "ratio", "target", "result"]))
@@ -128,7 +135,7 @@ def table(res):
     for fig, title, a_label, a, b_label, b, unit, ratio, target_text, status, note in rows:
         print(line([fig, title, fmt(a, unit), fmt(b, unit) + ("" if b_label in ("", "-") else " (%s)" % b_label),
                     "%.2f" % ratio if ratio is not None else "n/a", target_text,
-                    status + (" (%s)" % note if note and note != "-" else "")]))
+                    status + (" (%s)" % note.replace("SKIP: ", "") if note and note != "-" else "")]))
     print("\nRatio = imgfetch / reference, both measured side by side in the same hyperfine runs "
           "(absolute figures: imgfetch / limit).")
     print("\n### raw medians (all commands; seconds unless noted)\n")

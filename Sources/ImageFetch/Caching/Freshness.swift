@@ -63,11 +63,19 @@ public enum HTTPDate {
     }
 
     public static func format(_ epoch: Double) -> String {
+        let c = civil(epoch)
+        let days = Int(epoch.rounded(.down)).quotientAndRemainder(dividingBy: 86_400)
+        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][(((days.remainder < 0 ? days.quotient - 1 : days.quotient) % 7) + 7) % 7]
+        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(weekday), \(two(c.day)) \(months[c.month - 1].capitalized) \(c.year) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
+    }
+
+    /// The UTC calendar date and time of an epoch (Howard Hinnant's civil_from_days).
+    public static func civil(_ epoch: Double) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
         let secs = Int(epoch.rounded(.down))
         var days = secs / 86_400
-        let rem = secs - days * 86_400
-        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
-        // civil_from_days (Howard Hinnant)
+        var rem = secs - days * 86_400
+        if rem < 0 { rem += 86_400; days -= 1 }
         days += 719_468
         let era = (days >= 0 ? days : days - 146_096) / 146_097
         let doe = days - era * 146_097
@@ -77,8 +85,7 @@ public enum HTTPDate {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp < 10 ? mp + 3 : mp - 9
         let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(weekday), \(two(d)) \(months[m - 1].capitalized) \(y) \(two(rem / 3600)):\(two(rem % 3600 / 60)):\(two(rem % 60)) GMT"
+        return (y, m, d, rem / 3600, rem % 3600 / 60, rem % 60)
     }
 
     static func epochSeconds(year: Int, month: Int, day: Int) -> Double {

@@ -24,6 +24,10 @@ struct JSONObject {
     }
 
     static func quote(_ s: String) -> String {
+        // Most values (keys, paths, URLs) need no escaping: one pass over the bytes decides.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + s + "\""
+        }
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
