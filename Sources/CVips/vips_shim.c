@@ -69,6 +69,17 @@ static unsigned (*p_g_log_set_handler)(const char *domain, int levels, GLogFunc 
 /* ---- loading ------------------------------------------------------------------------------------ */
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+/* liborc before 0.4.34 (Debian 12 ships 0.4.33) is not thread-safe while it compiles vector code
+ * (libvips#1211, sharp#3677: heap corruption under concurrent resizes, seen here once in ~40,000
+ * thumbnails on two threads). With such an orc, vips' orc paths are switched off at load, as sharp
+ * does: about 10% more CPU per thumbnail, and no crash. */
+static int ifv_orc_is_thread_safe(void *vips_handle) {
+    const char *(*version)(void) = (const char *(*)(void))dlsym(vips_handle, "orc_version_string");
+    if (version == NULL) return 1;  /* no orc at all */
+    int major = 0, minor = 0, micro = 0;
+    if (sscanf(version(), "%d.%d.%d", &major, &minor, &micro) != 3) return 0;
+    return major > 0 || minor > 4 || (minor == 4 && micro >= 34);
+}
 static char module_home[1024];             /* set before ifv_load, read once inside it */
 static int (*p_vips_version)(int flag);
 
@@ -184,6 +195,10 @@ static void ifv_do_load(void) {
     }
     p_vips_block_untrusted_set(1);
     p_vips_cache_set_max(0);
+    if (!ifv_orc_is_thread_safe(handle)) {
+        void (*set_vector)(int) = (void (*)(int))dlsym(handle, "vips_vector_set_enabled");
+        if (set_vector != NULL) set_vector(0);
+    }
     p_vips_error_clear();
     load_status = 0;
 }

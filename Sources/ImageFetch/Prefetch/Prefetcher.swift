@@ -7,6 +7,11 @@ public final class Prefetcher: Sendable {
     public let jobs: Int
     private let inFlight = Mutex<[CacheKey: Task<Result<ImageResult, RetrievalFailure>, Never>]>([:])
 
+    /// Retrievals in flight: `jobs` transfers (libcurl's connection cap holds them to that) plus
+    /// room for the images being processed or waiting for the pool, so the network never idles
+    /// while a finished download waits for a processing slot.
+    public var retrievalsInFlight: Int { jobs + 2 * pipeline.pool.width }
+
     public init(pipeline: ImagePipeline, jobs: Int = 8) {
         self.pipeline = pipeline
         self.jobs = max(1, jobs)
@@ -26,8 +31,9 @@ public final class Prefetcher: Sendable {
                     onCompletion: @escaping @Sendable (Completion) -> Void) async {
         await withTaskGroup(of: Void.self) { group in
             var running = 0
+            let limit = retrievalsInFlight
             while !Task.isCancelled, let item = await next() {
-                if running >= jobs {
+                if running >= limit {
                     await group.next()
                     running -= 1
                 }
