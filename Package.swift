@@ -12,7 +12,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
-        .target(name: "CVips", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        .target(name: "CVips", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         .target(name: "ImageFetch", dependencies: ["CCurl", "CVips"]),
         .target(name: "ArgumentKit"),
         .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit"]),

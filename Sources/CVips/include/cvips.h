@@ -47,4 +47,29 @@ void ifv_free(void *p);
 /* 1 when this libvips build has a buffer saver for the suffix (".avif" may be missing). */
 int ifv_can_save(const char *suffix);
 
+/* ---- jpeg_fast.c: JPEG -> JPEG thumbnails with libjpeg alone (no libvips load) ---- */
+enum { IFJ_OK = 0, IFJ_DECLINED = 1 };
+
+typedef struct {
+    int width, height;       /* the box; a very large value means "unconstrained" */
+    int crop;                /* 0 = fit inside, 1 = cover (fill the box, crop the centre) */
+    int quality;             /* 1-100, 0 = 75 (libvips' default) */
+    double max_pixels;       /* images with more pixels are declined (libvips reports the limit) */
+} ifj_opts;
+
+typedef struct {
+    void *data;              /* release with ifj_free */
+    size_t length;
+    int width, height;       /* of the thumbnail */
+    int source_width, source_height;
+} ifj_result;
+
+/* 1 when libjpeg.so.62 could be loaded (dlopen, once). */
+int ifj_available(void);
+/* IFJ_OK with *res filled, or IFJ_DECLINED when the input is not a plain baseline/progressive
+ * YCbCr/greyscale JPEG without ICC profile and with orientation 1, or libjpeg reported anything
+ * (a truncated file included): the caller then uses libvips, which gives the verdict. */
+int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result *res);
+void ifj_free(void *p);
+
 #endif

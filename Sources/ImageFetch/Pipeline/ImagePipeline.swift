@@ -80,7 +80,7 @@ public final class ImagePipeline: Sendable {
             load.lastModified = stale.entry.lastModified
         }
         loader.prepare(for: source)
-        processor.prepare()
+        processor.prepare(for: source, processing: processing)
         var attempt = 0
         while true {
             attempt += 1

@@ -79,10 +79,16 @@ public struct PrefetchSummary: Sendable {
     public var bytesDownloaded: Int64 = 0
     public var cacheErrors = 0
     public var notCached = 0
+    /// Retrievals abandoned by an interrupt: neither delivered nor failed, and not in `total`.
+    public var cancelled = 0
 
     public init() {}
 
     public mutating func record(_ completion: Prefetcher.Completion) {
+        if case .failure(let f) = completion.outcome, f.error == .cancelled {
+            cancelled += 1
+            return
+        }
         total += 1
         switch completion.outcome {
         case .success(let r):

@@ -28,11 +28,11 @@ public protocol ImageProcessing: Sendable {
     func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage
     /// Called when a retrieval is about to load from a source: a chance to load libraries in the
     /// background while the download runs. Must return at once.
-    func prepare()
+    func prepare(for source: Source, processing: Processing)
     /// Whether the bytes decode completely (for `cache verify`); the failure message otherwise.
     func decodeFailure(_ bytes: [UInt8]) -> String?
 }
 
 extension ImageProcessing {
-    public func prepare() {}
+    public func prepare(for source: Source, processing: Processing) {}
 }

@@ -51,6 +51,17 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The path or URL ends in .jpg / .jpeg (a hint only; the bytes decide).
+    public var looksLikeJPEG: Bool {
+        let text: String
+        switch self {
+        case .http(let url): text = String(url.prefix { $0 != "?" && $0 != "#" }).lowercased()
+        case .file(let path): text = path.lowercased()
+        case .data(let type, _): return type == "image/jpeg"
+        }
+        return text.hasSuffix(".jpg") || text.hasSuffix(".jpeg")
+    }
+
     public var isNetwork: Bool { if case .http = self { return true } else { return false } }
 
     // MARK: - parsing helpers

@@ -102,6 +102,8 @@ final class PrefetchRun: Sendable {
             if settings.json { record = ResultRecord.success(result).text }
             if let e = result.cacheError { problem = "\(result.originalSource.description): \(e.message)" }
             if !settings.quiet, !result.warnings.isEmpty { problem = result.warnings.map { "warning: " + $0 }.joined(separator: "\nimgfetch: ") }
+        case .failure(let failure) where failure.error == .cancelled:
+            return  // abandoned by an interrupt: counted as cancelled, not reported line by line
         case .failure(let failure):
             let source = completion.request.source.description
             if settings.json { record = ResultRecord.failure(failure, source: source).text }
@@ -129,6 +131,7 @@ final class PrefetchRun: Sendable {
             o.add("bytes_downloaded", s.bytesDownloaded)
             o.add("malformed", s.malformed)
             o.add("skipped", s.skippedByShard)
+            o.add("cancelled", s.cancelled)
             o.add("ms", (ms * 10).rounded() / 10)
             o.add("interrupted", interrupted)
             Console.line(o.text)
@@ -137,6 +140,7 @@ final class PrefetchRun: Sendable {
             var line = "imgfetch: prefetch\(interrupted ? " interrupted" : ""): \(s.ok) ok (\(s.hits) cached, \(s.lowData) low-data), \(s.failed) failed"
             if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
             if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
+            if s.cancelled > 0 { line += ", \(s.cancelled) cancelled" }
             line += ", \(Formatting.size(s.bytesDownloaded)) downloaded in \(Formatting.seconds(ms / 1000))"
             Console.err(line + "\n")
         }

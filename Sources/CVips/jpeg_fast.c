@@ -1,0 +1,331 @@
+/* jpeg_fast.c: JPEG -> JPEG thumbnails with libjpeg alone, the way Apple's ImageIO thumbnails:
+ * decode at the smallest DCT scale that still covers the box, resize the rest with a Lanczos3
+ * filter, encode. One small library instead of libvips' 104: ~25 ms less per process, ~25 MB less.
+ *
+ * Conservative by design: anything this path does not handle exactly like libvips' thumbnail
+ * (an ICC profile, CMYK/YCCK, an EXIF orientation other than 1, arithmetic coding, any libjpeg
+ * warning such as a truncated file) returns IFJ_DECLINED, and the caller uses libvips instead.
+ * libjpeg (libjpeg.so.62) is not linked: it is resolved with dlopen on first use.
+ */
+#define _GNU_SOURCE
+#include "cvips.h"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+
+static struct jpeg_error_mgr *(*p_jpeg_std_error)(struct jpeg_error_mgr *);
+static void (*p_jpeg_CreateDecompress)(j_decompress_ptr, int, size_t);
+static void (*p_jpeg_CreateCompress)(j_compress_ptr, int, size_t);
+static void (*p_jpeg_mem_src)(j_decompress_ptr, const unsigned char *, unsigned long);
+static void (*p_jpeg_mem_dest)(j_compress_ptr, unsigned char **, unsigned long *);
+static void (*p_jpeg_save_markers)(j_decompress_ptr, int, unsigned int);
+static int (*p_jpeg_read_header)(j_decompress_ptr, boolean);
+static boolean (*p_jpeg_start_decompress)(j_decompress_ptr);
+static JDIMENSION (*p_jpeg_read_scanlines)(j_decompress_ptr, JSAMPARRAY, JDIMENSION);
+static boolean (*p_jpeg_finish_decompress)(j_decompress_ptr);
+static void (*p_jpeg_destroy_decompress)(j_decompress_ptr);
+static void (*p_jpeg_set_defaults)(j_compress_ptr);
+static void (*p_jpeg_set_quality)(j_compress_ptr, int, boolean);
+static void (*p_jpeg_start_compress)(j_compress_ptr, boolean);
+static JDIMENSION (*p_jpeg_write_scanlines)(j_compress_ptr, JSAMPARRAY, JDIMENSION);
+static void (*p_jpeg_finish_compress)(j_compress_ptr);
+static void (*p_jpeg_destroy_compress)(j_compress_ptr);
+
+static pthread_once_t jpeg_once = PTHREAD_ONCE_INIT;
+static int jpeg_loaded = 0;
+
+#define JRESOLVE(name)                                                   \
+    do {                                                                 \
+        *(void **)(&p_##name) = dlsym(handle, #name);                    \
+        if (p_##name == NULL) return;                                    \
+    } while (0)
+
+static void ifj_do_load(void) {
+    void *handle = dlopen("libjpeg.so.62", RTLD_NOW | RTLD_LOCAL);
+    if (handle == NULL) return;
+    JRESOLVE(jpeg_std_error);
+    JRESOLVE(jpeg_CreateDecompress);
+    JRESOLVE(jpeg_CreateCompress);
+    JRESOLVE(jpeg_mem_src);
+    JRESOLVE(jpeg_mem_dest);
+    JRESOLVE(jpeg_save_markers);
+    JRESOLVE(jpeg_read_header);
+    JRESOLVE(jpeg_start_decompress);
+    JRESOLVE(jpeg_read_scanlines);
+    JRESOLVE(jpeg_finish_decompress);
+    JRESOLVE(jpeg_destroy_decompress);
+    JRESOLVE(jpeg_set_defaults);
+    JRESOLVE(jpeg_set_quality);
+    JRESOLVE(jpeg_start_compress);
+    JRESOLVE(jpeg_write_scanlines);
+    JRESOLVE(jpeg_finish_compress);
+    JRESOLVE(jpeg_destroy_compress);
+    jpeg_loaded = 1;
+}
+
+/* Errors and warnings both end the fast path: a warning is how libjpeg reports a truncated or
+ * corrupt stream (it would otherwise fill the rest with grey). libvips then gives the verdict. */
+struct ifj_error {
+    struct jpeg_error_mgr mgr;
+    jmp_buf jump;
+};
+
+static void ifj_error_exit(j_common_ptr cinfo) { longjmp(((struct ifj_error *)cinfo->err)->jump, 1); }
+
+static void ifj_emit_message(j_common_ptr cinfo, int level) {
+    if (level < 0) longjmp(((struct ifj_error *)cinfo->err)->jump, 1);
+}
+
+static void ifj_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+/* EXIF orientation from an APP1 marker: 1 when absent or unreadable-but-harmless, 0 when malformed. */
+static int ifj_exif_orientation(const unsigned char *d, unsigned int len) {
+    if (len < 14 || memcmp(d, "Exif\0\0", 6) != 0) return 1;
+    const unsigned char *t = d + 6;
+    unsigned int n = len - 6;
+    int le = (t[0] == 'I' && t[1] == 'I');
+    if (!le && !(t[0] == 'M' && t[1] == 'M')) return 0;
+#define U16(p) (le ? (unsigned)((p)[0] | (p)[1] << 8) : (unsigned)((p)[0] << 8 | (p)[1]))
+#define U32(p) (le ? ((unsigned)(p)[0] | (unsigned)(p)[1] << 8 | (unsigned)(p)[2] << 16 | (unsigned)(p)[3] << 24) \
+                   : ((unsigned)(p)[0] << 24 | (unsigned)(p)[1] << 16 | (unsigned)(p)[2] << 8 | (unsigned)(p)[3]))
+    unsigned int ifd = U32(t + 4);
+    if (ifd + 2 > n) return 0;
+    unsigned int count = U16(t + ifd);
+    for (unsigned int i = 0; i < count; i++) {
+        unsigned int e = ifd + 2 + i * 12;
+        if (e + 12 > n) return 0;
+        if (U16(t + e) == 0x0112) return (int)U16(t + e + 8);
+    }
+    return 1;
+#undef U16
+#undef U32
+}
+
+/* Lanczos3 weights for resampling `in` samples to `out` (out <= in), as vips' reduce does. */
+struct ifj_taps {
+    int *start;  /* first input index per output */
+    int n;       /* taps per output */
+    float *w;    /* out * n weights */
+};
+
+static double ifj_lanczos3(double x) {
+    x = fabs(x);
+    if (x < 1e-7) return 1.0;
+    if (x >= 3.0) return 0.0;
+    double px = M_PI * x;
+    return 3.0 * sin(px) * sin(px / 3.0) / (px * px);
+}
+
+static int ifj_make_taps(struct ifj_taps *t, int in, int out) {
+    double scale = (double)in / out;          /* >= 1 */
+    double support = 3.0 * scale;
+    t->n = (int)ceil(support * 2) + 1;
+    t->start = malloc(sizeof(int) * (size_t)out);
+    t->w = malloc(sizeof(float) * (size_t)out * (size_t)t->n);
+    if (t->start == NULL || t->w == NULL) return -1;
+    for (int o = 0; o < out; o++) {
+        double centre = (o + 0.5) * scale - 0.5;
+        int first = (int)floor(centre - support) + 1;
+        double sum = 0;
+        float *w = t->w + (size_t)o * (size_t)t->n;
+        for (int k = 0; k < t->n; k++) {
+            int i = first + k;
+            double v = (i < first || i > centre + support) ? 0.0 : ifj_lanczos3((i - centre) / scale);
+            w[k] = (float)v;
+            sum += v;
+        }
+        for (int k = 0; k < t->n; k++) w[k] = (float)(w[k] / sum);
+        t->start[o] = first;
+    }
+    return 0;
+}
+
+static void ifj_free_taps(struct ifj_taps *t) {
+    free(t->start);
+    free(t->w);
+}
+
+static inline int ifj_clamp_index(int i, int n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
+
+static inline unsigned char ifj_clamp_byte(float v) {
+    v += 0.5f;
+    return v <= 0 ? 0 : (v >= 255 ? 255 : (unsigned char)v);
+}
+
+/* Separable resize of an 8-bit interleaved image; edges are extended. NULL on allocation failure. */
+static unsigned char *ifj_resize(const unsigned char *src, int sw, int sh, int ch, int dw, int dh) {
+    struct ifj_taps tx = {0}, ty = {0};
+    float *mid = NULL;
+    unsigned char *dst = NULL;
+    if (ifj_make_taps(&tx, sw, dw) != 0 || ifj_make_taps(&ty, sh, dh) != 0) goto done;
+    mid = malloc(sizeof(float) * (size_t)dw * (size_t)sh * (size_t)ch);
+    dst = malloc((size_t)dw * (size_t)dh * (size_t)ch);
+    if (mid == NULL || dst == NULL) {
+        free(dst);
+        dst = NULL;
+        goto done;
+    }
+    for (int y = 0; y < sh; y++) {
+        const unsigned char *row = src + (size_t)y * (size_t)sw * (size_t)ch;
+        float *out = mid + (size_t)y * (size_t)dw * (size_t)ch;
+        for (int x = 0; x < dw; x++) {
+            const float *w = tx.w + (size_t)x * (size_t)tx.n;
+            for (int c = 0; c < ch; c++) {
+                float acc = 0;
+                for (int k = 0; k < tx.n; k++) acc += w[k] * row[ifj_clamp_index(tx.start[x] + k, sw) * ch + c];
+                out[x * ch + c] = acc;
+            }
+        }
+    }
+    for (int y = 0; y < dh; y++) {
+        const float *w = ty.w + (size_t)y * (size_t)ty.n;
+        unsigned char *out = dst + (size_t)y * (size_t)dw * (size_t)ch;
+        for (int x = 0; x < dw * ch; x++) {
+            float acc = 0;
+            for (int k = 0; k < ty.n; k++) acc += w[k] * mid[(size_t)ifj_clamp_index(ty.start[y] + k, sh) * (size_t)dw * (size_t)ch + (size_t)x];
+            out[x] = ifj_clamp_byte(acc);
+        }
+    }
+done:
+    free(mid);
+    ifj_free_taps(&tx);
+    ifj_free_taps(&ty);
+    return dst;
+}
+
+int ifj_available(void) {
+    pthread_once(&jpeg_once, ifj_do_load);
+    return jpeg_loaded;
+}
+
+int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result *res) {
+    memset(res, 0, sizeof *res);
+    const unsigned char *b = buf;
+    if (len < 4 || b[0] != 0xFF || b[1] != 0xD8 || b[2] != 0xFF) return IFJ_DECLINED;
+    if (!ifj_available()) return IFJ_DECLINED;
+
+    struct jpeg_decompress_struct d;
+    struct ifj_error jerr;
+    /* volatile: these change after setjmp and are read after a longjmp. */
+    unsigned char *volatile pixels = NULL;
+    unsigned char *volatile resized = NULL;
+    unsigned char *outbuf = NULL;
+    unsigned long outlen = 0;
+    volatile int compressing = 0;
+    struct jpeg_compress_struct c;
+    d.err = p_jpeg_std_error(&jerr.mgr);
+    jerr.mgr.error_exit = ifj_error_exit;
+    jerr.mgr.emit_message = ifj_emit_message;
+    jerr.mgr.output_message = ifj_output_message;
+    p_jpeg_CreateDecompress(&d, JPEG_LIB_VERSION, sizeof d);
+    if (setjmp(jerr.jump)) {
+        if (compressing) p_jpeg_destroy_compress(&c);
+        p_jpeg_destroy_decompress(&d);
+        free((void *)pixels);
+        free((void *)resized);
+        free(outbuf);
+        memset(res, 0, sizeof *res);
+        return IFJ_DECLINED;
+    }
+    p_jpeg_mem_src(&d, b, (unsigned long)len);
+    p_jpeg_save_markers(&d, JPEG_APP0 + 1, 0xFFFF);  /* EXIF */
+    p_jpeg_save_markers(&d, JPEG_APP0 + 2, 0xFFFF);  /* ICC profile */
+    p_jpeg_read_header(&d, TRUE);
+
+    int declined = 0;
+    for (jpeg_saved_marker_ptr m = d.marker_list; m != NULL; m = m->next) {
+        if (m->marker == JPEG_APP0 + 2) declined = 1;                                   /* colour-managed by vips */
+        if (m->marker == JPEG_APP0 + 1 && ifj_exif_orientation(m->data, m->data_length) != 1) declined = 1;
+    }
+    int ch = d.num_components;
+    if (d.arith_code || d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK || (ch != 1 && ch != 3)) declined = 1;
+    double w = d.image_width, h = d.image_height;
+    res->source_width = (int)w;
+    res->source_height = (int)h;
+    if ((double)w * h > (double)opts->max_pixels) declined = 1;  /* vips reports the limit */
+    if (declined || opts->width <= 0 || opts->height <= 0) {
+        p_jpeg_destroy_decompress(&d);
+        return IFJ_DECLINED;
+    }
+
+    /* Final size, as vips_thumbnail computes it (never upscaling). */
+    double sx = opts->width / w, sy = opts->height / h;
+    double s = opts->crop ? (sx > sy ? sx : sy) : (sx < sy ? sx : sy);
+    if (s > 1) s = 1;
+    int tw = (int)lround(w * s), th = (int)lround(h * s);
+    if (tw < 1) tw = 1;
+    if (th < 1) th = 1;
+    /* The smallest DCT scale that still covers the final size. */
+    int denom = 8;
+    while (denom > 1 && (ceil(w / denom) < tw || ceil(h / denom) < th)) denom /= 2;
+    d.scale_num = 1;
+    d.scale_denom = (unsigned)denom;
+    d.out_color_space = ch == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    d.dct_method = JDCT_ISLOW;
+    p_jpeg_start_decompress(&d);
+    int dw = (int)d.output_width, dh = (int)d.output_height, oc = d.output_components;
+    pixels = malloc((size_t)dw * (size_t)dh * (size_t)oc);
+    if (pixels == NULL) longjmp(jerr.jump, 1);
+    while (d.output_scanline < d.output_height) {
+        JSAMPROW row = (JSAMPROW)pixels + (size_t)d.output_scanline * (size_t)dw * (size_t)oc;
+        p_jpeg_read_scanlines(&d, &row, 1);
+    }
+    p_jpeg_finish_decompress(&d);
+
+    /* Cover: resize so the box is filled, then crop the centre. */
+    int rw = tw, rh = th, cx = 0, cy = 0, ow = tw, oh = th;
+    if (opts->crop) {
+        ow = tw < opts->width ? tw : opts->width;
+        oh = th < opts->height ? th : opts->height;
+        cx = (rw - ow) / 2;
+        cy = (rh - oh) / 2;
+    }
+    if (rw > dw) rw = dw;
+    if (rh > dh) rh = dh;
+    resized = (rw == dw && rh == dh) ? NULL : ifj_resize((const unsigned char *)pixels, dw, dh, oc, rw, rh);
+    const unsigned char *final = resized != NULL ? (const unsigned char *)resized : (const unsigned char *)pixels;
+    if (resized == NULL && !(rw == dw && rh == dh)) longjmp(jerr.jump, 1);
+
+    c.err = p_jpeg_std_error(&jerr.mgr);
+    jerr.mgr.error_exit = ifj_error_exit;
+    jerr.mgr.emit_message = ifj_emit_message;
+    jerr.mgr.output_message = ifj_output_message;
+    p_jpeg_CreateCompress(&c, JPEG_LIB_VERSION, sizeof c);
+    compressing = 1;
+    p_jpeg_mem_dest(&c, &outbuf, &outlen);
+    c.image_width = (JDIMENSION)ow;
+    c.image_height = (JDIMENSION)oh;
+    c.input_components = oc;
+    c.in_color_space = oc == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    p_jpeg_set_defaults(&c);
+    int quality = opts->quality > 0 ? opts->quality : 75;
+    p_jpeg_set_quality(&c, quality, TRUE);
+    if (quality >= 90) {
+        /* As libvips' jpegsave: no chroma subsampling at high quality (4:4:4). */
+        for (int i = 0; i < c.num_components; i++) c.comp_info[i].h_samp_factor = c.comp_info[i].v_samp_factor = 1;
+    }
+    p_jpeg_start_compress(&c, TRUE);
+    while (c.next_scanline < c.image_height) {
+        JSAMPROW row = (JSAMPROW)(final + ((size_t)(c.next_scanline + (unsigned)cy) * (size_t)rw + (size_t)cx) * (size_t)oc);
+        p_jpeg_write_scanlines(&c, &row, 1);
+    }
+    p_jpeg_finish_compress(&c);
+    p_jpeg_destroy_compress(&c);
+    p_jpeg_destroy_decompress(&d);
+    free((void *)pixels);
+    free((void *)resized);
+    res->data = outbuf;
+    res->length = (size_t)outlen;
+    res->width = ow;
+    res->height = oh;
+    return IFJ_OK;
+}
+
+void ifj_free(void *p) { free(p); }

@@ -1,0 +1,87 @@
+import Foundation
+import XCTest
+@testable import ImageFetch
+
+/// The libjpeg-only thumbnail path: exact sizes like libvips' thumbnail, declines (so libvips
+/// decides) for everything it does not handle exactly, and pixels close to libvips' result.
+final class JpegFastPathTests: XCTestCase {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent(name)))
+    }
+
+    func fast(_ name: String, _ w: Int?, _ h: Int?, cover: Bool = false, quality: Int? = nil,
+              maxPixels: Int64 = 100_000_000) throws -> JpegFastPath.Output? {
+        JpegFastPath.thumbnail(try bytes(name), width: w, height: h, cover: cover, quality: quality, maxPixels: maxPixels)
+    }
+
+    func testSizesMatchLibvipsThumbnail() throws {
+        let cases: [(String, Int?, Int?, Bool, Int, Int)] = [
+            ("photo.jpg", 320, 320, false, 320, 213), ("photo.jpg", 300, nil, false, 300, 200),
+            ("photo.jpg", nil, 100, false, 150, 100), ("photo.jpg", 200, 200, true, 200, 200),
+            ("photo.jpg", 300, 100, true, 300, 100), ("portrait.jpg", 320, 320, false, 240, 320),
+            ("tiny.jpg", 500, 500, false, 100, 67), ("progressive.jpg", 64, 64, false, 64, 43),
+            ("grey.jpg", 50, 50, false, 50, 34),
+        ]
+        for (name, w, h, cover, ew, eh) in cases {
+            let out = try XCTUnwrap(try fast(name, w, h, cover: cover), "\(name) \(String(describing: w))x\(String(describing: h))")
+            XCTAssertEqual([out.image.width, out.image.height], [ew, eh], "\(name)")
+            let header = try VipsBridge.header(out.image.bytes)
+            XCTAssertEqual(header.format, "jpeg")
+            XCTAssertEqual([header.width, header.height], [ew, eh], "the encoded JPEG has the reported size")
+            if name == "photo.jpg" { XCTAssertEqual([out.sourceWidth, out.sourceHeight], [1200, 800]) }
+        }
+    }
+
+    func testDeclinesWhatLibvipsMustHandle() throws {
+        XCTAssertNil(try fast("truncated.jpg", 100, 100), "truncation is a libjpeg warning: never a grey image")
+        XCTAssertNil(try fast("icc.jpg", 100, 100), "an ICC profile is colour-managed by libvips")
+        XCTAssertNil(try fast("cmyk.jpg", 100, 100), "CMYK")
+        XCTAssertNil(try fast("orientation6.jpg", 100, 100), "EXIF orientation 6 is rotated by libvips")
+        XCTAssertNil(try fast("alpha.png", 100, 100), "not a JPEG")
+        XCTAssertNil(try fast("empty.jpg", 100, 100))
+        XCTAssertNil(try fast("photo.jpg", 100, 100, maxPixels: 1000), "libvips reports the pixel limit")
+    }
+
+    /// Raw RGB pixels of an encoded image (libvips writes a binary PPM: "P6 W H 255\n" + pixels).
+    func pixels(_ encoded: [UInt8]) throws -> [UInt8] {
+        let ppm = try VipsBridge.thumbnail(encoded, width: nil, height: nil, cover: false, suffix: ".ppm", quality: nil).bytes
+        var newlines = 0
+        var start = 0
+        for (i, b) in ppm.enumerated() where b == 0x0A || b == 0x20 {
+            newlines += 1
+            if newlines == 4 { start = i + 1; break }
+        }
+        return Array(ppm[start...])
+    }
+
+    func testPixelsAreCloseToLibvipsThumbnail() throws {
+        let ours = try XCTUnwrap(try fast("photo.jpg", 320, 320, quality: 95)).image.bytes
+        let theirs = try VipsBridge.thumbnail(try bytes("photo.jpg"), width: 320, height: 320, cover: false, suffix: ".jpg", quality: 95).bytes
+        let a = try pixels(ours), b = try pixels(theirs)
+        XCTAssertEqual(a.count, b.count)
+        XCTAssertEqual(a.count, 320 * 213 * 3)
+        let mse = zip(a, b).reduce(0.0) { $0 + pow(Double($1.0) - Double($1.1), 2) } / Double(a.count)
+        let psnr = 10 * log10(255 * 255 / max(mse, 1e-9))
+        XCTAssertGreaterThan(psnr, 35, "PSNR against libvips' thumbnail: \(psnr) dB")
+        // And a grey or black image would be far off: the mean brightness matches too.
+        let meanA = a.reduce(0.0) { $0 + Double($1) } / Double(a.count), meanB = b.reduce(0.0) { $0 + Double($1) } / Double(b.count)
+        XCTAssertEqual(meanA, meanB, accuracy: 2)
+    }
+
+    func testQualityChangesSize() throws {
+        let low = try XCTUnwrap(try fast("photo.jpg", 320, 320, quality: 20))
+        let high = try XCTUnwrap(try fast("photo.jpg", 320, 320, quality: 95))
+        XCTAssertLessThan(low.image.bytes.count, high.image.bytes.count)
+    }
+
+    func testConcurrentUse() throws {
+        let data = try bytes("photo.jpg")
+        DispatchQueue.concurrentPerform(iterations: 16) { i in
+            let out = JpegFastPath.thumbnail(data, width: 50 + i, height: nil, cover: false, quality: nil, maxPixels: 100_000_000)
+            XCTAssertEqual(out?.image.width, 50 + i)
+        }
+    }
+}
