@@ -51,7 +51,7 @@ extension DiskCache {
 
     func readUsage() -> Int64? {
         guard let bytes = try? FileSystem.read(usagePath) else { return nil }
-        return Int64(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int64(String(decoding: bytes.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }, as: UTF8.self))
     }
 
     /// Rewritten in place (under the lock), not by rename: it is a hint that every full scan corrects,
@@ -68,14 +68,3 @@ extension CacheEntry {
     /// Bytes an entry takes on disk, counted for the size limit: the image plus its metadata.
     var footprint: Int64 { bytes + 512 }
 }
-
-extension String {
-    func trimmingCharacters(in set: WhitespaceSet) -> String {
-        var s = Substring(self)
-        while let c = s.first, c.isWhitespace { s.removeFirst() }
-        while let c = s.last, c.isWhitespace { s.removeLast() }
-        return String(s)
-    }
-}
-
-enum WhitespaceSet { case whitespacesAndNewlines }

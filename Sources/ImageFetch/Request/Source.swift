@@ -105,7 +105,8 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
         return !host.isEmpty && host.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" || $0 == "%" }
     }
 
-    static func currentDirectory() -> String {
+    /// The process's working directory (getcwd), "/" when it cannot be read.
+    public static func currentDirectory() -> String {
         guard let cwd = getcwd(nil, 0) else { return "/" }
         defer { free(cwd) }
         return String(cString: cwd)

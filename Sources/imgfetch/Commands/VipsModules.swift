@@ -20,15 +20,9 @@ enum VipsModules {
             i += 1
         }
         let directory = RequestOptions.cacheDirectory(cacheDir, environment: Console.environment)
-        let absolute = directory.hasPrefix("/") ? directory : currentDirectory() + "/" + directory
+        let absolute = directory.hasPrefix("/") ? directory : Source.currentDirectory() + "/" + directory
         let home = absolute + "/v1/vips"
         setenv("VIPSHOME", home, 1)
         VipsBridge.setModuleHome(home)
-    }
-
-    static func currentDirectory() -> String {
-        guard let cwd = getcwd(nil, 0) else { return "/" }
-        defer { free(cwd) }
-        return String(cString: cwd)
     }
 }
