@@ -96,11 +96,11 @@ static int ifj_exif_orientation(const unsigned char *d, unsigned int len) {
 #define U32(p) (le ? ((unsigned)(p)[0] | (unsigned)(p)[1] << 8 | (unsigned)(p)[2] << 16 | (unsigned)(p)[3] << 24) \
                    : ((unsigned)(p)[0] << 24 | (unsigned)(p)[1] << 16 | (unsigned)(p)[2] << 8 | (unsigned)(p)[3]))
     unsigned int ifd = U32(t + 4);
-    if (ifd + 2 > n) return 0;
+    if (n < 8 || ifd > n - 2) return 0;  /* written so that a hostile offset cannot wrap around */
     unsigned int count = U16(t + ifd);
     for (unsigned int i = 0; i < count; i++) {
-        unsigned int e = ifd + 2 + i * 12;
-        if (e + 12 > n) return 0;
+        size_t e = (size_t)ifd + 2 + (size_t)i * 12;
+        if (e > (size_t)n - 12 || n < 12) return 0;
         if (U16(t + e) == 0x0112) return (int)U16(t + e + 8);
     }
     return 1;
@@ -224,16 +224,20 @@ int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result 
     jerr.mgr.error_exit = ifj_error_exit;
     jerr.mgr.emit_message = ifj_emit_message;
     jerr.mgr.output_message = ifj_output_message;
-    p_jpeg_CreateDecompress(&d, JPEG_LIB_VERSION, sizeof d);
+    volatile int created = 0;
+    /* setjmp before anything that can fail (libjpeg's example.c order). */
     if (setjmp(jerr.jump)) {
+        /* After compression started, libjpeg's memory destination owns (and may already have
+         * freed and replaced) its buffer: destroying the compressor is all that is safe. */
         if (compressing) p_jpeg_destroy_compress(&c);
-        p_jpeg_destroy_decompress(&d);
+        if (created) p_jpeg_destroy_decompress(&d);
         free((void *)pixels);
         free((void *)resized);
-        free(outbuf);
         memset(res, 0, sizeof *res);
         return IFJ_DECLINED;
     }
+    p_jpeg_CreateDecompress(&d, JPEG_LIB_VERSION, sizeof d);
+    created = 1;
     p_jpeg_mem_src(&d, b, (unsigned long)len);
     p_jpeg_save_markers(&d, JPEG_APP0 + 1, 0xFFFF);  /* EXIF */
     p_jpeg_save_markers(&d, JPEG_APP0 + 2, 0xFFFF);  /* ICC profile */

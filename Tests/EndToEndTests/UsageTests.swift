@@ -78,3 +78,29 @@ final class UsageTests: E2ETestCase {
         XCTAssertTrue(r.stdoutText.contains("--size"), "help get describes get's options:\n\(r)")
     }
 }
+
+/// Usage errors added after review: values that would disable a limit or mix binary data into NDJSON.
+final class UsageEdgeTests: E2ETestCase {
+    func testMaxBytesZeroIsAUsageError() throws {
+        assertExit(try get([imageURL("photo.jpg"), "--max-bytes", "0", "-o", file("o.jpg").path]), 2)
+    }
+
+    func testMaxPixelsOverflowIsAUsageError() throws {
+        assertExit(try get([imageURL("photo.jpg"), "--max-pixels", "99999999999999M", "-o", file("o.jpg").path]), 2)
+    }
+
+    func testJSONWithImageOnStdoutIsAUsageError() throws {
+        let r = try get([imageURL("photo.jpg"), "--json", "-o", "-"])
+        assertExit(r, 2)
+        XCTAssertTrue(r.stdout.isEmpty, "nothing on stdout")
+    }
+
+    func testRequestedQualityIsAppliedWithoutResizing() throws {
+        let r = try get([E2EPaths.fixturesDir.appendingPathComponent("photo.jpg").path, "-f", "jpeg", "-q", "20", "-o", file("q.jpg").path])
+        assertExit(r, 0)
+        let original = try Data(contentsOf: E2EPaths.fixturesDir.appendingPathComponent("photo.jpg"))
+        let written = try Data(contentsOf: file("q.jpg"))
+        XCTAssertLessThan(written.count, original.count / 2, "re-encoded at quality 20, not the original bytes")
+        assertImageFile(file("q.jpg"), .jpeg, width: 1200, height: 800)
+    }
+}

@@ -125,18 +125,19 @@ extension CacheEntry {
     }
 
     static func escape(_ s: String) -> String {
-        guard s.contains(where: { $0 == "\n" || $0 == "\t" || $0 == "\\" || $0 == "\r" }) else { return s }
-        var out = ""
-        for c in s {
+        // By Unicode scalars: "\r\n" is a single Character and would slip past a Character switch.
+        guard s.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\t" || $0 == "\\" || $0 == "\r" }) else { return s }
+        var out = String.UnicodeScalarView()
+        for c in s.unicodeScalars {
             switch c {
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\t": out += "\\t"
-            case "\r": out += "\\r"
+            case "\\": out.append(contentsOf: "\\\\".unicodeScalars)
+            case "\n": out.append(contentsOf: "\\n".unicodeScalars)
+            case "\t": out.append(contentsOf: "\\t".unicodeScalars)
+            case "\r": out.append(contentsOf: "\\r".unicodeScalars)
             default: out.append(c)
             }
         }
-        return out
+        return String(out)
     }
 
     static func unescape(_ s: Substring) -> String {

@@ -8,6 +8,14 @@ public struct Freshness: Sendable, Equatable {
     /// Seconds since the epoch when the response stops being fresh; nil = no expiry set (use the TTL).
     public var expires: Double?
 
+    /// RFC 9111 delta-seconds: digits only, capped at 2^31 (a larger value means "a very long time");
+    /// an invalid value (negative, "inf", "1e9") makes the response stale (0), as RFC 9111 4.2.1 asks.
+    static func deltaSeconds(_ text: String) -> Double? {
+        if text.isEmpty { return nil }
+        guard text.utf8.allSatisfy({ (48...57).contains($0) }) else { return 0 }
+        return text.count > 10 ? 2_147_483_648 : min(Double(text) ?? 2_147_483_648, 2_147_483_648)
+    }
+
     /// Reads `Cache-Control` (max-age, s-maxage, no-store, no-cache) and `Expires` (with `Date`),
     /// falling back to `defaultTTL` when the server says nothing.
     public static func from(headers: HTTPHeaders, now: Double, defaultTTL: Double) -> Freshness {
@@ -16,13 +24,14 @@ public struct Freshness: Sendable, Equatable {
         if let cc = headers["cache-control"] {
             for directive in cc.split(separator: ",") {
                 let parts = directive.split(separator: "=", maxSplits: 1)
-                let name = parts[0].trimmed().lowercased()
+                guard let first = parts.first else { continue }  // "=" alone
+                let name = first.trimmed().lowercased()
                 let value = parts.count > 1 ? parts[1].trimmed().trimmingQuotes() : nil
                 switch name {
                 case "no-store": result.storable = false
                 case "no-cache": result.mustRevalidate = true
-                case "max-age": if maxAge == nil, let v = value.flatMap(Double.init) { maxAge = v }
-                case "s-maxage": if let v = value.flatMap(Double.init) { maxAge = v }
+                case "max-age": if maxAge == nil, let v = value.flatMap(Freshness.deltaSeconds) { maxAge = v }
+                case "s-maxage": if let v = value.flatMap(Freshness.deltaSeconds) { maxAge = v }
                 default: break
                 }
             }
@@ -33,7 +42,7 @@ public struct Freshness: Sendable, Equatable {
             // An invalid Expires (e.g. "0") means already expired.
             let expires = HTTPDate.parse(expiresText) ?? 0
             let serverNow = headers["date"].flatMap(HTTPDate.parse) ?? now
-            result.expires = now + (expires - serverNow)
+            result.expires = now + min(expires - serverNow, 2_147_483_648)
         } else {
             result.expires = now + defaultTTL
         }
@@ -50,21 +59,22 @@ public enum HTTPDate {
         var day: Int?, month: Int?, year: Int?, time: [Int]?
         for token in tokens {
             if token.contains(":") {
-                let t = token.split(separator: ":").compactMap { Int($0) }
-                if t.count == 3 { time = t }
-            } else if let n = Int(token) {
+                let t = token.split(separator: ":").compactMap { $0.count <= 2 ? Int($0) : nil }
+                if t.count == 3, t[0] <= 23, t[1] <= 59, t[2] <= 60 { time = t }
+            } else if token.count <= 4, let n = Int(token) {
                 if day == nil && n <= 31 && token.count <= 2 { day = n } else { year = n < 100 ? (n < 70 ? 2000 + n : 1900 + n) : n }
             } else if month == nil, let m = months.firstIndex(of: String(token.lowercased().prefix(3))) {
                 month = m + 1
             }
         }
-        guard let day, let month, let year, let time else { return nil }
+        guard let day, let month, let year, let time, (1...31).contains(day), (1...9999).contains(year) else { return nil }
         return epochSeconds(year: year, month: month, day: day) + Double(time[0] * 3600 + time[1] * 60 + time[2])
     }
 
     public static func format(_ epoch: Double) -> String {
         let c = civil(epoch)
-        let days = Int(epoch.rounded(.down)).quotientAndRemainder(dividingBy: 86_400)
+        let clamped = epoch.isFinite ? min(max(epoch, 0), 253_402_300_799) : 0
+        let days = Int(clamped.rounded(.down)).quotientAndRemainder(dividingBy: 86_400)
         let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][(((days.remainder < 0 ? days.quotient - 1 : days.quotient) % 7) + 7) % 7]
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(weekday), \(two(c.day)) \(months[c.month - 1].capitalized) \(c.year) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
@@ -72,7 +82,8 @@ public enum HTTPDate {
 
     /// The UTC calendar date and time of an epoch (Howard Hinnant's civil_from_days).
     public static func civil(_ epoch: Double) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
-        let secs = Int(epoch.rounded(.down))
+        // Clamped to years 1970...9999 so that no stored value (an entry's expiry) can trap here.
+        let secs = Int(epoch.isFinite ? min(max(epoch, 0), 253_402_300_799).rounded(.down) : 0)
         var days = secs / 86_400
         var rem = secs - days * 86_400
         if rem < 0 { rem += 86_400; days -= 1 }

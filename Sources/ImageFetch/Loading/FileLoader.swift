@@ -5,6 +5,8 @@ public struct FileLoader: Sendable {
     public func load(path: String, maxBytes: Int64) throws(FetchError) -> LoadResponse {
         guard let status = FileSystem.status(path) else { throw .fileError("no such file: \(path)") }
         if status.isDirectory { throw .fileError("is a directory: \(path)") }
+        // A device or FIFO has no meaningful size (/dev/zero would be read until memory runs out).
+        if !status.isRegular { throw .fileError("not a regular file: \(path)") }
         if status.size > maxBytes { throw .tooLarge("\(status.size) bytes exceeds --max-bytes \(maxBytes)") }
         do {
             let bytes = try FileSystem.read(path)

@@ -82,7 +82,9 @@ public final class HTTPLoader: Sendable {
     /// `Retry-After` as seconds from now: delta-seconds or an HTTP date.
     static func retryAfter(_ value: String) -> Double? {
         let trimmed = value.trimmed()
-        if let seconds = Double(trimmed) { return max(0, seconds) }
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (48...57).contains($0) }) {
+            return trimmed.count > 9 ? nil : Double(trimmed)   // delta-seconds: digits only, no inf/1e20
+        }
         guard let date = HTTPDate.parse(trimmed) else { return nil }
         return max(0, date - FileSystem.now())
     }

@@ -10,6 +10,9 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Stop retrying when the next wait would end later than this many seconds after the start; nil = no limit.
     public var maxTime: Double? = nil
 
+    /// The longest `Retry-After` honoured when no `maxTime` is set.
+    public static let longestRetryAfter: Double = 3600
+
     public init(maxRetries: Int = 0, baseDelay: Double = 1, maxDelay: Double = 30, maxTime: Double? = nil) {
         self.maxRetries = maxRetries
         self.baseDelay = baseDelay
@@ -24,7 +27,9 @@ public struct RetryPolicy: Sendable, Equatable {
         guard error.isRetryable, retry <= maxRetries else { return nil }
         var wait: Double
         if case .httpStatus(_, let retryAfter?) = error {
-            wait = retryAfter
+            // Honoured as is; beyond --retry-max-time the retry is given up (below), and without
+            // one no wait is longer than an hour (a hostile "Retry-After: 99999999" must not hang us).
+            wait = maxTime == nil ? min(retryAfter, RetryPolicy.longestRetryAfter) : retryAfter
         } else {
             let exponential = min(maxDelay, baseDelay * Double(1 << min(retry - 1, 30)))
             // "Equal jitter": half fixed, half random, so waits never collapse to zero.

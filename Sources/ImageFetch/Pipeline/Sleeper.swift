@@ -6,6 +6,7 @@ public protocol Sleeping: Sendable {
 public struct TaskSleeper: Sleeping {
     public init() {}
     public func sleep(seconds: Double) async throws(FetchError) {
-        do { try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9)) } catch { throw .cancelled }
+        let clamped = seconds.isFinite ? min(max(0, seconds), 86_400) : 0
+        do { try await Task.sleep(nanoseconds: UInt64(clamped * 1e9)) } catch { throw .cancelled }
     }
 }

@@ -22,7 +22,7 @@ public struct VipsProcessor: ImageProcessing {
             throw .tooLarge("\(header.width)x\(header.height) is \(pixels) pixels, over --max-pixels \(maxPixels)")
         }
         let sourceFormat = header.format
-        if processing.isOriginal || (!processing.resizes && processing.format.rawValue == sourceFormat) {
+        if processing.isOriginal || (!processing.resizes && processing.format.rawValue == sourceFormat && processing.quality == nil) {
             // The original bytes are handed out as they are, once proven to decode completely.
             do { try VipsBridge.validate(bytes) } catch { throw .invalidImage(VipsProcessor.describe(error, bytes)) }
             return ProcessedImage(bytes: bytes, width: header.width, height: header.height, format: sourceFormat)

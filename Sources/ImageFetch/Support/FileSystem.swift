@@ -103,6 +103,7 @@ public enum FileSystem {
         public var size: Int64
         public var modified: Double
         public var isDirectory: Bool
+        public var isRegular: Bool
     }
 
     public static func status(_ path: String) -> Status? {
@@ -110,7 +111,7 @@ public enum FileSystem {
         guard stat(path, &st) == 0 else { return nil }
         return Status(size: Int64(st.st_size),
                       modified: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9,
-                      isDirectory: (st.st_mode & S_IFMT) == S_IFDIR)
+                      isDirectory: (st.st_mode & S_IFMT) == S_IFDIR, isRegular: (st.st_mode & S_IFMT) == S_IFREG)
     }
 
     /// Sets a file's modification time (the cache's "last access"): one syscall, no data written.

@@ -11,6 +11,9 @@ enum GetCommand {
         do { source = try Source(parsing: sourceText) } catch {
             throw UsageError("\(Source.abbreviated(sourceText)): \(error.message)")
         }
+        if settings.json && output == "-" {
+            throw UsageError("--json prints records on stdout: give the image a file with -o FILE", commandPath: ["get"])
+        }
         // Decide where the image goes before doing any work.
         let destination: Destination
         if let output, output != "-" {

@@ -44,7 +44,10 @@ struct RequestOptions {
         if let v = try parsed.double("retry-max-time", range: 0...86_400) { options.retry.maxTime = v }
         if let v = try parsed.double("timeout", range: 0.001...86_400) { options.timeout = v }
         if let v = try parsed.double("connect-timeout", range: 0.001...86_400) { options.connectTimeout = v }
-        if let v = try parsed.parse("max-bytes", ValueParsers.byteSize) { options.maxBytes = v }
+        if let v = try parsed.parse("max-bytes", ValueParsers.byteSize) {
+            guard v > 0 else { throw UsageError("invalid value '0' for '--max-bytes': expected a size of at least 1 byte") }
+            options.maxBytes = v
+        }
         if let v = try parsed.parse("max-pixels", RequestOptions.pixelCount) { options.maxPixels = v }
         if let v = try parsed.parse("ttl", ValueParsers.duration) { options.defaultTTL = v }
         options.keepOriginal = !parsed.flag("no-keep-original")
@@ -101,10 +104,11 @@ struct RequestOptions {
         let lower = text.lowercased()
         let multiplier: Int64 = lower.hasSuffix("m") ? 1_000_000 : lower.hasSuffix("k") ? 1_000 : 1
         let digits = multiplier == 1 ? lower : String(lower.dropLast())
-        guard let v = Int64(digits), v > 0 else {
+        let (product, overflow) = (Int64(digits) ?? 0).multipliedReportingOverflow(by: multiplier)
+        guard let v = Int64(digits), v > 0, !overflow else {
             throw UsageError("invalid value '\(text)' for '--max-pixels': expected a positive number (K, M suffixes)")
         }
-        return v * multiplier
+        return product
     }
 
     static func source(_ text: String, option: String) throws(UsageError) -> Source {

@@ -12,7 +12,7 @@ enum Formatting {
     }
 
     static func duration(_ seconds: Double) -> String {
-        let s = abs(seconds)
+        let s = seconds.isFinite ? min(abs(seconds), 1e12) : 1e12
         if s < 60 { return "\(Int(s))s" }
         if s < 3600 { return "\(Int(s / 60))m" }
         if s < 86_400 { return "\(Int(s / 3600))h" }
