@@ -108,11 +108,12 @@ static int ifj_exif_orientation(const unsigned char *d, unsigned int len) {
 #undef U32
 }
 
-/* Lanczos3 weights for resampling `in` samples to `out` (out <= in), as vips' reduce does. */
+/* Lanczos3 weights for resampling `in` samples to `out` (out <= in), as vips' reduce does. Each
+ * output gets `n` taps: the input indices (already clamped to the edges) and their weights. */
 struct ifj_taps {
-    int *start;  /* first input index per output */
-    int n;       /* taps per output */
+    int *idx;    /* out * n input indices */
     float *w;    /* out * n weights */
+    int n;
 };
 
 static double ifj_lanczos3(double x) {
@@ -127,74 +128,97 @@ static int ifj_make_taps(struct ifj_taps *t, int in, int out) {
     double scale = (double)in / out;          /* >= 1 */
     double support = 3.0 * scale;
     t->n = (int)ceil(support * 2) + 1;
-    t->start = malloc(sizeof(int) * (size_t)out);
+    t->idx = malloc(sizeof(int) * (size_t)out * (size_t)t->n);
     t->w = malloc(sizeof(float) * (size_t)out * (size_t)t->n);
-    if (t->start == NULL || t->w == NULL) return -1;
+    if (t->idx == NULL || t->w == NULL) return -1;
     for (int o = 0; o < out; o++) {
         double centre = (o + 0.5) * scale - 0.5;
         int first = (int)floor(centre - support) + 1;
         double sum = 0;
         float *w = t->w + (size_t)o * (size_t)t->n;
+        int *idx = t->idx + (size_t)o * (size_t)t->n;
         for (int k = 0; k < t->n; k++) {
             int i = first + k;
-            double v = (i < first || i > centre + support) ? 0.0 : ifj_lanczos3((i - centre) / scale);
+            double v = i > centre + support ? 0.0 : ifj_lanczos3((i - centre) / scale);
             w[k] = (float)v;
+            idx[k] = i < 0 ? 0 : (i >= in ? in - 1 : i);  /* edges extended */
             sum += v;
         }
         for (int k = 0; k < t->n; k++) w[k] = (float)(w[k] / sum);
-        t->start[o] = first;
     }
     return 0;
 }
 
 static void ifj_free_taps(struct ifj_taps *t) {
-    free(t->start);
+    free(t->idx);
     free(t->w);
 }
-
-static inline int ifj_clamp_index(int i, int n) { return i < 0 ? 0 : (i >= n ? n - 1 : i); }
 
 static inline unsigned char ifj_clamp_byte(float v) {
     v += 0.5f;
     return v <= 0 ? 0 : (v >= 255 ? 255 : (unsigned char)v);
 }
 
-/* Separable resize of an 8-bit interleaved image; edges are extended. NULL on allocation failure. */
+/* Separable resize of an 8-bit interleaved image (1 or 3 channels). NULL on allocation failure.
+ * Horizontal pass per row into floats, then each output row accumulates whole input rows
+ * (contiguous, so the compiler vectorises it). */
 static unsigned char *ifj_resize(const unsigned char *src, int sw, int sh, int ch, int dw, int dh) {
     struct ifj_taps tx = {0}, ty = {0};
-    float *mid = NULL;
+    float *mid = NULL, *acc = NULL;
     unsigned char *dst = NULL;
+    size_t rowlen = (size_t)dw * (size_t)ch;
     if (ifj_make_taps(&tx, sw, dw) != 0 || ifj_make_taps(&ty, sh, dh) != 0) goto done;
-    mid = malloc(sizeof(float) * (size_t)dw * (size_t)sh * (size_t)ch);
-    dst = malloc((size_t)dw * (size_t)dh * (size_t)ch);
-    if (mid == NULL || dst == NULL) {
+    mid = malloc(sizeof(float) * rowlen * (size_t)sh);
+    acc = malloc(sizeof(float) * rowlen);
+    dst = malloc(rowlen * (size_t)dh);
+    if (mid == NULL || acc == NULL || dst == NULL) {
         free(dst);
         dst = NULL;
         goto done;
     }
+    const int n = tx.n;
     for (int y = 0; y < sh; y++) {
         const unsigned char *row = src + (size_t)y * (size_t)sw * (size_t)ch;
-        float *out = mid + (size_t)y * (size_t)dw * (size_t)ch;
+        float *out = mid + (size_t)y * rowlen;
         for (int x = 0; x < dw; x++) {
-            const float *w = tx.w + (size_t)x * (size_t)tx.n;
-            for (int c = 0; c < ch; c++) {
-                float acc = 0;
-                for (int k = 0; k < tx.n; k++) acc += w[k] * row[ifj_clamp_index(tx.start[x] + k, sw) * ch + c];
-                out[x * ch + c] = acc;
+            const float *w = tx.w + (size_t)x * (size_t)n;
+            const int *idx = tx.idx + (size_t)x * (size_t)n;
+            if (ch == 3) {
+                float r = 0, g = 0, b = 0;
+                for (int k = 0; k < n; k++) {
+                    const unsigned char *p = row + idx[k] * 3;
+                    r += w[k] * p[0];
+                    g += w[k] * p[1];
+                    b += w[k] * p[2];
+                }
+                out[x * 3] = r;
+                out[x * 3 + 1] = g;
+                out[x * 3 + 2] = b;
+            } else {
+                for (int c = 0; c < ch; c++) {
+                    float v = 0;
+                    for (int k = 0; k < n; k++) v += w[k] * row[idx[k] * ch + c];
+                    out[x * ch + c] = v;
+                }
             }
         }
     }
     for (int y = 0; y < dh; y++) {
         const float *w = ty.w + (size_t)y * (size_t)ty.n;
-        unsigned char *out = dst + (size_t)y * (size_t)dw * (size_t)ch;
-        for (int x = 0; x < dw * ch; x++) {
-            float acc = 0;
-            for (int k = 0; k < ty.n; k++) acc += w[k] * mid[(size_t)ifj_clamp_index(ty.start[y] + k, sh) * (size_t)dw * (size_t)ch + (size_t)x];
-            out[x] = ifj_clamp_byte(acc);
+        const int *idx = ty.idx + (size_t)y * (size_t)ty.n;
+        memset(acc, 0, sizeof(float) * rowlen);
+        for (int k = 0; k < ty.n; k++) {
+            const float wk = w[k];
+            if (wk == 0) continue;
+            const float *m = mid + (size_t)idx[k] * rowlen;
+            for (size_t x = 0; x < rowlen; x++) acc[x] += wk * m[x];
         }
+        unsigned char *out = dst + (size_t)y * rowlen;
+        for (size_t x = 0; x < rowlen; x++) out[x] = ifj_clamp_byte(acc[x]);
     }
 done:
     free(mid);
+    free(acc);
     ifj_free_taps(&tx);
     ifj_free_taps(&ty);
     return dst;
