@@ -96,24 +96,24 @@ final class PrefetchRun: Sendable {
     func report(_ completion: Prefetcher.Completion) {
         let snapshot = counts.withLock { c -> PrefetchSummary in c.record(completion); return c }
         var record: String?
-        var problem: String?
+        var problems: [String] = []
         switch completion.outcome {
         case .success(let result):
             if settings.json { record = ResultRecord.success(result).text }
-            if let e = result.cacheError { problem = "\(result.originalSource.description): \(e.message)" }
-            if !settings.quiet, !result.warnings.isEmpty { problem = result.warnings.map { "warning: " + $0 }.joined(separator: "\nimgfetch: ") }
+            if !settings.quiet { problems += result.warnings.map { "warning: " + $0 } }
+            if let e = result.cacheError { problems.append("\(result.originalSource.description): \(e.message)") }
         case .failure(let failure) where failure.error == .cancelled:
             return  // abandoned by an interrupt: counted as cancelled, not reported line by line
         case .failure(let failure):
             let source = completion.request.source.description
             if settings.json { record = ResultRecord.failure(failure, source: source).text }
-            problem = "\(source): \(failure.error.message)"
+            problems.append("\(source): \(failure.error.message)")
         }
         output.withLock { _ in
-            if let progress, problem != nil { progress.finish() }
-            if let problem { Console.err("imgfetch: " + problem + "\n") }
+            if let progress, !problems.isEmpty { progress.finish() }
+            for problem in problems { Console.err("imgfetch: " + problem + "\n") }
             if let record { Console.line(record) }
-            progress?.update(done: snapshot.total, failed: snapshot.failed, bytes: snapshot.bytesDownloaded, force: problem != nil)
+            progress?.update(done: snapshot.total, failed: snapshot.failed, bytes: snapshot.bytesDownloaded, force: !problems.isEmpty)
         }
     }
 
