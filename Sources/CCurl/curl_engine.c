@@ -1,9 +1,5 @@
 /* curl_engine.c: the transfer engine declared in ccurl.h, over the libcurl multi interface.
- *
- * libcurl is never linked: ifc_load() dlopen()s "libcurl.so.4" once and resolves every function
- * used here into the function pointers below. <curl/curl.h> is included for its types and
- * constants only; every call goes through those pointers (the variadic ones through variadic
- * function pointer types, which is fine from C).
+ * libcurl is reached only through `cu`, resolved by curl_loader.c.
  *
  * Threading: `pending` and `cancels` are protected by `lock` and touched by any thread
  * (ifc_engine_add / ifc_engine_cancel). Everything else (the multi handle, the easy handles, the
@@ -11,186 +7,13 @@
  * ifc_engine_next_done. curl_multi_wakeup is documented as thread-safe.
  */
 #define _GNU_SOURCE
-#define CURL_DISABLE_TYPECHECK 1
-#define CURL_NO_OLDIES 1
-#include "ccurl.h"
+#include "curl_internal.h"
 
-#include <curl/curl.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* ---------------------------------------------------------------------------------------------
- * Dynamic loading
- * ------------------------------------------------------------------------------------------- */
-
-typedef CURLcode (*fn_global_init)(long);
-typedef CURL *(*fn_easy_init)(void);
-typedef void (*fn_easy_cleanup)(CURL *);
-typedef CURLcode (*fn_easy_setopt)(CURL *, CURLoption, ...);
-typedef CURLcode (*fn_easy_getinfo)(CURL *, CURLINFO, ...);
-typedef const char *(*fn_easy_strerror)(CURLcode);
-typedef CURLM *(*fn_multi_init)(void);
-typedef CURLMcode (*fn_multi_add_handle)(CURLM *, CURL *);
-typedef CURLMcode (*fn_multi_remove_handle)(CURLM *, CURL *);
-typedef CURLMcode (*fn_multi_perform)(CURLM *, int *);
-typedef CURLMcode (*fn_multi_poll)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
-typedef CURLMcode (*fn_multi_wakeup)(CURLM *);
-typedef CURLMsg *(*fn_multi_info_read)(CURLM *, int *);
-typedef CURLMcode (*fn_multi_setopt)(CURLM *, CURLMoption, ...);
-typedef CURLMcode (*fn_multi_cleanup)(CURLM *);
-typedef struct curl_slist *(*fn_slist_append)(struct curl_slist *, const char *);
-typedef void (*fn_slist_free_all)(struct curl_slist *);
-
-static struct {
-    fn_global_init global_init;
-    fn_easy_init easy_init;
-    fn_easy_cleanup easy_cleanup;
-    fn_easy_setopt easy_setopt;
-    fn_easy_getinfo easy_getinfo;
-    fn_easy_strerror easy_strerror;
-    fn_multi_init multi_init;
-    fn_multi_add_handle multi_add_handle;
-    fn_multi_remove_handle multi_remove_handle;
-    fn_multi_perform multi_perform;
-    fn_multi_poll multi_poll;
-    fn_multi_wakeup multi_wakeup;
-    fn_multi_info_read multi_info_read;
-    fn_multi_setopt multi_setopt;
-    fn_multi_cleanup multi_cleanup;
-    fn_slist_append slist_append;
-    fn_slist_free_all slist_free_all;
-} cu;
-
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int load_status = -1;          /* 0 = loaded; written once inside load_once */
-static char load_error[512];
-static void *libcurl_handle;
-
-/* dlsym into a function pointer without the object/function pointer cast warning. */
-static int resolve(void *lib, const char *name, void *slot, size_t slot_size) {
-    dlerror();
-    void *sym = dlsym(lib, name);
-    if (sym == NULL) {
-        const char *why = dlerror();
-        snprintf(load_error, sizeof load_error, "libcurl.so.4: missing symbol %s%s%s", name,
-                 why ? ": " : "", why ? why : "");
-        return -1;
-    }
-    memcpy(slot, &sym, slot_size);
-    return 0;
-}
-
-static void load_libcurl(void) {
-    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
-    if (lib == NULL) {
-        const char *why = dlerror();
-        snprintf(load_error, sizeof load_error, "cannot load libcurl.so.4: %s",
-                 why ? why : "unknown error");
-        return;
-    }
-#define RESOLVE(field, name) \
-    if (resolve(lib, name, &cu.field, sizeof cu.field) != 0) goto fail
-    RESOLVE(global_init, "curl_global_init");
-    RESOLVE(easy_init, "curl_easy_init");
-    RESOLVE(easy_cleanup, "curl_easy_cleanup");
-    RESOLVE(easy_setopt, "curl_easy_setopt");
-    RESOLVE(easy_getinfo, "curl_easy_getinfo");
-    RESOLVE(easy_strerror, "curl_easy_strerror");
-    RESOLVE(multi_init, "curl_multi_init");
-    RESOLVE(multi_add_handle, "curl_multi_add_handle");
-    RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
-    RESOLVE(multi_perform, "curl_multi_perform");
-    RESOLVE(multi_poll, "curl_multi_poll");
-    RESOLVE(multi_wakeup, "curl_multi_wakeup");
-    RESOLVE(multi_info_read, "curl_multi_info_read");
-    RESOLVE(multi_setopt, "curl_multi_setopt");
-    RESOLVE(multi_cleanup, "curl_multi_cleanup");
-    RESOLVE(slist_append, "curl_slist_append");
-    RESOLVE(slist_free_all, "curl_slist_free_all");
-#undef RESOLVE
-    {
-        CURLcode rc = cu.global_init(CURL_GLOBAL_DEFAULT);
-        if (rc != CURLE_OK) {
-            snprintf(load_error, sizeof load_error, "curl_global_init failed: %s",
-                     cu.easy_strerror(rc));
-            goto fail;
-        }
-    }
-    libcurl_handle = lib;   /* kept for the life of the process */
-    load_status = 0;
-    return;
-fail:
-    memset(&cu, 0, sizeof cu);
-    dlclose(lib);
-}
-
-int ifc_load(char *err, size_t errlen) {
-    pthread_once(&load_once, load_libcurl);
-    if (load_status == 0) return 0;
-    if (err != NULL && errlen > 0) snprintf(err, errlen, "%s", load_error);
-    return -1;
-}
-
-/* ---------------------------------------------------------------------------------------------
- * Engine data
- * ------------------------------------------------------------------------------------------- */
-
-/* Cap on the pre-allocation from Content-Length when no byte cap was given. */
-#define PRESIZE_LIMIT (64LL * 1024 * 1024)
-
-typedef struct xfer {
-    struct xfer *next;               /* pending queue or running list */
-    struct xfer *prev;               /* running list only */
-    uint64_t id;
-    /* copied request */
-    char *url;
-    char *user_agent;
-    char **headers;
-    int header_count;
-    long connect_timeout_ms;
-    long timeout_ms;
-    long long max_bytes;
-    int max_redirects;
-    /* running state (loop thread only) */
-    CURL *easy;
-    struct curl_slist *slist;
-    unsigned char *body;
-    size_t body_len, body_cap;
-    int presized;
-    char *hdr;
-    size_t hdr_len, hdr_cap;
-    int too_large;
-    int oom;
-    char errbuf[CURL_ERROR_SIZE];
-} xfer;
-
-typedef struct done_node {
-    struct done_node *next;
-    ifc_result r;
-} done_node;
-
-typedef struct cancel_node {
-    struct cancel_node *next;
-    uint64_t id;
-} cancel_node;
-
-struct ifc_engine {
-    pthread_mutex_t lock;
-    /* protected by lock */
-    xfer *pending_head, *pending_tail;
-    int pending_count;
-    cancel_node *cancels;
-    uint64_t next_id;
-    /* loop thread only */
-    CURLM *multi;
-    xfer *running;
-    int running_count;
-    done_node *done_head, *done_tail;
-};
 
 static void xfer_free(xfer *x) {
     if (x == NULL) return;
@@ -343,79 +166,6 @@ void ifc_engine_wakeup(ifc_engine *e) {
 }
 
 /* ---------------------------------------------------------------------------------------------
- * Callbacks (loop thread)
- * ------------------------------------------------------------------------------------------- */
-
-static int reserve(unsigned char **buf, size_t *cap, size_t need) {
-    if (need <= *cap) return 0;
-    size_t n = *cap ? *cap : 16 * 1024;
-    while (n < need) {
-        if (n > SIZE_MAX / 2) { n = need; break; }
-        n *= 2;
-    }
-    unsigned char *p = realloc(*buf, n);
-    if (p == NULL) return -1;
-    *buf = p;
-    *cap = n;
-    return 0;
-}
-
-static size_t write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
-    xfer *x = userdata;
-    size_t n = size * nmemb;
-    if (n == 0) return 0;
-    if (x->max_bytes > 0 && (long long)(x->body_len + n) > x->max_bytes) {
-        x->too_large = 1;
-        return 0;
-    }
-    if (!x->presized) {
-        x->presized = 1;
-        curl_off_t cl = -1;
-        if (cu.easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK && cl > 0 &&
-            (x->max_bytes > 0 ? cl <= x->max_bytes : cl <= PRESIZE_LIMIT) &&
-            (size_t)cl >= x->body_len + n) {
-            unsigned char *p = realloc(x->body, (size_t)cl);
-            if (p != NULL) {
-                x->body = p;
-                x->body_cap = (size_t)cl;
-            }
-        }
-    }
-    if (reserve(&x->body, &x->body_cap, x->body_len + n) != 0) {
-        x->oom = 1;
-        return 0;
-    }
-    memcpy(x->body + x->body_len, ptr, n);
-    x->body_len += n;
-    return n;
-}
-
-static size_t header_cb(char *buffer, size_t size, size_t nitems, void *userdata) {
-    xfer *x = userdata;
-    size_t n = size * nitems;
-    if (n >= 5 && memcmp(buffer, "HTTP/", 5) == 0) {
-        /* A new response (a redirect hop, 100 Continue, ...): keep only the final one's. */
-        x->hdr_len = 0;
-        x->body_len = 0;
-        x->presized = 0;
-        return n;
-    }
-    size_t len = n;
-    while (len > 0 && (buffer[len - 1] == '\r' || buffer[len - 1] == '\n')) len--;
-    if (len == 0) return n;   /* the blank line ending the header block */
-    size_t need = x->hdr_len + (x->hdr_len ? 1 : 0) + len + 1;
-    if (reserve((unsigned char **)&x->hdr, &x->hdr_cap, need) != 0) {
-        x->oom = 1;
-        return 0;
-    }
-    if (x->hdr_len) x->hdr[x->hdr_len++] = '\n';
-    memcpy(x->hdr + x->hdr_len, buffer, len);
-    x->hdr_len += len;
-    x->hdr[x->hdr_len] = '\0';
-    return n;
-}
-
-/* ---------------------------------------------------------------------------------------------
  * Loop thread
  * ------------------------------------------------------------------------------------------- */
 
@@ -503,9 +253,9 @@ static void start(ifc_engine *e, xfer *x) {
     if (x->connect_timeout_ms > 0) ok &= SETOPT(CURLOPT_CONNECTTIMEOUT_MS, x->connect_timeout_ms);
     if (x->timeout_ms > 0) ok &= SETOPT(CURLOPT_TIMEOUT_MS, x->timeout_ms);
     if (x->max_bytes > 0) ok &= SETOPT(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
-    ok &= SETOPT(CURLOPT_WRITEFUNCTION, write_cb);
+    ok &= SETOPT(CURLOPT_WRITEFUNCTION, ifc_write_cb);
     ok &= SETOPT(CURLOPT_WRITEDATA, (void *)x);
-    ok &= SETOPT(CURLOPT_HEADERFUNCTION, header_cb);
+    ok &= SETOPT(CURLOPT_HEADERFUNCTION, ifc_header_cb);
     ok &= SETOPT(CURLOPT_HEADERDATA, (void *)x);
     if (!ok) {
         finish(e, x, CURLE_FAILED_INIT, "could not configure the transfer", 0);

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "cvips.h"
+#include "vips_internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -80,52 +81,8 @@ static int ifv_orc_is_thread_safe(void *vips_handle) {
     if (sscanf(version(), "%d.%d.%d", &major, &minor, &micro) != 3) return 0;
     return major > 0 || minor > 4 || (minor == 4 && micro >= 34);
 }
-static char module_home[1024];             /* set before ifv_load, read once inside it */
 static int (*p_vips_version)(int flag);
 
-void ifv_set_module_home(const char *home) {
-    if (home != NULL && strlen(home) < sizeof module_home) {
-        strncpy(module_home, home, sizeof module_home - 1);
-    }
-}
-
-static int ifv_mkdirs(char *path) {
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        int rc = mkdir(path, 0755);
-        *p = '/';
-        if (rc != 0 && errno != EEXIST) return -1;
-    }
-    return (mkdir(path, 0755) == 0 || errno == EEXIST) ? 0 : -1;
-}
-
-/* vips_init loads every module in <libdir>/vips-modules-M.m, where libdir is $VIPSHOME/<basename of
- * the configure-time libdir> when VIPSHOME is set. Link just the image-format modules there. */
-static void ifv_prepare_module_home(void) {
-    const char *home = getenv("VIPSHOME");
-    if (module_home[0] == '\0' || home == NULL || strcmp(home, module_home) != 0) return;
-    Dl_info info;
-    if (p_vips_version == NULL || dladdr((void *)p_vips_init, &info) == 0 || info.dli_fname == NULL) return;
-    char libdir[1024];
-    snprintf(libdir, sizeof libdir, "%s", info.dli_fname);
-    char *slash = strrchr(libdir, '/');
-    if (slash == NULL) return;
-    *slash = '\0';
-    const char *base = strrchr(libdir, '/');
-    base = base ? base + 1 : libdir;
-    char src[1200], dst[1200];
-    snprintf(src, sizeof src, "%s/vips-modules-%d.%d", libdir, p_vips_version(0), p_vips_version(1));
-    snprintf(dst, sizeof dst, "%s/%s/vips-modules-%d.%d", module_home, base, p_vips_version(0), p_vips_version(1));
-    if (ifv_mkdirs(dst) != 0) return;
-    static const char *wanted[] = { "vips-heif.so", "vips-jxl.so" };
-    for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
-        char from[1300], to[1300];
-        snprintf(from, sizeof from, "%s/%s", src, wanted[i]);
-        snprintf(to, sizeof to, "%s/%s", dst, wanted[i]);
-        if (access(from, R_OK) == 0) (void)symlink(from, to);  /* EEXIST: another process made it */
-    }
-}
 static int load_status = -1;              /* 0 after a successful load; written once under load_once */
 static char load_error[512];
 
@@ -179,7 +136,7 @@ static void ifv_do_load(void) {
     RESOLVE(g_type_from_name);
     RESOLVE(g_log_set_handler);
     p_vips_version = (int (*)(int))dlsym(handle, "vips_version");
-    ifv_prepare_module_home();
+    if (p_vips_version != NULL) ifv_prepare_module_home((void *)p_vips_init, p_vips_version(0), p_vips_version(1));
 
     /* Silence VIPS-WARNING and friends before init (init itself may warn about modules). */
     p_g_log_set_handler("VIPS",

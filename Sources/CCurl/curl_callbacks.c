@@ -1,0 +1,78 @@
+/* curl_callbacks.c: body and header callbacks of one transfer (loop thread only). The body grows
+ * in memory under the byte cap (which holds with and without Content-Length); only the final
+ * response's headers are kept (a redirect hop or 100 Continue resets them). */
+#define _GNU_SOURCE
+#include "curl_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int reserve(unsigned char **buf, size_t *cap, size_t need) {
+    if (need <= *cap) return 0;
+    size_t n = *cap ? *cap : 16 * 1024;
+    while (n < need) {
+        if (n > SIZE_MAX / 2) { n = need; break; }
+        n *= 2;
+    }
+    unsigned char *p = realloc(*buf, n);
+    if (p == NULL) return -1;
+    *buf = p;
+    *cap = n;
+    return 0;
+}
+
+size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
+    xfer *x = userdata;
+    size_t n = size * nmemb;
+    if (n == 0) return 0;
+    if (x->max_bytes > 0 && (long long)(x->body_len + n) > x->max_bytes) {
+        x->too_large = 1;
+        return 0;
+    }
+    if (!x->presized) {
+        x->presized = 1;
+        curl_off_t cl = -1;
+        if (cu.easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK && cl > 0 &&
+            (x->max_bytes > 0 ? cl <= x->max_bytes : cl <= PRESIZE_LIMIT) &&
+            (size_t)cl >= x->body_len + n) {
+            unsigned char *p = realloc(x->body, (size_t)cl);
+            if (p != NULL) {
+                x->body = p;
+                x->body_cap = (size_t)cl;
+            }
+        }
+    }
+    if (reserve(&x->body, &x->body_cap, x->body_len + n) != 0) {
+        x->oom = 1;
+        return 0;
+    }
+    memcpy(x->body + x->body_len, ptr, n);
+    x->body_len += n;
+    return n;
+}
+
+size_t ifc_header_cb(char *buffer, size_t size, size_t nitems, void *userdata) {
+    xfer *x = userdata;
+    size_t n = size * nitems;
+    if (n >= 5 && memcmp(buffer, "HTTP/", 5) == 0) {
+        /* A new response (a redirect hop, 100 Continue, ...): keep only the final one's. */
+        x->hdr_len = 0;
+        x->body_len = 0;
+        x->presized = 0;
+        return n;
+    }
+    size_t len = n;
+    while (len > 0 && (buffer[len - 1] == '\r' || buffer[len - 1] == '\n')) len--;
+    if (len == 0) return n;   /* the blank line ending the header block */
+    size_t need = x->hdr_len + (x->hdr_len ? 1 : 0) + len + 1;
+    if (reserve((unsigned char **)&x->hdr, &x->hdr_cap, need) != 0) {
+        x->oom = 1;
+        return 0;
+    }
+    if (x->hdr_len) x->hdr[x->hdr_len++] = '\n';
+    memcpy(x->hdr + x->hdr_len, buffer, len);
+    x->hdr_len += len;
+    x->hdr[x->hdr_len] = '\0';
+    return n;
+}
+

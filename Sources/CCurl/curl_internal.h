@@ -1,0 +1,117 @@
+/* curl_internal.h: what the files of the libcurl shim share (not part of the module's API).
+ * curl_loader.c resolves libcurl with dlopen into `cu`; curl_callbacks.c holds the transfer
+ * callbacks; curl_engine.c the multi engine. <curl/curl.h> gives types and constants only. */
+#ifndef CURL_INTERNAL_H
+#define CURL_INTERNAL_H
+#define CURL_DISABLE_TYPECHECK 1
+#define CURL_NO_OLDIES 1
+#include "ccurl.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef CURLcode (*fn_global_init)(long);
+typedef CURL *(*fn_easy_init)(void);
+typedef void (*fn_easy_cleanup)(CURL *);
+typedef CURLcode (*fn_easy_setopt)(CURL *, CURLoption, ...);
+typedef CURLcode (*fn_easy_getinfo)(CURL *, CURLINFO, ...);
+typedef const char *(*fn_easy_strerror)(CURLcode);
+typedef CURLM *(*fn_multi_init)(void);
+typedef CURLMcode (*fn_multi_add_handle)(CURLM *, CURL *);
+typedef CURLMcode (*fn_multi_remove_handle)(CURLM *, CURL *);
+typedef CURLMcode (*fn_multi_perform)(CURLM *, int *);
+typedef CURLMcode (*fn_multi_poll)(CURLM *, struct curl_waitfd *, unsigned int, int, int *);
+typedef CURLMcode (*fn_multi_wakeup)(CURLM *);
+typedef CURLMsg *(*fn_multi_info_read)(CURLM *, int *);
+typedef CURLMcode (*fn_multi_setopt)(CURLM *, CURLMoption, ...);
+typedef CURLMcode (*fn_multi_cleanup)(CURLM *);
+typedef struct curl_slist *(*fn_slist_append)(struct curl_slist *, const char *);
+typedef void (*fn_slist_free_all)(struct curl_slist *);
+
+struct ifc_curl_api {
+    fn_global_init global_init;
+    fn_easy_init easy_init;
+    fn_easy_cleanup easy_cleanup;
+    fn_easy_setopt easy_setopt;
+    fn_easy_getinfo easy_getinfo;
+    fn_easy_strerror easy_strerror;
+    fn_multi_init multi_init;
+    fn_multi_add_handle multi_add_handle;
+    fn_multi_remove_handle multi_remove_handle;
+    fn_multi_perform multi_perform;
+    fn_multi_poll multi_poll;
+    fn_multi_wakeup multi_wakeup;
+    fn_multi_info_read multi_info_read;
+    fn_multi_setopt multi_setopt;
+    fn_multi_cleanup multi_cleanup;
+    fn_slist_append slist_append;
+    fn_slist_free_all slist_free_all;
+};
+
+/* The libcurl functions, resolved once by ifc_load (curl_loader.c). */
+extern struct ifc_curl_api cu;
+
+/* ---------------------------------------------------------------------------------------------
+ * Engine data
+ * ------------------------------------------------------------------------------------------- */
+
+/* Cap on the pre-allocation from Content-Length when no byte cap was given. */
+#define PRESIZE_LIMIT (64LL * 1024 * 1024)
+
+typedef struct xfer {
+    struct xfer *next;               /* pending queue or running list */
+    struct xfer *prev;               /* running list only */
+    uint64_t id;
+    /* copied request */
+    char *url;
+    char *user_agent;
+    char **headers;
+    int header_count;
+    long connect_timeout_ms;
+    long timeout_ms;
+    long long max_bytes;
+    int max_redirects;
+    /* running state (loop thread only) */
+    CURL *easy;
+    struct curl_slist *slist;
+    unsigned char *body;
+    size_t body_len, body_cap;
+    int presized;
+    char *hdr;
+    size_t hdr_len, hdr_cap;
+    int too_large;
+    int oom;
+    char errbuf[CURL_ERROR_SIZE];
+} xfer;
+
+typedef struct done_node {
+    struct done_node *next;
+    ifc_result r;
+} done_node;
+
+typedef struct cancel_node {
+    struct cancel_node *next;
+    uint64_t id;
+} cancel_node;
+
+struct ifc_engine {
+    pthread_mutex_t lock;
+    /* protected by lock */
+    xfer *pending_head, *pending_tail;
+    int pending_count;
+    cancel_node *cancels;
+    uint64_t next_id;
+    /* loop thread only */
+    CURLM *multi;
+    xfer *running;
+    int running_count;
+    done_node *done_head, *done_tail;
+};
+
+/* Transfer callbacks (curl_callbacks.c), called on the loop thread. */
+size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata);
+size_t ifc_header_cb(char *buffer, size_t size, size_t nitems, void *userdata);
+
+#endif

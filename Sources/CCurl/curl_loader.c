@@ -1,0 +1,82 @@
+/* curl_loader.c: libcurl is never linked. ifc_load() dlopen()s "libcurl.so.4" once and resolves
+ * every function the engine uses into `cu` (the variadic ones through variadic function pointer
+ * types, which is fine from C), then runs curl_global_init. */
+#define _GNU_SOURCE
+#include "curl_internal.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+struct ifc_curl_api cu;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int load_status = -1;          /* 0 = loaded; written once inside load_once */
+static char load_error[512];
+static void *libcurl_handle;
+
+/* dlsym into a function pointer without the object/function pointer cast warning. */
+static int resolve(void *lib, const char *name, void *slot, size_t slot_size) {
+    dlerror();
+    void *sym = dlsym(lib, name);
+    if (sym == NULL) {
+        const char *why = dlerror();
+        snprintf(load_error, sizeof load_error, "libcurl.so.4: missing symbol %s%s%s", name,
+                 why ? ": " : "", why ? why : "");
+        return -1;
+    }
+    memcpy(slot, &sym, slot_size);
+    return 0;
+}
+
+static void load_libcurl(void) {
+    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) {
+        const char *why = dlerror();
+        snprintf(load_error, sizeof load_error, "cannot load libcurl.so.4: %s",
+                 why ? why : "unknown error");
+        return;
+    }
+#define RESOLVE(field, name) \
+    if (resolve(lib, name, &cu.field, sizeof cu.field) != 0) goto fail
+    RESOLVE(global_init, "curl_global_init");
+    RESOLVE(easy_init, "curl_easy_init");
+    RESOLVE(easy_cleanup, "curl_easy_cleanup");
+    RESOLVE(easy_setopt, "curl_easy_setopt");
+    RESOLVE(easy_getinfo, "curl_easy_getinfo");
+    RESOLVE(easy_strerror, "curl_easy_strerror");
+    RESOLVE(multi_init, "curl_multi_init");
+    RESOLVE(multi_add_handle, "curl_multi_add_handle");
+    RESOLVE(multi_remove_handle, "curl_multi_remove_handle");
+    RESOLVE(multi_perform, "curl_multi_perform");
+    RESOLVE(multi_poll, "curl_multi_poll");
+    RESOLVE(multi_wakeup, "curl_multi_wakeup");
+    RESOLVE(multi_info_read, "curl_multi_info_read");
+    RESOLVE(multi_setopt, "curl_multi_setopt");
+    RESOLVE(multi_cleanup, "curl_multi_cleanup");
+    RESOLVE(slist_append, "curl_slist_append");
+    RESOLVE(slist_free_all, "curl_slist_free_all");
+#undef RESOLVE
+    {
+        CURLcode rc = cu.global_init(CURL_GLOBAL_DEFAULT);
+        if (rc != CURLE_OK) {
+            snprintf(load_error, sizeof load_error, "curl_global_init failed: %s",
+                     cu.easy_strerror(rc));
+            goto fail;
+        }
+    }
+    libcurl_handle = lib;   /* kept for the life of the process */
+    load_status = 0;
+    return;
+fail:
+    memset(&cu, 0, sizeof cu);
+    dlclose(lib);
+}
+
+int ifc_load(char *err, size_t errlen) {
+    pthread_once(&load_once, load_libcurl);
+    if (load_status == 0) return 0;
+    if (err != NULL && errlen > 0) snprintf(err, errlen, "%s", load_error);
+    return -1;
+}
+
