@@ -292,6 +292,37 @@ final class CacheSafetyTests: E2ETestCase {
         assertExit(again, 0)
     }
 
+    /// A prune (evicting down to a small size) running again and again while a prefetch writes:
+    /// both succeed, and the cache is valid afterwards (no torn entry, nothing served half-removed).
+    func testPruneDuringAPrefetch() throws {
+        let names = ["photo.jpg", "portrait.jpg", "alpha.png", "small.webp", "small.gif"]
+        let urls = (0..<25).map { server.url("/slow/\(names[$0 % names.count])?seconds=0.03&v=\($0)") }
+        let list = try writeList(urls)
+        let home = self.home!, work = self.work!, dir = cacheDir.path
+        let prefetchArgs = ["prefetch", "--cache-dir", dir, "-s", "100", "-j", "4", "--json", "--no-progress", list.path]
+        let results = ResultSlots(count: 2)
+        DispatchQueue.concurrentPerform(iterations: 2) { i in
+            if i == 0 {
+                results.set(0, try? Imgfetch.run(prefetchArgs, home: home, currentDirectory: work, timeout: 60))
+            } else {
+                var last: RunResult?
+                for _ in 0..<15 {
+                    last = try? Imgfetch.run(["cache", "prune", "--max-size", "40K", "--cache-dir", dir], home: home,
+                                             currentDirectory: work, timeout: 30)
+                    if last?.status != 0 { break }
+                    Thread.sleep(forTimeInterval: 0.03)
+                }
+                results.set(1, last)
+            }
+        }
+        let prefetch = try XCTUnwrap(results.get(0))
+        assertExit(prefetch, 0)
+        let summary = prefetch.json.first { $0["summary"] as? Bool == true } ?? [:]
+        XCTAssertEqual(summary.int("ok"), 25, "\(summary)")
+        assertExit(try XCTUnwrap(results.get(1)), 0)
+        assertExit(try cache(["verify"]), 0)
+    }
+
     func testKillDashNineInTheMiddleLeavesAUsableCache() throws {
         // Each response is held 50 ms, so 30 of them with -j 4 take well over 0.3 s.
         let names = ["photo.jpg", "portrait.jpg", "alpha.png", "small.webp", "small.gif"]
