@@ -36,8 +36,10 @@ static int ifv_mkdirs(char *path) {
 /* vips_init loads every module in <libdir>/vips-modules-M.m, where libdir is $VIPSHOME/<basename of
  * the configure-time libdir> when VIPSHOME is set. Link just the image-format modules there. */
 void ifv_prepare_module_home(void *vips_symbol, int major, int minor) {
+    /* Made whenever a home was given: used by this process when $VIPSHOME already names it,
+     * otherwise by the next one (the CLI sets VIPSHOME only once the directory exists). */
     const char *home = getenv("VIPSHOME");
-    if (module_home[0] == '\0' || home == NULL || strcmp(home, module_home) != 0) return;
+    if (module_home[0] == '\0' || (home != NULL && strcmp(home, module_home) != 0)) return;
     Dl_info info;
     if (dladdr(vips_symbol, &info) == 0 || info.dli_fname == NULL) return;
     char libdir[1024];

@@ -11,9 +11,10 @@
 
 /* dlopen libvips, vips_init, block untrusted loaders, operation cache off, g_log warnings silenced. */
 int ifv_load(char *err, size_t errlen);
-/* Before ifv_load: when $VIPSHOME equals `home`, ifv_load links only the image-format modules
- * (heif: AVIF/HEIC, jxl) from the real module directory into home/<libdir>/vips-modules-M.m, so
- * vips_init does not load ImageMagick, poppler and openslide (~15 ms and ~5 MB per process). */
+/* Before ifv_load: ifv_load links only the image-format modules (heif: AVIF/HEIC, jxl) from the
+ * real module directory into home/<libdir>/vips-modules-M.m (unless $VIPSHOME names another
+ * directory). With $VIPSHOME == home, vips_init then skips ImageMagick, poppler and openslide
+ * (~15 ms and ~5 MB per process). */
 void ifv_set_module_home(const char *home);
 /* vips_concurrency_set: threads per image pipeline (1 = one thread per image). */
 void ifv_set_concurrency(int n);

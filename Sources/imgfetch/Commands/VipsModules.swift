@@ -5,9 +5,11 @@ import Glibc
 
 /// vips_init loads every libvips module, ImageMagick, poppler and openslide among them: ~15 ms and
 /// ~5 MB per process that an image fetcher never uses. Pointing `$VIPSHOME` at a directory in the
-/// cache that links only the image-format modules (heif for AVIF/HEIC, jxl) avoids that. The
-/// variable is set here, before any thread exists (setenv is not thread-safe); the links are made
-/// by the shim when libvips is first loaded. A `VIPSHOME` set by the user is left alone.
+/// cache that links only the image-format modules (heif for AVIF/HEIC, jxl) avoids that.
+/// The variable is set here, before any thread exists (setenv is not thread-safe), and only when
+/// that directory already exists; the shim creates it the first time libvips is loaded, for the
+/// runs after. So an unusable cache directory never leaves libvips without its modules, and a
+/// `VIPSHOME` set by the user is left alone.
 enum VipsModules {
     static func configure(arguments: [String] = CommandLine.arguments) {
         guard getenv("VIPSHOME") == nil else { return }
@@ -22,7 +24,7 @@ enum VipsModules {
         let directory = RequestOptions.cacheDirectory(cacheDir, environment: Console.environment)
         let absolute = directory.hasPrefix("/") ? directory : Source.currentDirectory() + "/" + directory
         let home = absolute + "/v1/vips"
-        setenv("VIPSHOME", home, 1)
         VipsBridge.setModuleHome(home)
+        if FileSystem.isDirectory(home) { setenv("VIPSHOME", home, 1) }
     }
 }
