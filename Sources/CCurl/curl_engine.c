@@ -161,6 +161,14 @@ void ifc_engine_cancel(ifc_engine *e, uint64_t id) {
     cu.multi_wakeup(e->multi);
 }
 
+void ifc_engine_cancel_all(ifc_engine *e) {
+    if (e == NULL) return;
+    pthread_mutex_lock(&e->lock);
+    e->closed = 1;
+    pthread_mutex_unlock(&e->lock);
+    cu.multi_wakeup(e->multi);
+}
+
 void ifc_engine_wakeup(ifc_engine *e) {
     if (e != NULL) cu.multi_wakeup(e->multi);
 }
@@ -289,7 +297,24 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     e->pending_count = 0;
     cancel_node *cancels = e->cancels;
     e->cancels = NULL;
+    int closed = e->closed;
     pthread_mutex_unlock(&e->lock);
+
+    /* Closed: everything ends now, before curl_multi_perform could give a freed connection slot
+     * to a transfer that curl holds back (CURLMOPT_MAX_TOTAL_CONNECTIONS). */
+    if (closed) {
+        while (e->running != NULL) {
+            xfer *x = e->running;
+            running_unlink(e, x);
+            finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 1);
+        }
+        while (pending != NULL) {
+            xfer *x = pending;
+            pending = x->next;
+            x->next = NULL;
+            finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 0);
+        }
+    }
 
     /* Cancellations: a queued request never starts; a running one is removed. Unknown ids
      * (already finished) are ignored. */

@@ -102,6 +102,7 @@ struct ifc_engine {
     xfer *pending_head, *pending_tail;
     int pending_count;
     cancel_node *cancels;
+    int closed;                 /* ifc_engine_cancel_all was called: abort everything, start nothing */
     uint64_t next_id;
     /* loop thread only */
     CURLM *multi;

@@ -170,6 +170,42 @@ final class CurlTransportTests: XCTestCase {
         XCTAssertLessThan(elapsed, .seconds(3))
     }
 
+    /// The interrupt of a batch: with one connection allowed, three transfers wait inside curl.
+    /// cancelAll ends all four at once and the freed connection starts none of the waiting ones.
+    func testCancelAllAbortsEverythingAndStartsNothingQueued() async throws {
+        let t = try CurlTransport(maxTotalConnections: 1)
+        let server = self.server
+        let tag = "tag=cancel-all-\(UInt64.random(in: 0...UInt64.max))"
+        let counter = try makeTransport()
+        func count() async -> Int {
+            Int(String(decoding: await counter.perform(TransferRequest(url: server.url("/count/\(tag)"))).body, as: UTF8.self)) ?? -1
+        }
+        let start = ContinuousClock.now
+        async let results = withTaskGroup(of: TransferResult.self) { group in
+            for _ in 0..<4 { group.addTask { await t.perform(TransferRequest(url: server.url("/slow?\(tag)"), timeout: 30)) } }
+            var all: [TransferResult] = []
+            for await r in group { all.append(r) }
+            return all
+        }
+        var seen = 0
+        while seen < 1 && ContinuousClock.now - start < .seconds(5) {
+            seen = await count()
+            if seen < 1 { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        XCTAssertEqual(seen, 1, "one transfer reached the server, three wait for the connection")
+        t.cancelAll()
+        let all = await results
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(4), "nothing waited for the 5 s response")
+        XCTAssertEqual(all.map(\.curlCode), [42, 42, 42, 42], "all four aborted")
+        try await Task.sleep(for: .milliseconds(200))
+        let requests = await count()
+        XCTAssertEqual(requests, 1, "no waiting transfer started on the freed connection")
+        let later = await t.perform(TransferRequest(url: server.url("/slow?\(tag)")))
+        XCTAssertEqual(later.curlCode, 42, "a transfer added after cancelAll is aborted too")
+        let afterwards = await count()
+        XCTAssertEqual(afterwards, 1)
+    }
+
     func testConnectionRefused() async throws {
         let r = try await makeTransport().perform(TransferRequest(url: "http://127.0.0.1:\(server.closedPort)/"))
         XCTAssertEqual(r.curlCode, 7, r.errorMessage)

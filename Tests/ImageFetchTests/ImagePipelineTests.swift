@@ -271,4 +271,15 @@ final class ImagePipelineTests: XCTestCase {
         XCTAssertNil(f.loader.requests.first?.etag)
         XCTAssertEqual(f.cache.lookup(CacheKey(source: a, processing: .original))?.bytes, newBytes)
     }
+
+    // MARK: - interrupting a batch
+
+    func testCancelAllLoadsReachesTheLoaderThroughCoalescing() {
+        let loader = FakeLoader()
+        let fixture = PipelineFixture()
+        let pipeline = ImagePipeline(cache: fixture.cache, memoryCache: nil, loader: CoalescingLoader(loader),
+                                     processor: fixture.processor, pool: ProcessingPool(width: 1), sleeper: fixture.sleeper)
+        pipeline.cancelAllLoads()
+        XCTAssertEqual(loader.cancelAllCalls, 1, "the coalescing wrapper forwards cancelAll to the real loader")
+    }
 }

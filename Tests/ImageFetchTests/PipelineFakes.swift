@@ -13,7 +13,7 @@ final class FakeLoader: DataLoading, Sendable {
         case fail(FetchError)
     }
 
-    private struct State { var scripts: [String: [Step]] = [:]; var requests: [LoadRequest] = [] }
+    private struct State { var scripts: [String: [Step]] = [:]; var requests: [LoadRequest] = []; var cancelAlls = 0 }
     private let state = Mutex(State())
     let constrained: Bool
 
@@ -24,6 +24,8 @@ final class FakeLoader: DataLoading, Sendable {
     var requests: [LoadRequest] { state.withLock { $0.requests } }
     var loadedSources: [Source] { requests.map(\.source) }
     func loads(of source: Source) -> Int { requests.filter { $0.source == source }.count }
+    var cancelAllCalls: Int { state.withLock { $0.cancelAlls } }
+    func cancelAll() { state.withLock { $0.cancelAlls += 1 } }
 
     func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
         let step: Step = state.withLock { s in

@@ -12,6 +12,7 @@ Routes:
   /redirect-file  302 to file:///etc/passwd
   /redirect/N     a chain of N redirects ending at /bytes/10
   /slow           sleeps 5 s, then 10 bytes
+  /count/QUERY    how many requests so far carried the query string QUERY (e.g. /slow?tag=a -> /count/tag=a)
   /headers        ETag: "abc", Last-Modified, Cache-Control: max-age=60; the body is the request's
                   If-None-Match (empty when absent)
   /echo-header/NAME  the body is the value of request header NAME (empty when absent)
@@ -22,6 +23,10 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+COUNTS = {}
+COUNTS_LOCK = threading.Lock()
 
 
 def payload(n):
@@ -50,6 +55,9 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def route(self):
+        query = self.path.split("?")[1] if "?" in self.path else ""
+        with COUNTS_LOCK:
+            COUNTS[query] = COUNTS.get(query, 0) + 1
         parts = self.path.split("?")[0].strip("/").split("/")
         head = parts[0]
         arg = parts[1] if len(parts) > 1 else ""
@@ -85,6 +93,11 @@ class Handler(BaseHTTPRequestHandler):
                 ("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT"),
                 ("Cache-Control", "max-age=60"),
             ])
+        elif head == "count":
+            # How many requests carried the query string `arg` (for example /slow?tag=x -> /count/tag=x).
+            with COUNTS_LOCK:
+                n = COUNTS.get(arg, 0)
+            self.send_body(200, b"%d" % n)
         elif head == "echo-header":
             self.send_body(200, self.headers.get(arg, "").encode())
         else:

@@ -59,6 +59,10 @@ void ifc_engine_free(ifc_engine *e);
 uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r);
 /* Abort a queued or running request (thread-safe); it completes with ABORTED_BY_CALLBACK. */
 void ifc_engine_cancel(ifc_engine *e, uint64_t id);
+/* Abort every queued and running request at once and every request added later (thread-safe).
+ * All are removed in one pass of the loop, so a freed connection slot never starts a queued
+ * transfer: the interrupt of a batch sends no new request. */
+void ifc_engine_cancel_all(ifc_engine *e);
 void ifc_engine_wakeup(ifc_engine *e);
 /* Loop thread only: add queued requests, perform, wait up to timeout_ms for activity or a wakeup.
  * Returns the number of transfers still running or queued. */

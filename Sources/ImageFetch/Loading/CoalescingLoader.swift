@@ -10,6 +10,8 @@ public final class CoalescingLoader: DataLoading, Sendable {
 
     public func prepare(for source: Source) { base.prepare(for: source) }
 
+    public func cancelAll() { base.cancelAll() }
+
     public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
         let key = [request.source.identity, request.etag ?? "", request.lastModified ?? "",
                    request.allowsConstrainedNetworkAccess ? "1" : "0"].joined(separator: "\n")

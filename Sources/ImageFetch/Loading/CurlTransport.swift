@@ -185,6 +185,14 @@ public final class CurlTransport: Sendable {
     }
 }
 
+extension CurlTransport {
+    /// Aborts every transfer, queued or running, in one pass of the loop, and every later one:
+    /// a connection freed by one abort never starts another queued transfer.
+    public func cancelAll() {
+        core.cancelAll()
+    }
+}
+
 private enum CancelState: Sendable {
     case notStarted
     case running(UInt64)
@@ -271,6 +279,10 @@ private final class TransportCore: Sendable {
 
     func cancel(_ id: UInt64) {
         ifc_engine_cancel(engine.pointer, id)
+    }
+
+    func cancelAll() {
+        ifc_engine_cancel_all(engine.pointer)
     }
 
     /// Starts a detached pthread running `runLoop`; it holds a strong reference to the core.

@@ -7,19 +7,33 @@ public final class HTTPLoader: Sendable {
     let maxConnections: Int
     let maxPerHost: Int
     private let transport = Mutex<CurlTransport?>(nil)
+    private let closed = Atomic<Bool>(false)
 
     public init(maxConnections: Int = 0, maxPerHost: Int = 0) {
         self.maxConnections = maxConnections
         self.maxPerHost = maxPerHost
     }
 
+    /// Aborts every transfer in flight and refuses new ones with `cancelled` (the interrupt of a batch).
+    public func cancelAll() {
+        // Under the lock: a transport created concurrently either is seen here or sees `closed`.
+        transport.withLock { slot in
+            closed.store(true, ordering: .sequentiallyConsistent)
+            return slot
+        }?.cancelAll()
+    }
+
     func sharedTransport() throws(FetchError) -> CurlTransport {
+        if closed.load(ordering: .sequentiallyConsistent) { throw .cancelled }
         let result: Result<CurlTransport, CurlUnavailable> = transport.withLock { slot in
             if let existing = slot { return .success(existing) }
             let created = Result { () throws(CurlUnavailable) -> CurlTransport in
                 try CurlTransport(maxTotalConnections: maxConnections, maxPerHost: maxPerHost)
             }
-            if case .success(let transport) = created { slot = transport }
+            if case .success(let transport) = created {
+                slot = transport
+                if closed.load(ordering: .sequentiallyConsistent) { transport.cancelAll() }
+            }
             return created
         }
         switch result {

@@ -16,6 +16,10 @@ public final class SourceLoader: DataLoading, Sendable {
         if source.isNetwork { _ = try? http.sharedTransport() }
     }
 
+    public func cancelAll() {
+        http.cancelAll()
+    }
+
     public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
         switch request.source {
         case .http:

@@ -19,6 +19,12 @@ public final class ImagePipeline: Sendable {
         self.sleeper = sleeper
     }
 
+    /// Abandons every download in flight at once and fails later ones with `cancelled`; cancel the
+    /// retrieving tasks too. Used for the interrupt of a batch: no queued transfer starts after it.
+    public func cancelAllLoads() {
+        loader.cancelAll()
+    }
+
     /// Retrieves one image. Sources are tried as Kingfisher does: the original; on a *constrained*
     /// failure only, the low-data source (once); then the alternatives in order. Never throws: a failure
     /// is returned with every source's error.

@@ -33,7 +33,10 @@ enum PrefetchCommand {
         let started = FileSystem.monotonic()
 
         let work = Task { await prefetcher.run(next: { await run.next() }, onCompletion: { run.report($0) }) }
-        let interrupted = Interrupts.cancelOnSignal(work)
+        let interrupted = Interrupts.onSignal {
+            pipeline.cancelAllLoads()   // first, so no freed connection starts a queued transfer
+            work.cancel()
+        }
         await work.value
         progress?.finish()
         let summary = run.summary
@@ -154,7 +157,7 @@ final class Interrupts: Sendable {
 
     var happened: Bool { flag.withLock { $0 } }
 
-    static func cancelOnSignal(_ task: Task<Void, Never>) -> Interrupts {
+    static func onSignal(_ stop: @escaping @Sendable () -> Void) -> Interrupts {
         let interrupts = Interrupts()
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
@@ -162,7 +165,7 @@ final class Interrupts: Sendable {
             source.setEventHandler {
                 let again = interrupts.flag.withLock { seen in defer { seen = true }; return seen }
                 if again { _exit(ExitCode.interrupted.rawValue) }
-                task.cancel()
+                stop()
             }
             source.resume()
             sources.append(source)
