@@ -48,6 +48,7 @@ size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
     }
     memcpy(x->body + x->body_len, ptr, n);
     x->body_len += n;
+    if (x->tap_data != NULL && !x->tap_broken) x->tap_data(x->tap_ctx, ptr, n);
     return n;
 }
 
@@ -57,6 +58,7 @@ size_t ifc_header_cb(char *buffer, size_t size, size_t nitems, void *userdata) {
     if (n >= 5 && memcmp(buffer, "HTTP/", 5) == 0) {
         /* A new response (a redirect hop, 100 Continue, ...): keep only the final one's. */
         x->hdr_len = 0;
+        if (x->body_len > 0) x->tap_broken = 1;   /* the tap saw bytes that are no longer the body */
         x->body_len = 0;
         x->presized = 0;
         return n;

@@ -15,8 +15,17 @@
 #include <string.h>
 #include <strings.h>
 
+void ifc_tap_end(xfer *x, int complete) {
+    if (x->tap_end == NULL) return;
+    void (*end)(void *, int) = x->tap_end;
+    x->tap_end = NULL;
+    x->tap_data = NULL;
+    end(x->tap_ctx, complete && !x->tap_broken);
+}
+
 static void xfer_free(xfer *x) {
     if (x == NULL) return;
+    ifc_tap_end(x, 0);
     if (x->easy != NULL) cu.easy_cleanup(x->easy);
     if (x->slist != NULL) cu.slist_free_all(x->slist);
     free(x->url);
@@ -113,9 +122,16 @@ static char *dup_or_empty(const char *s) {
 }
 
 uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
+    if (r != NULL && r->tap_end != NULL && (e == NULL || r->url == NULL)) r->tap_end(r->tap_ctx, 0);
     if (e == NULL || r == NULL || r->url == NULL) return 0;
     xfer *x = calloc(1, sizeof *x);
-    if (x == NULL) return 0;
+    if (x == NULL) {
+        if (r->tap_end != NULL) r->tap_end(r->tap_ctx, 0);
+        return 0;
+    }
+    x->tap_data = r->tap_data;   /* first: xfer_free ends the tap on every failure below */
+    x->tap_end = r->tap_end;
+    x->tap_ctx = r->tap_ctx;
     x->url = strdup(r->url);
     x->user_agent = r->user_agent != NULL ? strdup(r->user_agent) : NULL;
     if (x->url == NULL || (r->user_agent != NULL && x->user_agent == NULL)) goto fail;
@@ -180,6 +196,7 @@ void ifc_engine_wakeup(ifc_engine *e) {
 /* Build the result of `x` (in no list any more) and free `x`. `attached` says that x->easy is in
  * the multi handle: its info is read first, then it is removed. */
 static void finish(ifc_engine *e, xfer *x, int code, const char *message, int attached) {
+    ifc_tap_end(x, code == CURLE_OK);   /* before the result is delivered */
     done_node *d = calloc(1, sizeof *d);
     if (d == NULL) {          /* nothing sensible left to do: the caller will never hear back */
         if (attached) cu.multi_remove_handle(e->multi, x->easy);

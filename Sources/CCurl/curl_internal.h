@@ -73,6 +73,10 @@ typedef struct xfer {
     long timeout_ms;
     long long max_bytes;
     int max_redirects;
+    void (*tap_data)(void *ctx, const void *data, size_t len);
+    void (*tap_end)(void *ctx, int complete);
+    void *tap_ctx;
+    int tap_broken;                  /* a restarted response after bytes were tapped */
     /* running state (loop thread only) */
     CURL *easy;
     struct curl_slist *slist;
@@ -85,6 +89,9 @@ typedef struct xfer {
     int oom;
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
+
+/* Ends the tap of `x`, once (curl_engine.c). */
+void ifc_tap_end(xfer *x, int complete);
 
 typedef struct done_node {
     struct done_node *next;

@@ -20,6 +20,8 @@
 
 #include <jpeglib.h>
 
+#include "jpeg_internal.h"
+
 static struct jpeg_error_mgr *(*p_jpeg_std_error)(struct jpeg_error_mgr *);
 static void (*p_jpeg_CreateDecompress)(j_decompress_ptr, int, size_t);
 static void (*p_jpeg_CreateCompress)(j_compress_ptr, int, size_t);
@@ -37,6 +39,7 @@ static void (*p_jpeg_start_compress)(j_compress_ptr, boolean);
 static JDIMENSION (*p_jpeg_write_scanlines)(j_compress_ptr, JSAMPARRAY, JDIMENSION);
 static void (*p_jpeg_finish_compress)(j_compress_ptr);
 static void (*p_jpeg_destroy_compress)(j_compress_ptr);
+static boolean (*p_jpeg_resync_to_restart)(j_decompress_ptr, int);
 
 static pthread_once_t jpeg_once = PTHREAD_ONCE_INIT;
 static int jpeg_loaded = 0;
@@ -67,6 +70,7 @@ static void ifj_do_load(void) {
     JRESOLVE(jpeg_write_scanlines);
     JRESOLVE(jpeg_finish_compress);
     JRESOLVE(jpeg_destroy_compress);
+    JRESOLVE(jpeg_resync_to_restart);
     jpeg_loaded = 1;
 }
 
@@ -159,69 +163,89 @@ static inline unsigned char ifj_clamp_byte(float v) {
     return v <= 0 ? 0 : (v >= 255 ? 255 : (unsigned char)v);
 }
 
-/* Separable resize of an 8-bit interleaved image (1 or 3 channels). NULL on allocation failure.
- * Horizontal pass per row into floats, then each output row accumulates whole input rows
- * (contiguous, so the compiler vectorises it). */
-static unsigned char *ifj_resize(const unsigned char *src, int sw, int sh, int ch, int dw, int dh) {
-    struct ifj_taps tx = {0}, ty = {0};
-    float *mid = NULL, *acc = NULL;
-    unsigned char *dst = NULL;
-    size_t rowlen = (size_t)dw * (size_t)ch;
-    if (ifj_make_taps(&tx, sw, dw) != 0 || ifj_make_taps(&ty, sh, dh) != 0) goto done;
-    mid = malloc(sizeof(float) * rowlen * (size_t)sh);
-    acc = malloc(sizeof(float) * rowlen);
-    dst = malloc(rowlen * (size_t)dh);
-    if (mid == NULL || acc == NULL || dst == NULL) {
-        free(dst);
-        dst = NULL;
-        goto done;
-    }
-    const int n = tx.n;
-    for (int y = 0; y < sh; y++) {
-        const unsigned char *row = src + (size_t)y * (size_t)sw * (size_t)ch;
-        float *out = mid + (size_t)y * rowlen;
-        for (int x = 0; x < dw; x++) {
-            const float *w = tx.w + (size_t)x * (size_t)n;
-            const int *idx = tx.idx + (size_t)x * (size_t)n;
-            if (ch == 3) {
-                float r = 0, g = 0, b = 0;
-                for (int k = 0; k < n; k++) {
-                    const unsigned char *p = row + idx[k] * 3;
-                    r += w[k] * p[0];
-                    g += w[k] * p[1];
-                    b += w[k] * p[2];
-                }
-                out[x * 3] = r;
-                out[x * 3 + 1] = g;
-                out[x * 3 + 2] = b;
-            } else {
-                for (int c = 0; c < ch; c++) {
-                    float v = 0;
-                    for (int k = 0; k < n; k++) v += w[k] * row[idx[k] * ch + c];
-                    out[x * ch + c] = v;
-                }
+/* Separable Lanczos3 resize of an 8-bit interleaved image (1 or 3 channels), fed one input row at
+ * a time as the decoder produces it: each row gets its horizontal pass at once (into floats), and
+ * each output row is accumulated from whole input rows (contiguous, so the compiler vectorises it)
+ * as soon as its last input row has arrived. So when the last bytes of a download arrive, only
+ * the last rows are left to resize (jpeg_stream.c). */
+struct ifj_resizer {
+    struct ifj_taps tx, ty;
+    float *mid;              /* sh rows of dw * ch floats */
+    float *acc;
+    unsigned char *dst;      /* dh rows of dw * ch bytes */
+    int sw, ch, dh, next_out;
+    size_t rowlen;
+};
+
+static void ifj_resizer_free(struct ifj_resizer *r) {
+    if (r == NULL) return;
+    ifj_free_taps(&r->tx);
+    ifj_free_taps(&r->ty);
+    free(r->mid);
+    free(r->acc);
+    free(r->dst);
+    free(r);
+}
+
+static struct ifj_resizer *ifj_resizer_new(int sw, int sh, int ch, int dw, int dh) {
+    struct ifj_resizer *r = calloc(1, sizeof *r);
+    if (r == NULL) return NULL;
+    r->sw = sw;
+    r->ch = ch;
+    r->dh = dh;
+    r->rowlen = (size_t)dw * (size_t)ch;
+    if (ifj_make_taps(&r->tx, sw, dw) != 0 || ifj_make_taps(&r->ty, sh, dh) != 0) goto fail;
+    r->mid = malloc(sizeof(float) * r->rowlen * (size_t)sh);
+    r->acc = malloc(sizeof(float) * r->rowlen);
+    r->dst = malloc(r->rowlen * (size_t)dh);
+    if (r->mid == NULL || r->acc == NULL || r->dst == NULL) goto fail;
+    return r;
+fail:
+    ifj_resizer_free(r);
+    return NULL;
+}
+
+/* Input row `y` (rows arrive in order); emits every output row whose taps are now all present. */
+static void ifj_resizer_row(struct ifj_resizer *r, int y, const unsigned char *row) {
+    const int n = r->tx.n, ch = r->ch, dw = (int)(r->rowlen / (size_t)ch);
+    float *out = r->mid + (size_t)y * r->rowlen;
+    for (int x = 0; x < dw; x++) {
+        const float *w = r->tx.w + (size_t)x * (size_t)n;
+        const int *idx = r->tx.idx + (size_t)x * (size_t)n;
+        if (ch == 3) {
+            float cr = 0, cg = 0, cb = 0;
+            for (int k = 0; k < n; k++) {
+                const unsigned char *p = row + idx[k] * 3;
+                cr += w[k] * p[0];
+                cg += w[k] * p[1];
+                cb += w[k] * p[2];
+            }
+            out[x * 3] = cr;
+            out[x * 3 + 1] = cg;
+            out[x * 3 + 2] = cb;
+        } else {
+            for (int c = 0; c < ch; c++) {
+                float v = 0;
+                for (int k = 0; k < n; k++) v += w[k] * row[idx[k] * ch + c];
+                out[x * ch + c] = v;
             }
         }
     }
-    for (int y = 0; y < dh; y++) {
-        const float *w = ty.w + (size_t)y * (size_t)ty.n;
-        const int *idx = ty.idx + (size_t)y * (size_t)ty.n;
-        memset(acc, 0, sizeof(float) * rowlen);
-        for (int k = 0; k < ty.n; k++) {
+    const int tn = r->ty.n;
+    while (r->next_out < r->dh && r->ty.idx[(size_t)r->next_out * (size_t)tn + (size_t)(tn - 1)] <= y) {
+        const int o = r->next_out++;
+        const float *w = r->ty.w + (size_t)o * (size_t)tn;
+        const int *idx = r->ty.idx + (size_t)o * (size_t)tn;
+        memset(r->acc, 0, sizeof(float) * r->rowlen);
+        for (int k = 0; k < tn; k++) {
             const float wk = w[k];
             if (wk == 0) continue;
-            const float *m = mid + (size_t)idx[k] * rowlen;
-            for (size_t x = 0; x < rowlen; x++) acc[x] += wk * m[x];
+            const float *m = r->mid + (size_t)idx[k] * r->rowlen;
+            for (size_t x = 0; x < r->rowlen; x++) r->acc[x] += wk * m[x];
         }
-        unsigned char *out = dst + (size_t)y * rowlen;
-        for (size_t x = 0; x < rowlen; x++) out[x] = ifj_clamp_byte(acc[x]);
+        unsigned char *dst = r->dst + (size_t)o * r->rowlen;
+        for (size_t x = 0; x < r->rowlen; x++) dst[x] = ifj_clamp_byte(r->acc[x]);
     }
-done:
-    free(mid);
-    free(acc);
-    ifj_free_taps(&tx);
-    ifj_free_taps(&ty);
-    return dst;
 }
 
 int ifj_available(void) {
@@ -229,17 +253,32 @@ int ifj_available(void) {
     return jpeg_loaded;
 }
 
+boolean ifj__resync_to_restart(j_decompress_ptr d, int desired) { return p_jpeg_resync_to_restart(d, desired); }
+
+struct ifj_mem { const unsigned char *buf; size_t len; };
+
+static void ifj_setup_mem(j_decompress_ptr d, void *ctx) {
+    struct ifj_mem *m = ctx;
+    p_jpeg_mem_src(d, m->buf, (unsigned long)m->len);
+}
+
 int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result *res) {
     memset(res, 0, sizeof *res);
     const unsigned char *b = buf;
     if (len < 4 || b[0] != 0xFF || b[1] != 0xD8 || b[2] != 0xFF) return IFJ_DECLINED;
+    struct ifj_mem m = { b, len };
+    return ifj__thumbnail_from(ifj_setup_mem, &m, opts, res);
+}
+
+int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, ifj_result *res) {
+    memset(res, 0, sizeof *res);
     if (!ifj_available()) return IFJ_DECLINED;
 
     struct jpeg_decompress_struct d;
     struct ifj_error jerr;
     /* volatile: these change after setjmp and are read after a longjmp. */
     unsigned char *volatile pixels = NULL;
-    unsigned char *volatile resized = NULL;
+    struct ifj_resizer *volatile resizer = NULL;
     unsigned char *outbuf = NULL;
     unsigned long outlen = 0;
     volatile int compressing = 0;
@@ -256,13 +295,13 @@ int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result 
         if (compressing) p_jpeg_destroy_compress(&c);
         if (created) p_jpeg_destroy_decompress(&d);
         free((void *)pixels);
-        free((void *)resized);
+        ifj_resizer_free((struct ifj_resizer *)resizer);
         memset(res, 0, sizeof *res);
         return IFJ_DECLINED;
     }
     p_jpeg_CreateDecompress(&d, JPEG_LIB_VERSION, sizeof d);
     created = 1;
-    p_jpeg_mem_src(&d, b, (unsigned long)len);
+    setup(&d, ctx);
     p_jpeg_save_markers(&d, JPEG_APP0 + 1, 0xFFFF);  /* EXIF */
     p_jpeg_save_markers(&d, JPEG_APP0 + 2, 0xFFFF);  /* ICC profile */
     p_jpeg_read_header(&d, TRUE);
@@ -299,13 +338,6 @@ int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result 
     d.dct_method = JDCT_ISLOW;
     p_jpeg_start_decompress(&d);
     int dw = (int)d.output_width, dh = (int)d.output_height, oc = d.output_components;
-    pixels = malloc((size_t)dw * (size_t)dh * (size_t)oc);
-    if (pixels == NULL) longjmp(jerr.jump, 1);
-    while (d.output_scanline < d.output_height) {
-        JSAMPROW row = (JSAMPROW)pixels + (size_t)d.output_scanline * (size_t)dw * (size_t)oc;
-        p_jpeg_read_scanlines(&d, &row, 1);
-    }
-    p_jpeg_finish_decompress(&d);
 
     /* Cover: resize so the box is filled, then crop the centre. */
     int rw = tw, rh = th, cx = 0, cy = 0, ow = tw, oh = th;
@@ -317,9 +349,25 @@ int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result 
     }
     if (rw > dw) rw = dw;
     if (rh > dh) rh = dh;
-    resized = (rw == dw && rh == dh) ? NULL : ifj_resize((const unsigned char *)pixels, dw, dh, oc, rw, rh);
-    const unsigned char *final = resized != NULL ? (const unsigned char *)resized : (const unsigned char *)pixels;
-    if (resized == NULL && !(rw == dw && rh == dh)) longjmp(jerr.jump, 1);
+    /* Decode row by row: straight into the image when the DCT scale gave the final size, else
+     * each row into the resizer as it comes. */
+    int resizing = !(rw == dw && rh == dh);
+    if (resizing) {
+        resizer = ifj_resizer_new(dw, dh, oc, rw, rh);
+        pixels = malloc((size_t)dw * (size_t)oc);   /* one row */
+        if (resizer == NULL || pixels == NULL) longjmp(jerr.jump, 1);
+    } else {
+        pixels = malloc((size_t)dw * (size_t)dh * (size_t)oc);
+        if (pixels == NULL) longjmp(jerr.jump, 1);
+    }
+    while (d.output_scanline < d.output_height) {
+        int y = (int)d.output_scanline;
+        JSAMPROW row = (JSAMPROW)pixels + (resizing ? 0 : (size_t)y * (size_t)dw * (size_t)oc);
+        if (p_jpeg_read_scanlines(&d, &row, 1) != 1) longjmp(jerr.jump, 1);
+        if (resizing) ifj_resizer_row((struct ifj_resizer *)resizer, y, row);
+    }
+    p_jpeg_finish_decompress(&d);
+    const unsigned char *final = resizing ? ((struct ifj_resizer *)resizer)->dst : (const unsigned char *)pixels;
 
     c.err = p_jpeg_std_error(&jerr.mgr);
     jerr.mgr.error_exit = ifj_error_exit;
@@ -348,7 +396,7 @@ int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result 
     p_jpeg_destroy_compress(&c);
     p_jpeg_destroy_decompress(&d);
     free((void *)pixels);
-    free((void *)resized);
+    ifj_resizer_free((struct ifj_resizer *)resizer);
     res->data = outbuf;
     res->length = (size_t)outlen;
     res->width = ow;

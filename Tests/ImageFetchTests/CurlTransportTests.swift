@@ -206,6 +206,53 @@ final class CurlTransportTests: XCTestCase {
         XCTAssertEqual(afterwards, 1)
     }
 
+    // MARK: - body tap (decoding while downloading)
+
+    /// Collects what a transfer's tap receives. The tap's context is an unretained pointer to it.
+    final class TapRecorder: @unchecked Sendable {   // written on the transfer thread, read after perform returns
+        var bytes: [UInt8] = []
+        var ends: [Int32] = []
+        var tap: BodyTap {
+            BodyTap(context: Unmanaged.passUnretained(self).toOpaque(),
+                    onData: { ctx, data, n in
+                        let r = Unmanaged<TapRecorder>.fromOpaque(ctx!).takeUnretainedValue()
+                        r.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: n))
+                    },
+                    onEnd: { ctx, complete in Unmanaged<TapRecorder>.fromOpaque(ctx!).takeUnretainedValue().ends.append(complete) })
+        }
+    }
+
+    func tapped(_ path: String, maxBytes: Int64? = nil, timeout: Double? = nil) async throws -> (TransferResult, TapRecorder) {
+        let recorder = TapRecorder()
+        var request = TransferRequest(url: server.url(path), timeout: timeout, maxBytes: maxBytes)
+        request.tap = recorder.tap
+        let result = try await makeTransport().perform(request)
+        return (result, recorder)
+    }
+
+    func testTapSeesExactlyTheBodyThenOneCompleteEnd() async throws {
+        for path in ["/bytes/100000", "/chunked/50000", "/redirect/3", "/bytes/0"] {
+            let (r, tap) = try await tapped(path)
+            XCTAssertEqual(r.curlCode, 0, path)
+            XCTAssertEqual(tap.bytes, r.body, "\(path): the tap saw the body, and only the final response's")
+            XCTAssertEqual(tap.ends, [1], "\(path): ended once, complete")
+        }
+    }
+
+    func testTapEndsIncompleteWhenTheTransferFails() async throws {
+        let (capped, cappedTap) = try await tapped("/bytes/100000", maxBytes: 1000)
+        XCTAssertTrue(capped.tooLarge)
+        XCTAssertEqual(cappedTap.ends, [0], "over the byte cap")
+        let (slow, slowTap) = try await tapped("/slow", timeout: 0.3)
+        XCTAssertEqual(slow.curlCode, 28)
+        XCTAssertEqual(slowTap.ends, [0], "timed out")
+        let recorder = TapRecorder()
+        var refused = TransferRequest(url: "http://127.0.0.1:\(server.closedPort)/")
+        refused.tap = recorder.tap
+        _ = try await makeTransport().perform(refused)
+        XCTAssertEqual(recorder.ends, [0], "connection refused")
+    }
+
     func testConnectionRefused() async throws {
         let r = try await makeTransport().perform(TransferRequest(url: "http://127.0.0.1:\(server.closedPort)/"))
         XCTAssertEqual(r.curlCode, 7, r.errorMessage)

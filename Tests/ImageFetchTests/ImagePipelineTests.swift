@@ -272,6 +272,37 @@ final class ImagePipelineTests: XCTestCase {
         XCTAssertEqual(f.cache.lookup(CacheKey(source: a, processing: .original))?.bytes, newBytes)
     }
 
+    // MARK: - decoding while downloading
+
+    func testAStreamedDecodeStandsInForProcessingAndTheOriginalIsStillKept() async throws {
+        let f = PipelineFixture(streams: true)
+        f.loader.script(a, .ok(origBytes))
+        let result = try await f.retrieve(request(a, thumb))
+        XCTAssertEqual(result.image.bytes, Array("streamed:".utf8) + origBytes, "the image decoded during the download")
+        XCTAssertTrue(f.processor.inputs.isEmpty, "the body was not decoded a second time")
+        XCTAssertEqual(f.processor.streamingDecodes.first?.received, origBytes, "the loader fed the decode the whole body")
+        let original = try await f.retrieve(request(a, .original, policy: .cacheOnly))
+        XCTAssertEqual(original.image.bytes, origBytes, "the original bytes are kept beside the variant")
+    }
+
+    func testEachAttemptGetsAFreshDecodeAndAFailedOneIsNotUsed() async throws {
+        let f = PipelineFixture(streams: true)
+        f.loader.script(a, .fail(.httpStatus(503, retryAfter: nil)), .ok(origBytes))
+        let result = try await f.retrieve(request(a, thumb, retries: 1))
+        XCTAssertEqual(result.attempts, 2)
+        XCTAssertEqual(f.processor.streamingDecodes.map(\.ends), [[0], [1]], "one decode per attempt, the failed one ended incomplete")
+        XCTAssertEqual(result.image.bytes, Array("streamed:".utf8) + origBytes)
+    }
+
+    func testADeclinedStreamedDecodeFallsBackToProcessingTheBody() async throws {
+        let f = PipelineFixture(streams: true, streamsDecline: true)
+        f.loader.script(a, .ok(origBytes))
+        let result = try await f.retrieve(request(a, thumb))
+        XCTAssertEqual(f.processor.streamingDecodes.count, 1, "a decode was fed")
+        XCTAssertEqual(f.processor.inputs, [origBytes], "then the body was processed as usual")
+        XCTAssertEqual(result.image.bytes, FakeProcessor.output(origBytes, thumb))
+    }
+
     // MARK: - interrupting a batch
 
     func testCancelAllLoadsReachesTheLoaderThroughCoalescing() {

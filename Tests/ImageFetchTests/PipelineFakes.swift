@@ -40,10 +40,15 @@ final class FakeLoader: DataLoading, Sendable {
         }
         switch step {
         case .ok(let bytes, let headers):
+            if let tap = request.bodyTap {   // as the curl transport does: every byte, then the end
+                bytes.withUnsafeBytes { if !$0.isEmpty { tap.onData(tap.context, $0.baseAddress!, $0.count) } }
+                tap.onEnd(tap.context, 1)
+            }
             return LoadResponse(bytes: bytes, headers: HTTPHeaders(headers), downloadedBytes: Int64(bytes.count))
         case .notModified(let headers):
             return LoadResponse(bytes: [], notModified: true, headers: HTTPHeaders(headers))
         case .fail(let error):
+            if let tap = request.bodyTap { tap.onEnd(tap.context, 0) }
             throw error
         }
     }
@@ -54,8 +59,26 @@ final class FakeLoader: DataLoading, Sendable {
 final class FakeProcessor: ImageProcessing, Sendable {
     private let calls = Mutex<[[UInt8]]>([])
     private let failure: FetchError?
+    /// When set, network sources get a `FakeStreamingDecode` (decoding while downloading).
+    let streams: Bool
+    /// With `streams`: every streamed decode declines (as a JPEG with an ICC profile would).
+    let streamsDecline: Bool
+    private let decodes = Mutex<[FakeStreamingDecode]>([])
 
-    init(failure: FetchError? = nil) { self.failure = failure }
+    init(failure: FetchError? = nil, streams: Bool = false, streamsDecline: Bool = false) {
+        self.failure = failure
+        self.streams = streams
+        self.streamsDecline = streamsDecline
+    }
+
+    var streamingDecodes: [FakeStreamingDecode] { decodes.withLock { $0 } }
+
+    func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)? {
+        guard streams, source.isNetwork, !processing.isOriginal else { return nil }
+        let decode = FakeStreamingDecode(processing: processing, declines: streamsDecline)
+        decodes.withLock { $0.append(decode) }
+        return decode
+    }
 
     var inputs: [[UInt8]] { calls.withLock { $0 } }
 
@@ -76,6 +99,34 @@ final class FakeProcessor: ImageProcessing, Sendable {
     func decodeFailure(_ bytes: [UInt8]) -> String? { nil }
 }
 
+/// Keeps what its tap received; its result is `streamed:` + those bytes when they are the body.
+final class FakeStreamingDecode: StreamingDecode, @unchecked Sendable {   // fields written by the tap before the load returns, read after
+    let processing: Processing
+    let declines: Bool
+    var received: [UInt8] = []
+    var ends: [Int32] = []
+
+    init(processing: Processing, declines: Bool) {
+        self.processing = processing
+        self.declines = declines
+    }
+
+    var tap: BodyTap {
+        BodyTap(context: Unmanaged.passUnretained(self).toOpaque(),
+                onData: { ctx, data, n in
+                    Unmanaged<FakeStreamingDecode>.fromOpaque(ctx!).takeUnretainedValue().received
+                        .append(contentsOf: UnsafeRawBufferPointer(start: data, count: n))
+                },
+                onEnd: { ctx, complete in Unmanaged<FakeStreamingDecode>.fromOpaque(ctx!).takeUnretainedValue().ends.append(complete) })
+    }
+
+    func result(for bytes: [UInt8]) -> ProcessedImage? {
+        guard !declines, ends == [1], received == bytes else { return nil }
+        return ProcessedImage(bytes: Array("streamed:".utf8) + bytes, width: processing.width ?? 640,
+                              height: processing.height ?? 480, format: "jpeg", sourceWidth: 640, sourceHeight: 480, sourceFormat: "jpeg")
+    }
+}
+
 /// Records every wait instead of sleeping.
 final class RecordingSleeper: Sleeping, Sendable {
     private let waits = Mutex<[Double]>([])
@@ -92,11 +143,11 @@ final class PipelineFixture {
     let sleeper = RecordingSleeper()
     let pipeline: ImagePipeline
 
-    init(constrained: Bool = false, processorFailure: FetchError? = nil) {
+    init(constrained: Bool = false, processorFailure: FetchError? = nil, streams: Bool = false, streamsDecline: Bool = false) {
         directory = NSTemporaryDirectory() + "imgfetch-pipeline-\(UUID().uuidString)"
         cache = DiskCache(directory: directory, sizeLimit: nil, synchronous: false)
         loader = FakeLoader(constrained: constrained)
-        processor = FakeProcessor(failure: processorFailure)
+        processor = FakeProcessor(failure: processorFailure, streams: streams, streamsDecline: streamsDecline)
         pipeline = ImagePipeline(cache: cache, memoryCache: nil, loader: loader, processor: processor,
                                  pool: ProcessingPool(width: 1), sleeper: sleeper)
     }

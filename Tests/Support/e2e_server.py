@@ -14,6 +14,10 @@ Routes (query parameters compose):
       ?cc=VALUE          send "Cache-Control: VALUE"
       ?expires=now       send an Expires date in the past
       ?chunked=1         chunked transfer encoding, no Content-Length
+      ?trickle=MS        the body in pieces of 4000 bytes, MS milliseconds apart (decoding while
+                         downloading sees many small pieces)
+      ?short=N           Content-Length of the whole body, but only its first N bytes, then the
+                         connection closes (a transfer cut off mid-body)
       ?v=ANY             only makes a distinct URL
   GET /status/CODE       responds CODE with a small text body
   GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
@@ -89,7 +93,7 @@ class Handler(BaseHTTPRequestHandler):
     # --- helpers -------------------------------------------------------------------------
 
     def send_body(self, code, body, content_type="text/plain; charset=utf-8", headers=None,
-                  chunked=False):
+                  chunked=False, trickle_ms=0, short=None):
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         for key, value in (headers or []):
@@ -107,6 +111,16 @@ class Handler(BaseHTTPRequestHandler):
                 part = body[i:i + step]
                 self.wfile.write(b"%x\r\n" % len(part) + part + b"\r\n")
             self.wfile.write(b"0\r\n\r\n")
+        elif short is not None:
+            self.wfile.write(body[:short])
+            self.wfile.flush()
+            self.close_connection = True
+        elif trickle_ms > 0:
+            step = 4000
+            for i in range(0, len(body), step):
+                self.wfile.write(body[i:i + step])
+                self.wfile.flush()
+                time.sleep(trickle_ms / 1000.0)
         else:
             self.wfile.write(body)
         self.wfile.flush()
@@ -224,7 +238,9 @@ class Handler(BaseHTTPRequestHandler):
             return
 
         self.send_body(200, data, content_type, headers=headers,
-                       chunked=query.get("chunked") == "1")
+                       chunked=query.get("chunked") == "1",
+                       trickle_ms=float(query.get("trickle", "0")),
+                       short=int(query["short"]) if "short" in query else None)
 
     def not_modified(self, etag, mtime):
         inm = self.headers.get("If-None-Match")

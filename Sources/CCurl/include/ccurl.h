@@ -23,6 +23,14 @@ typedef struct {
     long timeout_ms;                 /* total, 0 = none */
     long long max_bytes;             /* byte cap on the body, 0 = none; holds without Content-Length */
     int max_redirects;               /* followed; http/https only, for redirects too */
+    /* Optional tap on the body as it arrives (for decoding while downloading), called on the loop
+     * thread: tap_data for each piece of the final response's body, in order; tap_end exactly once
+     * when the transfer ends, with complete = 1 only when every byte of a completed transfer went
+     * through tap_data (0 on failure, cancellation, or a response restarted after bytes were tapped).
+     * Both must return quickly. tap_end is also called when ifc_engine_add fails. */
+    void (*tap_data)(void *ctx, const void *data, size_t len);
+    void (*tap_end)(void *ctx, int complete);
+    void *tap_ctx;
 } ifc_request;
 
 /* One finished transfer. Owned by the caller after ifc_engine_next_done: release with ifc_result_free. */

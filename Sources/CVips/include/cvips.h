@@ -73,4 +73,22 @@ int ifj_available(void);
 int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result *res);
 void ifj_free(void *p);
 
+/* ---- jpeg_stream.c: the same thumbnail, decoded while the bytes arrive ----
+ * A decoder thread starts with the first byte (if it is 0xFF, else the stream declines at once) and
+ * reads pieces as ifj_stream_append delivers them, so decoding overlaps the download and only the
+ * last piece, the resize and the encode remain when the transfer ends. */
+typedef struct ifj_stream ifj_stream;
+
+/* NULL when libjpeg cannot be loaded or memory is short. Release with ifj_stream_release. */
+ifj_stream *ifj_stream_new(const ifj_opts *opts);
+/* Producer side (one thread, any thread): the next piece of the body; then the end, exactly once,
+ * with complete = 1 when every byte went through append. The `void *` signatures match ccurl's tap. */
+void ifj_stream_append(void *stream, const void *data, size_t len);
+void ifj_stream_end(void *stream, int complete);
+/* Waits for the decoder; IFJ_OK with *res filled (as ifj_thumbnail would fill it for the same bytes)
+ * only when the stream ended complete, `total_len` bytes were appended, and the decode succeeded.
+ * Otherwise IFJ_DECLINED: use ifj_thumbnail or libvips on the whole body. Call at most once. */
+int ifj_stream_result(ifj_stream *s, size_t total_len, ifj_result *res);
+void ifj_stream_release(ifj_stream *s);
+
 #endif

@@ -30,6 +30,9 @@ public struct TransferRequest: Sendable {
     /// Redirects followed (http/https only); one more fails with curl code 47.
     public var maxRedirects: Int
     public var userAgent: String
+    /// Receives the body as it arrives; its `onEnd` is called exactly once whenever the transfer
+    /// was queued, before `perform` returns.
+    public var tap: BodyTap?
 
     public init(
         url: String,
@@ -248,6 +251,11 @@ private final class TransportCore: Sendable {
                     r.timeout_ms = milliseconds(request.timeout)
                     r.max_bytes = max(0, request.maxBytes ?? 0)
                     r.max_redirects = Int32(clamping: max(0, request.maxRedirects))
+                    if let tap = request.tap {
+                        r.tap_data = tap.onData
+                        r.tap_end = tap.onEnd
+                        r.tap_ctx = tap.context
+                    }
                     // The continuation is stored under the same lock as the add, and the loop
                     // thread looks results up under it: a transfer that finishes at once still
                     // finds its continuation.

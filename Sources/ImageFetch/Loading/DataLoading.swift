@@ -10,6 +10,9 @@ public struct LoadRequest: Sendable {
     public var timeout: Double
     public var maxBytes: Int64
     public var maxRedirects: Int
+    /// Where an http body goes as it arrives (decoding while downloading); nil = nowhere.
+    /// Loaders of other sources ignore it.
+    public var bodyTap: BodyTap?
 
     public init(source: Source, etag: String? = nil, lastModified: String? = nil, allowsConstrainedNetworkAccess: Bool = true,
                 connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20, maxRedirects: Int = 5) {

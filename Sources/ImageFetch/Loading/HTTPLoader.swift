@@ -47,10 +47,11 @@ public final class HTTPLoader: Sendable {
         var headers: [String] = []
         if let etag = request.etag { headers.append("If-None-Match: \(etag)") }
         if let lastModified = request.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
-        let transfer = TransferRequest(url: url, headers: headers, connectTimeout: request.connectTimeout,
+        var transfer = TransferRequest(url: url, headers: headers, connectTimeout: request.connectTimeout,
                                        timeout: request.timeout, maxBytes: request.maxBytes,
                                        maxRedirects: request.maxRedirects,
                                        userAgent: "imgfetch/\(ImageFetchVersion.string)")
+        transfer.tap = request.bodyTap
         let result = await (try sharedTransport()).perform(transfer)
         if let error = HTTPLoader.classify(result, request: request) { throw error }
         return LoadResponse(bytes: result.body, notModified: result.httpStatus == 304, headers: result.headers,

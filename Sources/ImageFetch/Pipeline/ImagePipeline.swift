@@ -92,8 +92,12 @@ public final class ImagePipeline: Sendable {
             attempt += 1
             retrieval.attempts += 1
             do {
+                // Decoding while downloading: a fresh decode per attempt, alive until the load returns.
+                let streamed = processor.streamingDecode(for: source, processing: processing, maxPixels: options.maxPixels)
+                load.bodyTap = streamed?.tap
                 let response = try await loader.load(load)
-                return try await complete(response, source: source, key: key, stale: stale, options: options, processing: processing)
+                return try await complete(response, source: source, key: key, stale: stale, options: options,
+                                          processing: processing, streamed: streamed)
             } catch {
                 if case .constrained = error {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
@@ -115,7 +119,8 @@ public final class ImagePipeline: Sendable {
 
     /// Turns a loader response into a stored, processed image (or refreshes a revalidated entry).
     func complete(_ response: LoadResponse, source: Source, key: CacheKey, stale: CachedImage?,
-                  options: FetchOptions, processing: Processing) async throws(FetchError) -> ImageResult {
+                  options: FetchOptions, processing: Processing,
+                  streamed: (any StreamingDecode)? = nil) async throws(FetchError) -> ImageResult {
         let now = FileSystem.now()
         let freshness = source.isNetwork
             ? Freshness.from(headers: response.headers, now: now, defaultTTL: options.defaultTTL)
@@ -133,8 +138,18 @@ public final class ImagePipeline: Sendable {
         let bytes = response.bytes
         let processor = self.processor
         let maxPixels = options.maxPixels
-        let image = try await pool.run { () throws(FetchError) -> ProcessedImage in
-            try processor.process(bytes, with: processing, maxPixels: maxPixels)
+        var decoded: ProcessedImage?
+        if let streamed {
+            // Done during the download: only its last steps are left, so no processing slot is taken.
+            decoded = await pool.wait { streamed.result(for: bytes) }
+        }
+        let image: ProcessedImage
+        if let decoded {
+            image = decoded
+        } else {
+            image = try await pool.run { () throws(FetchError) -> ProcessedImage in
+                try processor.process(bytes, with: processing, maxPixels: maxPixels)
+            }
         }
         var result = ImageResult(originalSource: source, source: source, key: key, path: nil, cache: .miss, lowData: false,
                                  image: image, attempts: 0, downloadedBytes: response.downloadedBytes, milliseconds: 0,

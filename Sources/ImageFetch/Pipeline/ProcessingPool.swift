@@ -5,7 +5,7 @@ import Synchronization
 /// at a time (default: the number of cores), so downloads keep flowing while images are processed.
 public final class ProcessingPool: Sendable {
     public let width: Int
-    private let queue = DispatchQueue(label: "imgfetch.processing", attributes: .concurrent)
+    let queue = DispatchQueue(label: "imgfetch.processing", attributes: .concurrent)
     private let gate: AsyncGate
 
     public init(width: Int = ProcessingPool.coreCount) {
@@ -24,6 +24,16 @@ public final class ProcessingPool: Sendable {
             }
         }
         return try result.get()
+    }
+}
+
+extension ProcessingPool {
+    /// Runs a short blocking wait outside Swift's cooperative pool and outside the width limit: for
+    /// work that ran elsewhere (a decode during the download) and is finishing.
+    public func wait<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: work()) }
+        }
     }
 }
 

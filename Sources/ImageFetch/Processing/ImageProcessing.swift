@@ -31,8 +31,22 @@ public protocol ImageProcessing: Sendable {
     func prepare(for source: Source, processing: Processing)
     /// Whether the bytes decode completely (for `cache verify`); the failure message otherwise.
     func decodeFailure(_ bytes: [UInt8]) -> String?
+    /// A decode to feed with the body of `source` while it downloads, so processing overlaps the
+    /// transfer; nil when this processing has none. Default: nil.
+    func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)?
 }
 
 extension ImageProcessing {
     public func prepare(for source: Source, processing: Processing) {}
+    public func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)? { nil }
+}
+
+/// A decode that runs while the body downloads (`ImageProcessing.streamingDecode`). Keep it alive
+/// until the load that carries its tap has returned.
+public protocol StreamingDecode: AnyObject, Sendable {
+    /// Where the loader delivers the body as it arrives.
+    var tap: BodyTap { get }
+    /// Waits for the decode; the image exactly as `process` would make it from `bytes` (the whole
+    /// body), or nil when the decode did not see exactly those bytes or declined: process them then.
+    func result(for bytes: [UInt8]) -> ProcessedImage?
 }

@@ -15,14 +15,24 @@ enum JpegFastPath {
         bytes.count > 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF
     }
 
+    static func options(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) -> ifj_opts {
+        ifj_opts(width: Int32(clamping: width ?? VipsBridge.unconstrained),
+                 height: Int32(clamping: height ?? VipsBridge.unconstrained),
+                 crop: cover ? 1 : 0, quality: Int32(quality ?? 0), max_pixels: Double(maxPixels))
+    }
+
     static func thumbnail(_ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) -> Output? {
         guard looksLikeJPEG(bytes) else { return nil }
-        var opts = ifj_opts(width: Int32(clamping: width ?? VipsBridge.unconstrained),
-                            height: Int32(clamping: height ?? VipsBridge.unconstrained),
-                            crop: cover ? 1 : 0, quality: Int32(quality ?? 0), max_pixels: Double(maxPixels))
+        var opts = options(width: width, height: height, cover: cover, quality: quality, maxPixels: maxPixels)
         var result = ifj_result()
         let status = bytes.withUnsafeBytes { buf in ifj_thumbnail(buf.baseAddress, buf.count, &opts, &result) }
-        guard status == Int32(IFJ_OK), let data = result.data else { return nil }
+        guard status == Int32(IFJ_OK) else { return nil }
+        return output(result)
+    }
+
+    /// Takes the encoded bytes out of a successful `ifj_result` (and frees its buffer).
+    static func output(_ result: ifj_result) -> Output? {
+        guard let data = result.data else { return nil }
         defer { ifj_free(data) }
         let encoded = Array(UnsafeRawBufferPointer(start: data, count: result.length))
         return Output(image: EncodedImage(bytes: encoded, width: Int(result.width), height: Int(result.height)),

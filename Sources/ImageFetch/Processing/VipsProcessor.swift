@@ -46,6 +46,15 @@ public struct VipsProcessor: ImageProcessing {
     /// the download instead of following it. Idempotent and cheap once loaded.
     /// Not when the JPEG fast path will most likely do the work (a .jpg source to a JPEG thumbnail):
     /// it needs only libjpeg, and loading libvips anyway would cost ~25 ms of CPU and ~25 MB.
+    /// JPEG thumbnails of network sources decode while they download (see `JpegStreamDecode`):
+    /// the same cases as the fast path in `process`, which it stands in for.
+    public func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)? {
+        guard source.isNetwork, processing.resizes, processing.format == .jpeg || processing.format == .original else { return nil }
+        let cover = processing.fit == .cover && processing.width != nil && processing.height != nil
+        return JpegStreamDecode(width: processing.width, height: processing.height, cover: cover,
+                                quality: processing.quality, maxPixels: maxPixels)
+    }
+
     public func prepare(for source: Source, processing: Processing) {
         if processing.resizes, processing.format == .jpeg || processing.format == .original, source.looksLikeJPEG { return }
         VipsProcessor.preload

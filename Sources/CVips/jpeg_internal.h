@@ -1,0 +1,19 @@
+/* jpeg_internal.h: what jpeg_fast.c shares with jpeg_stream.c (not part of the module's API). */
+#ifndef IFJ_INTERNAL_H
+#define IFJ_INTERNAL_H
+#include <stdio.h>
+
+#include <jpeglib.h>
+
+#include "cvips.h"
+
+/* Installs the decompressor's data source (a memory buffer, or a stream fed while downloading). */
+typedef void (*ifj_src_setup)(j_decompress_ptr d, void *ctx);
+
+/* The thumbnail of ifj_thumbnail, reading from whatever source `setup` installs. The source reports
+ * the end of data as libjpeg's memory source does (a warning and a fake EOI), so both decline alike. */
+int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, ifj_result *res);
+/* libjpeg's default restart-marker resync (resolved with dlopen), for custom sources. */
+boolean ifj__resync_to_restart(j_decompress_ptr d, int desired);
+
+#endif

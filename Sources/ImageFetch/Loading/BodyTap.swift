@@ -1,0 +1,21 @@
+/// Receives a download's body as it arrives, so work on it (a decode) can overlap the transfer.
+/// The loader calls `onData` for each piece of the final response's body, in order, on its transfer
+/// thread, then `onEnd` exactly once (complete = 1 only when every byte of a completed transfer went
+/// through `onData`), before the load returns. Both must return at once.
+///
+/// `@unchecked Sendable`: `context` is an opaque pointer only ever passed back to the two C
+/// functions, which synchronise internally (see jpeg_stream.c); its owner keeps it alive until the
+/// load that carries this tap has returned.
+public struct BodyTap: @unchecked Sendable {
+    public let context: UnsafeMutableRawPointer
+    public let onData: @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Void
+    public let onEnd: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Void
+
+    public init(context: UnsafeMutableRawPointer,
+                onData: @escaping @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Void,
+                onEnd: @escaping @convention(c) (UnsafeMutableRawPointer?, Int32) -> Void) {
+        self.context = context
+        self.onData = onData
+        self.onEnd = onEnd
+    }
+}

@@ -1,0 +1,32 @@
+import CVips
+import Synchronization
+
+/// The JPEG fast path, decoding while the body downloads (jpeg_stream.c): when the last byte
+/// arrives only the resize and the encode are left, instead of the whole decode. Its result is the
+/// one `JpegFastPath.thumbnail` gives for the same bytes; anything else declines.
+///
+/// `@unchecked Sendable`: `stream` is only used through jpeg_stream.c's functions, which lock
+/// internally, and `result` takes it under `taken`, once; the pointer itself never changes.
+final class JpegStreamDecode: StreamingDecode, @unchecked Sendable {
+    private let stream: OpaquePointer
+    private let taken = Mutex(false)
+    let tap: BodyTap
+
+    init?(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) {
+        var opts = JpegFastPath.options(width: width, height: height, cover: cover, quality: quality, maxPixels: maxPixels)
+        guard let stream = ifj_stream_new(&opts) else { return nil }
+        self.stream = stream
+        self.tap = BodyTap(context: UnsafeMutableRawPointer(stream), onData: ifj_stream_append, onEnd: ifj_stream_end)
+    }
+
+    deinit { ifj_stream_release(stream) }
+
+    func result(for bytes: [UInt8]) -> ProcessedImage? {
+        guard !taken.withLock({ t in defer { t = true }; return t }) else { return nil }
+        var result = ifj_result()
+        guard ifj_stream_result(stream, bytes.count, &result) == Int32(IFJ_OK),
+              let output = JpegFastPath.output(result) else { return nil }
+        return ProcessedImage(bytes: output.image.bytes, width: output.image.width, height: output.image.height, format: "jpeg",
+                              sourceWidth: output.sourceWidth, sourceHeight: output.sourceHeight, sourceFormat: "jpeg")
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import XCTest
+@testable import ImageFetch
+
+/// Decoding while downloading: fed in pieces of any size, the result is byte for byte the fast
+/// path's on the whole body; anything that is not exactly that body (cut, failed, mismatched,
+/// declined) gives nil, so the caller decodes the body itself.
+final class JpegStreamDecodeTests: XCTestCase {
+    func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: JpegFastPathTests.fixtures.appendingPathComponent(name)))
+    }
+
+    func makeDecode(_ w: Int? = 320, _ h: Int? = 320, cover: Bool = false, quality: Int? = nil) throws -> JpegStreamDecode {
+        try XCTUnwrap(JpegStreamDecode(width: w, height: h, cover: cover, quality: quality, maxPixels: 100_000_000))
+    }
+
+    /// Feeds `body` in pieces of `piece` bytes, then ends the stream, as the transfer thread does.
+    func feed(_ decode: JpegStreamDecode, _ body: [UInt8], piece: Int, complete: Bool = true) {
+        let tap = decode.tap
+        body.withUnsafeBytes { buf in
+            var offset = 0
+            while offset < buf.count {
+                let n = min(piece, buf.count - offset)
+                tap.onData(tap.context, buf.baseAddress! + offset, n)
+                offset += n
+            }
+        }
+        tap.onEnd(tap.context, complete ? 1 : 0)
+    }
+
+    func testAnyPieceSizeGivesTheFastPathResultExactly() throws {
+        let cases: [(String, Int?, Int?, Bool, Int?)] = [
+            ("photo.jpg", 320, 320, false, nil), ("photo.jpg", 200, 200, true, 90), ("portrait.jpg", 100, nil, false, 60),
+            ("progressive.jpg", 64, 64, false, nil), ("grey.jpg", 50, 50, false, nil), ("tiny.jpg", 500, 500, false, nil),
+        ]
+        for (name, w, h, cover, q) in cases {
+            let body = try bytes(name)
+            let expected = try XCTUnwrap(JpegFastPath.thumbnail(body, width: w, height: h, cover: cover, quality: q,
+                                                                maxPixels: 100_000_000), name)
+            for piece in [1, 7, 4096, body.count] {
+                let decode = try makeDecode(w, h, cover: cover, quality: q)
+                feed(decode, body, piece: piece)
+                let got = try XCTUnwrap(decode.result(for: body), "\(name) in pieces of \(piece)")
+                XCTAssertEqual(got.bytes, expected.image.bytes, "\(name) in pieces of \(piece): identical bytes")
+                XCTAssertEqual([got.width, got.height, got.sourceWidth, got.sourceHeight],
+                               [expected.image.width, expected.image.height, expected.sourceWidth, expected.sourceHeight])
+                XCTAssertEqual(got.format, "jpeg")
+            }
+        }
+    }
+
+    func testPiecesFromAnotherThreadWhileTheDecoderRuns() async throws {
+        let body = try bytes("photo.jpg")
+        let expected = try XCTUnwrap(JpegFastPath.thumbnail(body, width: 160, height: 160, cover: false, quality: nil, maxPixels: 100_000_000))
+        let decodes = try (0..<8).map { _ in try makeDecode(160, 160) }
+        await withTaskGroup(of: Void.self) { group in
+            for decode in decodes {
+                group.addTask {
+                    let tap = decode.tap
+                    body.withUnsafeBytes { buf in
+                        var offset = 0
+                        while offset < buf.count {
+                            let n = min(3001, buf.count - offset)
+                            tap.onData(tap.context, buf.baseAddress! + offset, n)
+                            offset += n
+                            if offset % 30010 == 0 { usleep(1000) }   // let the decoder catch up and wait
+                        }
+                    }
+                    tap.onEnd(tap.context, 1)
+                }
+            }
+        }
+        for decode in decodes { XCTAssertEqual(decode.result(for: body)?.bytes, expected.image.bytes) }
+    }
+
+    func testCutFailedOrMismatchedBodiesGiveNil() throws {
+        let body = try bytes("photo.jpg")
+        let half = Array(body.prefix(body.count / 2))
+
+        let cut = try makeDecode()
+        feed(cut, half, piece: 4096)   // the server closed early, but the transfer "completed"
+        XCTAssertNil(cut.result(for: half), "a JPEG without its end is never a thumbnail (no grey rows)")
+
+        let failed = try makeDecode()
+        feed(failed, body, piece: 4096, complete: false)
+        XCTAssertNil(failed.result(for: body), "a transfer that failed is not used")
+
+        let mismatched = try makeDecode()
+        feed(mismatched, body, piece: 4096)
+        XCTAssertNil(mismatched.result(for: body + [0, 0]), "the result must be of exactly the body processed")
+
+        let twice = try makeDecode()
+        feed(twice, body, piece: 4096)
+        XCTAssertNotNil(twice.result(for: body))
+        XCTAssertNil(twice.result(for: body), "a result is taken once")
+    }
+
+    func testDeclinesWhatTheFastPathDeclines() throws {
+        for name in ["truncated.jpg", "icc.jpg", "cmyk.jpg", "orientation6.jpg", "alpha.png", "small.webp", "page.html"] {
+            let body = try bytes(name)
+            let decode = try makeDecode(100, 100)
+            feed(decode, body, piece: 1000)
+            XCTAssertNil(decode.result(for: body), "\(name): left to libvips")
+        }
+        let big = try bytes("photo.jpg")
+        let limited = try XCTUnwrap(JpegStreamDecode(width: 100, height: 100, cover: false, quality: nil, maxPixels: 1000))
+        feed(limited, big, piece: 4096)
+        XCTAssertNil(limited.result(for: big), "over --max-pixels: libvips reports the limit")
+    }
+
+    func testAnOwnerThatLeavesEarlyStopsTheDecoder() throws {
+        let body = try bytes("photo.jpg")
+        for _ in 0..<20 {
+            let decode = try makeDecode()
+            let tap = decode.tap
+            body.withUnsafeBytes { tap.onData(tap.context, $0.baseAddress!, body.count / 3) }
+            // No end, no result: releasing ends the stream; the decoder thread finishes on its own.
+        }
+        let empty = try makeDecode()
+        empty.tap.onEnd(empty.tap.context, 1)
+        XCTAssertNil(empty.result(for: []), "no byte: nothing was decoded")
+    }
+
+    func testTheProcessorStreamsWhatItsJpegFastPathWouldHandle() {
+        let vips = VipsProcessor(), url = Source.http("http://127.0.0.1/a.jpg"), max: Int64 = 100_000_000
+        XCTAssertNotNil(vips.streamingDecode(for: url, processing: Processing(width: 100, height: 100, format: .jpeg), maxPixels: max))
+        XCTAssertNotNil(vips.streamingDecode(for: url, processing: Processing(width: 100, height: nil), maxPixels: max),
+                        "format original: a JPEG source stays JPEG")
+        XCTAssertNil(vips.streamingDecode(for: url, processing: .original, maxPixels: max), "no resize: the original is validated")
+        XCTAssertNil(vips.streamingDecode(for: url, processing: Processing(width: 100, height: 100, format: .webp), maxPixels: max))
+        XCTAssertNil(vips.streamingDecode(for: .file(path: "/tmp/a.jpg"), processing: Processing(width: 100, height: 100), maxPixels: max),
+                     "a local file is read at once")
+    }
+}
