@@ -16,4 +16,11 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, if
 /* libjpeg's default restart-marker resync (resolved with dlopen), for custom sources. */
 boolean ifj__resync_to_restart(j_decompress_ptr d, int desired);
 
+/* jpeg_resize.c: a separable Lanczos3 resize of 8-bit rows (1 or 3 channels), fed in order. */
+struct ifj_resizer;
+struct ifj_resizer *ifj_resizer_new(int sw, int sh, int ch, int dw, int dh);   /* NULL when out of memory */
+void ifj_resizer_row(struct ifj_resizer *r, int y, const unsigned char *row);
+const unsigned char *ifj_resizer_pixels(const struct ifj_resizer *r);            /* complete after the last row */
+void ifj_resizer_free(struct ifj_resizer *r);
+
 #endif

@@ -84,4 +84,30 @@ final class JpegFastPathTests: XCTestCase {
             XCTAssertEqual(out?.image.width, 50 + i)
         }
     }
+
+    // MARK: - validating originals without libvips
+
+    func testValidateGivesTheStoredSizeOfCompleteJPEGs() throws {
+        let cases: [(String, Int, Int)] = [("photo.jpg", 1200, 800), ("progressive.jpg", 1200, 800), ("grey.jpg", 0, 0),
+                                           ("orientation6.jpg", 300, 200), ("cmyk.jpg", 300, 200), ("icc.jpg", 300, 200)]
+        for (name, w, h) in cases {
+            let body = try bytes(name)
+            let size = try XCTUnwrap(JpegFastPath.validate(body, maxPixels: 100_000_000), name)
+            let header = try VipsBridge.header(body)
+            XCTAssertEqual([size.width, size.height], [header.width, header.height], "\(name): the size libvips reports")
+            if w > 0 { XCTAssertEqual([size.width, size.height], [w, h], name) }
+        }
+    }
+
+    func testValidateLeavesEverythingDoubtfulToLibvips() throws {
+        let photo = try bytes("photo.jpg")
+        XCTAssertNil(JpegFastPath.validate(try bytes("truncated.jpg"), maxPixels: 100_000_000), "truncated")
+        XCTAssertNil(JpegFastPath.validate(Array(photo.prefix(photo.count - 2)), maxPixels: 100_000_000), "no end marker")
+        XCTAssertNil(JpegFastPath.validate(try bytes("alpha.png"), maxPixels: 100_000_000), "not a JPEG")
+        XCTAssertNil(JpegFastPath.validate([], maxPixels: 100_000_000), "empty")
+        XCTAssertNil(JpegFastPath.validate(photo, maxPixels: 1000), "over the pixel limit: libvips reports it")
+        var corrupt = photo
+        for i in stride(from: photo.count / 2, to: photo.count / 2 + 64, by: 1) { corrupt[i] = 0xFF }
+        XCTAssertNil(JpegFastPath.validate(corrupt, maxPixels: 100_000_000), "corrupt entropy data is a libjpeg warning")
+    }
 }

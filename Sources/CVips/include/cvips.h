@@ -72,6 +72,10 @@ int ifj_available(void);
  * (a truncated file included): the caller then uses libvips, which gives the verdict. */
 int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result *res);
 void ifj_free(void *p);
+/* IFJ_OK when libjpeg decodes the whole JPEG without a single warning (at 1/8 scale: every
+ * coefficient is still read), with its stored dimensions; IFJ_DECLINED otherwise, including more
+ * than max_pixels: then libvips gives the verdict. For handing out original bytes. */
+int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int *height);
 
 /* ---- jpeg_stream.c: the same thumbnail, decoded while the bytes arrive ----
  * A decoder thread starts with the first byte (if it is 0xFF, else the stream declines at once) and

@@ -14,6 +14,11 @@ public struct VipsProcessor: ImageProcessing {
             return ProcessedImage(bytes: fast.image.bytes, width: fast.image.width, height: fast.image.height, format: "jpeg",
                                   sourceWidth: fast.sourceWidth, sourceHeight: fast.sourceHeight, sourceFormat: "jpeg")
         }
+        // A JPEG handed out as it is: libjpeg proves it decodes, without loading libvips.
+        if processing.isOriginal || (!processing.resizes && processing.format == .jpeg && processing.quality == nil),
+           let size = JpegFastPath.validate(bytes, maxPixels: maxPixels) {
+            return ProcessedImage(bytes: bytes, width: size.width, height: size.height, format: "jpeg")
+        }
         try loadVips()
         let header: ImageHeader
         do { header = try VipsBridge.header(bytes) } catch { throw .invalidImage(VipsProcessor.describe(error, bytes)) }
@@ -42,10 +47,6 @@ public struct VipsProcessor: ImageProcessing {
         }
     }
 
-    /// Starts loading libvips (~45 ms of dlopen and vips_init) on a background thread, so it overlaps
-    /// the download instead of following it. Idempotent and cheap once loaded.
-    /// Not when the JPEG fast path will most likely do the work (a .jpg source to a JPEG thumbnail):
-    /// it needs only libjpeg, and loading libvips anyway would cost ~25 ms of CPU and ~25 MB.
     /// JPEG thumbnails of network sources decode while they download (see `JpegStreamDecode`):
     /// the same cases as the fast path in `process`, which it stands in for.
     public func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)? {
@@ -55,8 +56,13 @@ public struct VipsProcessor: ImageProcessing {
                                 quality: processing.quality, maxPixels: maxPixels)
     }
 
+    /// Starts loading libvips (~45 ms of dlopen and vips_init) on a background thread, so it overlaps
+    /// the download instead of following it. Idempotent and cheap once loaded.
+    /// Not when libjpeg alone will most likely do the work (a .jpg source to a JPEG thumbnail, or
+    /// handed out as it is): loading libvips anyway would cost ~25 ms of CPU and ~25 MB.
     public func prepare(for source: Source, processing: Processing) {
-        if processing.resizes, processing.format == .jpeg || processing.format == .original, source.looksLikeJPEG { return }
+        let jpegOut = processing.format == .jpeg || processing.format == .original
+        if source.looksLikeJPEG, jpegOut, processing.resizes || processing.quality == nil { return }
         VipsProcessor.preload
     }
 
@@ -65,6 +71,7 @@ public struct VipsProcessor: ImageProcessing {
     }()
 
     public func decodeFailure(_ bytes: [UInt8]) -> String? {
+        if JpegFastPath.validate(bytes, maxPixels: Int64.max) != nil { return nil }
         do { try loadVips() } catch { return error.message }
         do {
             try VipsBridge.validate(bytes)
