@@ -131,10 +131,10 @@ int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result 
     const unsigned char *b = buf;
     if (len < 4 || b[0] != 0xFF || b[1] != 0xD8 || b[2] != 0xFF) return IFJ_DECLINED;
     struct ifj_mem m = { b, len };
-    return ifj__thumbnail_from(ifj_setup_mem, &m, opts, res);
+    return ifj__thumbnail_from(ifj_setup_mem, &m, opts, 0, res);
 }
 
-int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, ifj_result *res) {
+int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, int streaming, ifj_result *res) {
     memset(res, 0, sizeof *res);
     if (!ifj_available()) return IFJ_DECLINED;
 
@@ -181,6 +181,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, if
     res->source_width = (int)w;
     res->source_height = (int)h;
     if ((double)w * h > (double)opts->max_pixels) declined = 1;  /* vips reports the limit */
+    if (streaming && d.progressive_mode && (double)w * h > IFJ_STREAM_PROGRESSIVE_MAX_PIXELS) declined = 1;
     if (declined || opts->width <= 0 || opts->height <= 0) {
         p_jpeg_destroy_decompress(&d);
         return IFJ_DECLINED;

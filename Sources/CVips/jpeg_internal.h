@@ -12,7 +12,12 @@ typedef void (*ifj_src_setup)(j_decompress_ptr d, void *ctx);
 
 /* The thumbnail of ifj_thumbnail, reading from whatever source `setup` installs. The source reports
  * the end of data as libjpeg's memory source does (a warning and a fake EOI), so both decline alike. */
-int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, ifj_result *res);
+int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, int streaming, ifj_result *res);
+
+/* Streaming decodes run outside the processing pool's width limit, one per transfer: they decline
+ * a progressive JPEG above this size, whose whole coefficient buffer (3-6 bytes a pixel) libjpeg
+ * keeps, and leave it to the pool-bounded path. */
+#define IFJ_STREAM_PROGRESSIVE_MAX_PIXELS 4e6
 /* libjpeg's default restart-marker resync (resolved with dlopen), for custom sources. */
 boolean ifj__resync_to_restart(j_decompress_ptr d, int desired);
 

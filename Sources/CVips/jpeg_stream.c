@@ -14,9 +14,8 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 typedef struct piece {
     struct piece *next;
@@ -125,10 +124,9 @@ static void src_setup(j_decompress_ptr d, void *ctx) {
 
 static void *decoder_main(void *arg) {
     ifj_stream *s = arg;
-    setpriority(PRIO_PROCESS, (id_t)gettid(), 5);
     struct ifj_stream_src src = { .s = s, .current = NULL };
     ifj_result res;
-    int status = ifj__thumbnail_from(src_setup, &src, &s->opts, &res);
+    int status = ifj__thumbnail_from(src_setup, &src, &s->opts, 1, &res);
     free(src.current);
     pthread_mutex_lock(&s->lock);
     s->status = status;
@@ -183,7 +181,7 @@ void ifj_stream_append(void *stream, const void *data, size_t len) {
         }
     }
     if (s->state == S_DECODING && !s->done && !s->ended) {
-        piece *p = malloc(sizeof *p + len);
+        piece *p = len <= SIZE_MAX - sizeof(piece) ? malloc(sizeof *p + len) : NULL;
         if (p == NULL) {
             s->ended = 1;          /* out of memory: the decode cannot be trusted; stop it */
             s->complete = 0;
@@ -194,7 +192,7 @@ void ifj_stream_append(void *stream, const void *data, size_t len) {
             if (s->tail != NULL) s->tail->next = p; else s->head = p;
             s->tail = p;
         }
-        pthread_cond_signal(&s->cond);
+        pthread_cond_broadcast(&s->cond);   /* the decoder, not only whoever else waits (result) */
     }
     pthread_mutex_unlock(&s->lock);
 }

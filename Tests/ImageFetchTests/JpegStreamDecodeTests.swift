@@ -108,6 +108,18 @@ final class JpegStreamDecodeTests: XCTestCase {
         XCTAssertNil(limited.result(for: big), "over --max-pixels: libvips reports the limit")
     }
 
+    func testALargeProgressiveJPEGIsLeftToThePoolBoundedPath() throws {
+        // Progressive: libjpeg keeps every coefficient (3-6 bytes a pixel). Streaming decodes run one
+        // per transfer, outside the pool's width limit, so above 4 MP they decline; the fast path
+        // on the whole body (two at a time on the pool) still makes the thumbnail.
+        let body = try bytes("progressive-large.jpg")   // 2100x2000, progressive
+        let decode = try makeDecode(200, 200)
+        feed(decode, body, piece: 4096)
+        XCTAssertNil(decode.result(for: body))
+        let fast = try XCTUnwrap(JpegFastPath.thumbnail(body, width: 200, height: 200, cover: false, quality: nil, maxPixels: 100_000_000))
+        XCTAssertEqual([fast.image.width, fast.image.height], [200, 190])
+    }
+
     func testAnOwnerThatLeavesEarlyStopsTheDecoder() throws {
         let body = try bytes("photo.jpg")
         for _ in 0..<20 {

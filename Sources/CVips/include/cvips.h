@@ -74,7 +74,9 @@ int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result 
 void ifj_free(void *p);
 /* IFJ_OK when libjpeg decodes the whole JPEG without a single warning (at 1/8 scale: every
  * coefficient is still read), with its stored dimensions; IFJ_DECLINED otherwise, including more
- * than max_pixels: then libvips gives the verdict. For handing out original bytes. */
+ * than max_pixels: then libvips gives the verdict. For handing out original bytes. This is
+ * stricter than libvips' fail_on=truncated (which lets other warnings pass); corruption that
+ * libjpeg itself cannot see (a valid but wrong Huffman code) passes both. */
 int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int *height);
 
 /* ---- jpeg_stream.c: the same thumbnail, decoded while the bytes arrive ----

@@ -258,20 +258,17 @@ private final class TransportCore: Sendable {
                     }
                     // The continuation is stored under the same lock as the add, and the loop
                     // thread looks results up under it: a transfer that finishes at once still
-                    // finds its continuation.
+                    // finds its continuation. The loop starts first: a transfer is only queued
+                    // when a thread will run it (its tap must end before this call returns
+                    // otherwise), and the loop cannot exit idle while the lock is held.
                     return state.withLock { s -> (UInt64, String?) in
+                        if !s.loopRunning {
+                            guard startLoopThread() else { return (0, "could not start the transfer thread") }
+                            s.loopRunning = true
+                        }
                         let id = ifc_engine_add(engine.pointer, &r)
                         if id == 0 { return (0, "could not queue the transfer") }
                         s.continuations[id] = continuation
-                        if !s.loopRunning {
-                            if startLoopThread() {
-                                s.loopRunning = true
-                            } else {
-                                s.continuations[id] = nil
-                                ifc_engine_cancel(engine.pointer, id)
-                                return (0, "could not start the transfer thread")
-                            }
-                        }
                         return (id, nil)
                     }
                 }
