@@ -12,16 +12,22 @@
 #define _GNU_SOURCE
 #include "jpeg_internal.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
+/* Appends fill the last queued piece up to its capacity (few allocations, below malloc's mmap
+ * threshold); the decoder takes whole pieces off the queue, so it never reads one being filled. */
 typedef struct piece {
     struct piece *next;
-    size_t len;
+    size_t len, cap;
     unsigned char data[];
 } piece;
+
+#define PIECE_CAP (64 * 1024)
 
 enum { S_IDLE, S_DECODING, S_DECLINED };
 
@@ -30,12 +36,14 @@ struct ifj_stream {
     pthread_cond_t cond;
     int refs;
     ifj_opts opts;
+    int start_delay_ms;
     /* protected by lock */
     piece *head, *tail;
     size_t appended;
     int state;
     int ended, complete;
     int done, status;
+    int reading;        /* the decoder is past its start delay: wake it for each piece */
     ifj_result result;
 };
 
@@ -122,11 +130,33 @@ static void src_setup(j_decompress_ptr d, void *ctx) {
     d->src = &src->pub;
 }
 
+static struct timespec deadline_after(int ms) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec += 1;
+        t.tv_nsec -= 1000000000L;
+    }
+    return t;
+}
+
 static void *decoder_main(void *arg) {
     ifj_stream *s = arg;
     struct ifj_stream_src src = { .s = s, .current = NULL };
     ifj_result res;
-    int status = ifj__thumbnail_from(src_setup, &src, &s->opts, 1, &res);
+    memset(&res, 0, sizeof res);
+    /* Only a slow download is worth overlapping: one that ends within start_delay_ms of its first
+     * byte is left to the pool (no extra thread competing for the cores, no extra memory). */
+    struct timespec deadline = deadline_after(s->start_delay_ms);
+    pthread_mutex_lock(&s->lock);
+    int rc = s->start_delay_ms > 0 ? 0 : ETIMEDOUT;
+    while (!s->ended && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&s->cond, &s->lock, &deadline);
+    int fast = s->start_delay_ms > 0 && s->ended;
+    s->reading = !fast;
+    pthread_mutex_unlock(&s->lock);
+    int status = fast ? IFJ_DECLINED : ifj__thumbnail_from(src_setup, &src, &s->opts, 1, &res);
     free(src.current);
     pthread_mutex_lock(&s->lock);
     s->status = status;
@@ -142,7 +172,7 @@ static void *decoder_main(void *arg) {
 
 /* ---- public API ---- */
 
-ifj_stream *ifj_stream_new(const ifj_opts *opts) {
+ifj_stream *ifj_stream_new(const ifj_opts *opts, int start_delay_ms) {
     if (opts == NULL || !ifj_available()) return NULL;
     ifj_stream *s = calloc(1, sizeof *s);
     if (s == NULL) return NULL;
@@ -150,13 +180,20 @@ ifj_stream *ifj_stream_new(const ifj_opts *opts) {
         free(s);
         return NULL;
     }
-    if (pthread_cond_init(&s->cond, NULL) != 0) {
+    pthread_condattr_t attr;
+    int ok = pthread_condattr_init(&attr) == 0;
+    if (ok) {
+        ok = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 && pthread_cond_init(&s->cond, &attr) == 0;
+        pthread_condattr_destroy(&attr);
+    }
+    if (!ok) {
         pthread_mutex_destroy(&s->lock);
         free(s);
         return NULL;
     }
     s->refs = 1;
     s->opts = *opts;
+    s->start_delay_ms = start_delay_ms > 0 ? start_delay_ms : 0;
     s->state = S_IDLE;
     return s;
 }
@@ -181,18 +218,28 @@ void ifj_stream_append(void *stream, const void *data, size_t len) {
         }
     }
     if (s->state == S_DECODING && !s->done && !s->ended) {
-        piece *p = len <= SIZE_MAX - sizeof(piece) ? malloc(sizeof *p + len) : NULL;
-        if (p == NULL) {
-            s->ended = 1;          /* out of memory: the decode cannot be trusted; stop it */
-            s->complete = 0;
+        piece *t = s->tail;
+        if (t != NULL && t->cap - t->len >= len) {
+            memcpy(t->data + t->len, data, len);
+            t->len += len;
         } else {
-            p->next = NULL;
-            p->len = len;
-            memcpy(p->data, data, len);
-            if (s->tail != NULL) s->tail->next = p; else s->head = p;
-            s->tail = p;
+            size_t cap = len > PIECE_CAP ? len : PIECE_CAP;
+            piece *p = cap <= SIZE_MAX - sizeof(piece) ? malloc(sizeof *p + cap) : NULL;
+            if (p == NULL) {
+                s->ended = 1;          /* out of memory: the decode cannot be trusted; stop it */
+                s->complete = 0;
+            } else {
+                p->next = NULL;
+                p->len = len;
+                p->cap = cap;
+                memcpy(p->data, data, len);
+                if (t != NULL) t->next = p; else s->head = p;
+                s->tail = p;
+            }
         }
-        pthread_cond_broadcast(&s->cond);   /* the decoder, not only whoever else waits (result) */
+        /* Broadcast: the decoder, not only whoever else waits (result). Not during the start
+         * delay, which waits for the end or its deadline only. */
+        if (s->reading || s->ended) pthread_cond_broadcast(&s->cond);
     }
     pthread_mutex_unlock(&s->lock);
 }

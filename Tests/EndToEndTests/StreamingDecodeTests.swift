@@ -14,7 +14,7 @@ final class StreamingDecodeTests: E2ETestCase {
             let local = file("local-\(i).jpg"), remote = file("remote-\(i).jpg"), trickled = file("trickled-\(i).jpg")
             assertExit(try get([E2EPaths.fixture(name).path, "-o", local.path] + options), 0)
             assertExit(try get([imageURL(name, "v=\(i)"), "-o", remote.path] + options), 0)
-            assertExit(try get([imageURL(name, "trickle=1&v=\(i)"), "-o", trickled.path] + options), 0)
+            assertExit(try get([imageURL(name, "trickle=4&v=\(i)"), "-o", trickled.path] + options), 0)
             let expected = try Data(contentsOf: local)
             XCTAssertEqual(try Data(contentsOf: remote), expected, "\(name) \(options): downloaded at once")
             XCTAssertEqual(try Data(contentsOf: trickled), expected, "\(name) \(options): downloaded in 4000-byte pieces")
@@ -24,18 +24,18 @@ final class StreamingDecodeTests: E2ETestCase {
     func testPrefetchedThumbnailsAreThoseOfTheFilesOnDisk() throws {
         let names = ["photo.jpg", "portrait.jpg", "tiny.jpg", "progressive.jpg"]
         let list = file("list.txt")
-        try names.map { imageURL($0, "trickle=1") }.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        try names.map { imageURL($0, "trickle=4") }.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
         assertExit(try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "-s", "120x120", "-j", "4", list.path]), 0)
         for name in names {
             let local = file("local-\(name)"), cached = file("cached-\(name)")
             assertExit(try get([E2EPaths.fixture(name).path, "-s", "120x120", "-o", local.path]), 0)
-            assertExit(try get([imageURL(name, "trickle=1"), "-s", "120x120", "--cache-only", "-o", cached.path]), 0)
+            assertExit(try get([imageURL(name, "trickle=4"), "-s", "120x120", "--cache-only", "-o", cached.path]), 0)
             XCTAssertEqual(try Data(contentsOf: cached), try Data(contentsOf: local), name)
         }
     }
 
     func testATruncatedJPEGArrivingSlowlyIsInvalidAndNotCached() throws {
-        let url = imageURL("truncated.jpg", "trickle=1")
+        let url = imageURL("truncated.jpg", "trickle=4")
         let r = try get([url, "-s", "100", "--json", "-o", file("o.jpg").path])
         assertExit(r, 1)
         assertFailureRecord(r, code: "invalid_image")

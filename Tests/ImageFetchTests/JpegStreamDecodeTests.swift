@@ -11,7 +11,7 @@ final class JpegStreamDecodeTests: XCTestCase {
     }
 
     func makeDecode(_ w: Int? = 320, _ h: Int? = 320, cover: Bool = false, quality: Int? = nil) throws -> JpegStreamDecode {
-        try XCTUnwrap(JpegStreamDecode(width: w, height: h, cover: cover, quality: quality, maxPixels: 100_000_000))
+        try XCTUnwrap(JpegStreamDecode(width: w, height: h, cover: cover, quality: quality, maxPixels: 100_000_000, startDelay: 0))
     }
 
     /// Feeds `body` in pieces of `piece` bytes, then ends the stream, as the transfer thread does.
@@ -103,9 +103,28 @@ final class JpegStreamDecodeTests: XCTestCase {
             XCTAssertNil(decode.result(for: body), "\(name): left to libvips")
         }
         let big = try bytes("photo.jpg")
-        let limited = try XCTUnwrap(JpegStreamDecode(width: 100, height: 100, cover: false, quality: nil, maxPixels: 1000))
+        let limited = try XCTUnwrap(JpegStreamDecode(width: 100, height: 100, cover: false, quality: nil, maxPixels: 1000, startDelay: 0))
         feed(limited, big, piece: 4096)
         XCTAssertNil(limited.result(for: big), "over --max-pixels: libvips reports the limit")
+    }
+
+    func testOnlyASlowDownloadIsDecodedWhileItArrives() throws {
+        let body = try bytes("photo.jpg")
+        let expected = try XCTUnwrap(JpegFastPath.thumbnail(body, width: 320, height: 320, cover: false, quality: nil, maxPixels: 100_000_000))
+        let fast = try XCTUnwrap(JpegStreamDecode(width: 320, height: 320, cover: false, quality: nil, maxPixels: 100_000_000, startDelay: 0.2))
+        feed(fast, body, piece: 16384)
+        XCTAssertNil(fast.result(for: body), "over before the start delay: left to the pool")
+
+        let slow = try XCTUnwrap(JpegStreamDecode(width: 320, height: 320, cover: false, quality: nil, maxPixels: 100_000_000, startDelay: 0.05))
+        let tap = slow.tap
+        body.withUnsafeBytes { buf in
+            let half = buf.count / 2
+            tap.onData(tap.context, buf.baseAddress!, half)
+            usleep(150_000)   // the rest arrives well after the start delay
+            tap.onData(tap.context, buf.baseAddress! + half, buf.count - half)
+        }
+        tap.onEnd(tap.context, 1)
+        XCTAssertEqual(slow.result(for: body)?.bytes, expected.image.bytes, "decoded while it arrived")
     }
 
     func testALargeProgressiveJPEGIsLeftToThePoolBoundedPath() throws {

@@ -85,8 +85,11 @@ int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int
  * last piece, the resize and the encode remain when the transfer ends. */
 typedef struct ifj_stream ifj_stream;
 
-/* NULL when libjpeg cannot be loaded or memory is short. Release with ifj_stream_release. */
-ifj_stream *ifj_stream_new(const ifj_opts *opts);
+/* NULL when libjpeg cannot be loaded or memory is short. Release with ifj_stream_release.
+ * The decode starts start_delay_ms after the first byte, and only if the body is still arriving:
+ * a download that fast is left to the caller (the result declines), as overlapping it gains
+ * nothing and costs a core and memory. 0 = decode from the first byte. */
+ifj_stream *ifj_stream_new(const ifj_opts *opts, int start_delay_ms);
 /* Producer side (one thread, any thread): the next piece of the body; then the end, exactly once,
  * with complete = 1 when every byte went through append. The `void *` signatures match ccurl's tap. */
 void ifj_stream_append(void *stream, const void *data, size_t len);

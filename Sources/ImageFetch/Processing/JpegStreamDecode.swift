@@ -12,9 +12,13 @@ final class JpegStreamDecode: StreamingDecode, @unchecked Sendable {
     private let taken = Mutex(false)
     let tap: BodyTap
 
-    init?(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) {
+    /// Downloads that end sooner than this after their first byte are decoded whole on the pool
+    /// instead: overlapping them gains nothing, and a decoder per transfer competes for the cores.
+    static let defaultStartDelay = 0.05
+
+    init?(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64, startDelay: Double = JpegStreamDecode.defaultStartDelay) {
         var opts = JpegFastPath.options(width: width, height: height, cover: cover, quality: quality, maxPixels: maxPixels)
-        guard let stream = ifj_stream_new(&opts) else { return nil }
+        guard let stream = ifj_stream_new(&opts, Int32(clamping: Int((startDelay * 1000).rounded()))) else { return nil }
         self.stream = stream
         self.tap = BodyTap(context: UnsafeMutableRawPointer(stream), onData: ifj_stream_append, onEnd: ifj_stream_end)
     }
