@@ -46,6 +46,12 @@ size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
         x->oom = 1;
         return 0;
     }
+    if (x->body_len == 0 && x->tap_data != NULL && !x->tap_broken) {
+        /* Only a 2xx body is worth decoding: an error page (a JPEG placeholder on a 404) is not. */
+        long status = 0;
+        if (cu.easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK || status < 200 || status > 299)
+            x->tap_broken = 1;
+    }
     memcpy(x->body + x->body_len, ptr, n);
     x->body_len += n;
     if (x->tap_data != NULL && !x->tap_broken) x->tap_data(x->tap_ctx, ptr, n);

@@ -29,6 +29,7 @@ static void xfer_free(xfer *x) {
     if (x->easy != NULL) cu.easy_cleanup(x->easy);
     if (x->slist != NULL) cu.slist_free_all(x->slist);
     free(x->url);
+    free(x->host);
     free(x->user_agent);
     if (x->headers != NULL) {
         for (int i = 0; i < x->header_count; i++) free(x->headers[i]);
@@ -80,6 +81,8 @@ ifc_engine *ifc_engine_new(long max_total, long max_per_host) {
     }
     if (max_total > 0) cu.multi_setopt(e->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, max_total);
     if (max_per_host > 0) cu.multi_setopt(e->multi, CURLMOPT_MAX_HOST_CONNECTIONS, max_per_host);
+    e->max_total = max_total > 0 ? max_total : 0;
+    e->max_per_host = max_per_host > 0 ? max_per_host : 0;
     e->next_id = 1;
     return e;
 }
@@ -93,6 +96,11 @@ void ifc_engine_free(ifc_engine *e) {
         xfer_free(x);
     }
     for (xfer *x = e->pending_head; x != NULL;) {
+        xfer *next = x->next;
+        xfer_free(x);
+        x = next;
+    }
+    for (xfer *x = e->waiting_head; x != NULL;) {
         xfer *next = x->next;
         xfer_free(x);
         x = next;
@@ -121,6 +129,21 @@ static char *dup_or_empty(const char *s) {
     return strdup(s != NULL ? s : "");
 }
 
+/* "scheme://user@Host:port/path" -> "host:port" (lower-case); the whole string when it has no "://". */
+static char *url_host(const char *url) {
+    const char *start = strstr(url, "://");
+    start = start != NULL ? start + 3 : url;
+    size_t n = strcspn(start, "/?#");
+    const char *at = memchr(start, '@', n);
+    if (at != NULL) {
+        n -= (size_t)(at + 1 - start);
+        start = at + 1;
+    }
+    char *h = strndup(start, n);
+    if (h != NULL) for (char *p = h; *p; p++) if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+    return h;
+}
+
 uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     if (r != NULL && r->tap_end != NULL && (e == NULL || r->url == NULL)) r->tap_end(r->tap_ctx, 0);
     if (e == NULL || r == NULL || r->url == NULL) return 0;
@@ -133,8 +156,9 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     x->tap_end = r->tap_end;
     x->tap_ctx = r->tap_ctx;
     x->url = strdup(r->url);
+    x->host = url_host(r->url);
     x->user_agent = r->user_agent != NULL ? strdup(r->user_agent) : NULL;
-    if (x->url == NULL || (r->user_agent != NULL && x->user_agent == NULL)) goto fail;
+    if (x->url == NULL || x->host == NULL || (r->user_agent != NULL && x->user_agent == NULL)) goto fail;
     if (r->header_count > 0 && r->headers != NULL) {
         x->headers = calloc((size_t)r->header_count, sizeof *x->headers);
         if (x->headers == NULL) goto fail;
@@ -304,6 +328,44 @@ static void start(ifc_engine *e, xfer *x) {
 
 #undef SETOPT
 
+static void waiting_push(ifc_engine *e, xfer *x) {
+    x->next = NULL;
+    if (e->waiting_tail != NULL) e->waiting_tail->next = x; else e->waiting_head = x;
+    e->waiting_tail = x;
+    e->waiting_count++;
+}
+
+/* Unlinks `x` (whose predecessor in the waiting list is `prev`, or NULL). */
+static void waiting_unlink(ifc_engine *e, xfer *prev, xfer *x) {
+    if (prev != NULL) prev->next = x->next; else e->waiting_head = x->next;
+    if (e->waiting_tail == x) e->waiting_tail = prev;
+    x->next = NULL;
+    e->waiting_count--;
+}
+
+static int running_for_host(const ifc_engine *e, const char *host) {
+    int n = 0;
+    for (const xfer *r = e->running; r != NULL; r = r->next) n += strcmp(r->host, host) == 0;
+    return n;
+}
+
+/* Starts waiting transfers, oldest first, while a transfer slot is free; one whose host is at
+ * its limit waits without holding back the others. */
+static void start_waiting(ifc_engine *e) {
+    xfer *prev = NULL;
+    for (xfer *x = e->waiting_head; x != NULL;) {
+        if (e->max_total > 0 && e->running_count >= e->max_total) return;
+        xfer *next = x->next;
+        if (e->max_per_host > 0 && running_for_host(e, x->host) >= e->max_per_host) {
+            prev = x;
+        } else {
+            waiting_unlink(e, prev, x);
+            start(e, x);
+        }
+        x = next;
+    }
+}
+
 int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     if (e == NULL) return 0;
 
@@ -316,34 +378,35 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     e->cancels = NULL;
     int closed = e->closed;
     pthread_mutex_unlock(&e->lock);
+    while (pending != NULL) {
+        xfer *x = pending;
+        pending = x->next;
+        waiting_push(e, x);
+    }
 
-    /* Closed: everything ends now, before curl_multi_perform could give a freed connection slot
-     * to a transfer that curl holds back (CURLMOPT_MAX_TOTAL_CONNECTIONS). */
+    /* Closed: everything ends now, before curl_multi_perform could start anything. */
     if (closed) {
         while (e->running != NULL) {
             xfer *x = e->running;
             running_unlink(e, x);
             finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 1);
         }
-        while (pending != NULL) {
-            xfer *x = pending;
-            pending = x->next;
-            x->next = NULL;
+        while (e->waiting_head != NULL) {
+            xfer *x = e->waiting_head;
+            waiting_unlink(e, NULL, x);
             finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 0);
         }
     }
 
-    /* Cancellations: a queued request never starts; a running one is removed. Unknown ids
+    /* Cancellations: a waiting request never starts; a running one is removed. Unknown ids
      * (already finished) are ignored. */
     while (cancels != NULL) {
         cancel_node *c = cancels;
         cancels = c->next;
         int found = 0;
-        for (xfer **pp = &pending; *pp != NULL; pp = &(*pp)->next) {
-            if ((*pp)->id == c->id) {
-                xfer *x = *pp;
-                *pp = x->next;
-                x->next = NULL;
+        for (xfer *prev = NULL, *x = e->waiting_head; x != NULL; prev = x, x = x->next) {
+            if (x->id == c->id) {
+                waiting_unlink(e, prev, x);
                 finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 0);
                 found = 1;
                 break;
@@ -361,12 +424,8 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
         free(c);
     }
 
-    while (pending != NULL) {
-        xfer *x = pending;
-        pending = x->next;
-        x->next = NULL;
-        start(e, x);
-    }
+    /* Freed slots (finished or cancelled transfers) go to the next waiting transfers at once. */
+    start_waiting(e);
 
     int still = 0;
     cu.multi_perform(e->multi, &still);
@@ -396,7 +455,7 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     pthread_mutex_lock(&e->lock);
     int queued = e->pending_count;
     pthread_mutex_unlock(&e->lock);
-    return e->running_count + queued;
+    return e->running_count + e->waiting_count + queued;
 }
 
 int ifc_engine_next_done(ifc_engine *e, ifc_result *out) {

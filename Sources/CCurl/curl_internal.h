@@ -66,6 +66,7 @@ typedef struct xfer {
     uint64_t id;
     /* copied request */
     char *url;
+    char *host;                      /* the URL's authority, lower-cased: the per-host limit's key */
     char *user_agent;
     char **headers;
     int header_count;
@@ -111,10 +112,16 @@ struct ifc_engine {
     cancel_node *cancels;
     int closed;                 /* ifc_engine_cancel_all was called: abort everything, start nothing */
     uint64_t next_id;
+    long max_total, max_per_host;    /* transfers at once (0 = no limit), set at creation */
     /* loop thread only */
     CURLM *multi;
     xfer *running;
     int running_count;
+    /* Queued here, not inside libcurl, until a transfer slot (and a slot for its host) is free:
+     * libcurl's CURLOPT_TIMEOUT counts from curl_multi_add_handle, so a transfer waiting inside
+     * libcurl for a connection would spend its --timeout without being sent. */
+    xfer *waiting_head, *waiting_tail;
+    int waiting_count;
     done_node *done_head, *done_tail;
 };
 

@@ -222,6 +222,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
         pixels = malloc((size_t)dw * (size_t)oc);   /* one row */
         if (resizer == NULL || pixels == NULL) longjmp(jerr.jump, 1);
     } else {
+        if (streaming && (double)dw * dh > IFJ_STREAM_WHOLE_MAX_PIXELS) longjmp(jerr.jump, 1);
         pixels = malloc((size_t)dw * (size_t)dh * (size_t)oc);
         if (pixels == NULL) longjmp(jerr.jump, 1);
     }

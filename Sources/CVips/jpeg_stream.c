@@ -14,10 +14,12 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Appends fill the last queued piece up to its capacity (few allocations, below malloc's mmap
  * threshold); the decoder takes whole pieces off the queue, so it never reads one being filled. */
@@ -130,6 +132,17 @@ static void src_setup(j_decompress_ptr d, void *ctx) {
     d->src = &src->pub;
 }
 
+/* Decoders past their start delay, process-wide (see IFJ_STREAM_DECODERS_PER_CORE). */
+static atomic_int live_decoders;
+
+static int take_decoder_slot(void) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int limit = IFJ_STREAM_DECODERS_PER_CORE * (int)(cores > 0 ? cores : 1);
+    if (atomic_fetch_add(&live_decoders, 1) < limit) return 1;
+    atomic_fetch_sub(&live_decoders, 1);
+    return 0;
+}
+
 static struct timespec deadline_after(int ms) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -154,9 +167,11 @@ static void *decoder_main(void *arg) {
     int rc = s->start_delay_ms > 0 ? 0 : ETIMEDOUT;
     while (!s->ended && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&s->cond, &s->lock, &deadline);
     int fast = s->start_delay_ms > 0 && s->ended;
-    s->reading = !fast;
+    int slot = !fast && take_decoder_slot();
+    s->reading = slot;
     pthread_mutex_unlock(&s->lock);
-    int status = fast ? IFJ_DECLINED : ifj__thumbnail_from(src_setup, &src, &s->opts, 1, &res);
+    int status = slot ? ifj__thumbnail_from(src_setup, &src, &s->opts, 1, &res) : IFJ_DECLINED;
+    if (slot) atomic_fetch_sub(&live_decoders, 1);
     free(src.current);
     pthread_mutex_lock(&s->lock);
     s->status = status;

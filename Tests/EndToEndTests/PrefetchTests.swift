@@ -340,6 +340,14 @@ final class PrefetchTests: E2ETestCase {
     // MARK: - interruption
 
     func testInterruptStopsWithExit130AndASummary() throws {
+        try assertInterruptStopsEverything()
+    }
+
+    func testInterruptStopsEverythingWithARateLimitToo() throws {
+        try assertInterruptStopsEverything(["--rate", "1000"])   // one more loader between pipeline and curl
+    }
+
+    func assertInterruptStopsEverything(_ extra: [String] = []) throws {
         let urls = (0..<6).map { server.url("/slow/tiny.jpg?seconds=5&v=\($0)") }
         let list = try writeList(urls)
         guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
@@ -351,7 +359,7 @@ final class PrefetchTests: E2ETestCase {
 
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["prefetch", "--cache-dir", cacheDir.path, "-j", "2", "--json", list.path]
+        process.arguments = ["prefetch", "--cache-dir", cacheDir.path, "-j", "2", "--json"] + extra + [list.path]
         process.environment = Imgfetch.baseEnvironment(home: home)
         process.currentDirectoryURL = work
         process.standardInput = FileHandle.nullDevice

@@ -206,6 +206,36 @@ final class CurlTransportTests: XCTestCase {
         XCTAssertEqual(afterwards, 1)
     }
 
+    // MARK: - transfers waiting for a slot
+
+    /// Transfers beyond the limit wait in the engine, not in libcurl, whose total timeout would
+    /// run from the moment a handle is added: a queued transfer must not time out unsent.
+    func assertQueuedTransfersKeepTheirWholeTimeout(_ transport: CurlTransport, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let server = self.server
+        let maxActive = try makeTransport()
+        _ = await maxActive.perform(TransferRequest(url: server.url("/maxactive")))   // reset
+        let results = await withTaskGroup(of: TransferResult.self) { group in
+            for _ in 0..<3 {
+                group.addTask { await transport.perform(TransferRequest(url: server.url("/delay/600"), timeout: 1.5)) }
+            }
+            var all: [TransferResult] = []
+            for await r in group { all.append(r) }
+            return all
+        }
+        XCTAssertEqual(results.map(\.curlCode), [0, 0, 0], "each had 0.6 s of work and 1.5 s of timeout: \(results.map(\.errorMessage))",
+                       file: file, line: line)
+        let most = String(decoding: await maxActive.perform(TransferRequest(url: server.url("/maxactive"))).body, as: UTF8.self)
+        XCTAssertEqual(most, "1", "one transfer at a time reached the server", file: file, line: line)
+    }
+
+    func testTransfersBeyondTheLimitWaitWithoutSpendingTheirTimeout() async throws {
+        try await assertQueuedTransfersKeepTheirWholeTimeout(try CurlTransport(maxTotalConnections: 1))
+    }
+
+    func testTheSameHoldsForThePerHostLimit() async throws {
+        try await assertQueuedTransfersKeepTheirWholeTimeout(try CurlTransport(maxPerHost: 1))
+    }
+
     // MARK: - body tap (decoding while downloading)
 
     /// Collects what a transfer's tap receives. The tap's context is an unretained pointer to it.
@@ -246,6 +276,11 @@ final class CurlTransportTests: XCTestCase {
         let (slow, slowTap) = try await tapped("/slow", timeout: 0.3)
         XCTAssertEqual(slow.curlCode, 28)
         XCTAssertEqual(slowTap.ends, [0], "timed out")
+        let (notFound, notFoundTap) = try await tapped("/status/404")
+        XCTAssertEqual(notFound.httpStatus, 404)
+        XCTAssertFalse(notFound.body.isEmpty)
+        XCTAssertEqual(notFoundTap.bytes, [], "an error page is not decoded")
+        XCTAssertEqual(notFoundTap.ends, [0])
         let recorder = TapRecorder()
         var refused = TransferRequest(url: "http://127.0.0.1:\(server.closedPort)/")
         refused.tap = recorder.tap

@@ -12,6 +12,8 @@ Routes:
   /redirect-file  302 to file:///etc/passwd
   /redirect/N     a chain of N redirects ending at /bytes/10
   /slow           sleeps 5 s, then 10 bytes
+  /delay/MS       sleeps MS milliseconds, then 10 bytes; counts how many are in progress at once
+  /maxactive      the most /delay requests in progress at once since the last /maxactive (then resets)
   /count/QUERY    how many requests so far carried the query string QUERY (e.g. /slow?tag=a -> /count/tag=a)
   /headers        ETag: "abc", Last-Modified, Cache-Control: max-age=60; the body is the request's
                   If-None-Match (empty when absent)
@@ -27,6 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 COUNTS = {}
 COUNTS_LOCK = threading.Lock()
+ACTIVE = {"now": 0, "max": 0}
 
 
 def payload(n):
@@ -93,6 +96,21 @@ class Handler(BaseHTTPRequestHandler):
                 ("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT"),
                 ("Cache-Control", "max-age=60"),
             ])
+        elif head == "delay":
+            with COUNTS_LOCK:
+                ACTIVE["now"] += 1
+                ACTIVE["max"] = max(ACTIVE["max"], ACTIVE["now"])
+            try:
+                time.sleep(int(arg) / 1000.0)
+                self.send_body(200, payload(10))
+            finally:
+                with COUNTS_LOCK:
+                    ACTIVE["now"] -= 1
+        elif head == "maxactive":
+            with COUNTS_LOCK:
+                n = ACTIVE["max"]
+                ACTIVE["max"] = ACTIVE["now"]
+            self.send_body(200, b"%d" % n)
         elif head == "count":
             # How many requests carried the query string `arg` (for example /slow?tag=x -> /count/tag=x).
             with COUNTS_LOCK:

@@ -24,7 +24,8 @@ typedef struct {
     long long max_bytes;             /* byte cap on the body, 0 = none; holds without Content-Length */
     int max_redirects;               /* followed; http/https only, for redirects too */
     /* Optional tap on the body as it arrives (for decoding while downloading), called on the loop
-     * thread: tap_data for each piece of the final response's body, in order; tap_end exactly once
+     * thread: tap_data for each piece of the final response's body if it is a 2xx one, in order
+     * (a body of any other status ends the tap incomplete); tap_end exactly once
      * when the transfer ends, with complete = 1 only when every byte of a completed transfer went
      * through tap_data (0 on failure, cancellation, or a response restarted after bytes were tapped).
      * Both must return quickly. tap_end is also called when ifc_engine_add fails. */
@@ -60,7 +61,9 @@ enum {
 
 /* dlopen libcurl and curl_global_init, once, thread-safe. 0 on success, else writes a message. */
 int ifc_load(char *err, size_t errlen);
-/* max_total / max_per_host: CURLMOPT_MAX_TOTAL_CONNECTIONS / MAX_HOST_CONNECTIONS (0 = unlimited). */
+/* max_total: transfers at once; max_per_host: transfers at once per host (by the request URL's
+ * authority); 0 = unlimited. Both also cap libcurl's connections. Transfers beyond them wait in the
+ * engine, not in libcurl, so their timeouts start only when they are sent. */
 ifc_engine *ifc_engine_new(long max_total, long max_per_host);
 void ifc_engine_free(ifc_engine *e);
 /* Queue a request (thread-safe); returns its id (> 0), 0 on failure. Wakes the loop. */

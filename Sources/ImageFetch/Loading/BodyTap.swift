@@ -1,7 +1,8 @@
 /// Receives a download's body as it arrives, so work on it (a decode) can overlap the transfer.
-/// The loader calls `onData` for each piece of the final response's body, in order, on its transfer
-/// thread, then `onEnd` exactly once (complete = 1 only when every byte of a completed transfer went
-/// through `onData`), before the load returns. Both must return at once.
+/// The http loader calls `onData` for each piece of the final response's body (a 2xx one), in
+/// order, on its transfer thread, then `onEnd` exactly once (complete = 1 only when every byte of a
+/// completed transfer went through `onData`), before the load returns, whatever happens. Loaders of
+/// other sources never call either. Both must return at once.
 ///
 /// `@unchecked Sendable`: `context` is an opaque pointer only ever passed back to the two C
 /// functions, which synchronise internally (see jpeg_stream.c); its owner keeps it alive until the
@@ -18,4 +19,9 @@ public struct BodyTap: @unchecked Sendable {
         self.onData = onData
         self.onEnd = onEnd
     }
+}
+
+extension BodyTap {
+    /// Ends the tap from Swift, for a transfer that was never handed to the engine.
+    func end(complete: Bool) { onEnd(context, complete ? 1 : 0) }
 }

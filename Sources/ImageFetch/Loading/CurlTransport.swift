@@ -30,8 +30,7 @@ public struct TransferRequest: Sendable {
     /// Redirects followed (http/https only); one more fails with curl code 47.
     public var maxRedirects: Int
     public var userAgent: String
-    /// Receives the body as it arrives; its `onEnd` is called exactly once whenever the transfer
-    /// was queued, before `perform` returns.
+    /// Receives the body as it arrives; its `onEnd` is called exactly once before `perform` returns.
     public var tap: BodyTap?
 
     public init(
@@ -163,6 +162,7 @@ public final class CurlTransport: Sendable {
                     return false
                 }
                 if alreadyCancelled {
+                    request.tap?.end(complete: false)
                     continuation.resume(returning: TransferResult(
                         curlCode: Int32(IFC_E_ABORTED_BY_CALLBACK), effectiveURL: request.url,
                         errorMessage: "transfer cancelled"))
@@ -263,7 +263,10 @@ private final class TransportCore: Sendable {
                     // otherwise), and the loop cannot exit idle while the lock is held.
                     return state.withLock { s -> (UInt64, String?) in
                         if !s.loopRunning {
-                            guard startLoopThread() else { return (0, "could not start the transfer thread") }
+                            guard startLoopThread() else {
+                                request.tap?.end(complete: false)   // never queued
+                                return (0, "could not start the transfer thread")
+                            }
                             s.loopRunning = true
                         }
                         let id = ifc_engine_add(engine.pointer, &r)

@@ -52,12 +52,12 @@ public protocol DataLoading: Sendable {
     /// Called just before the first load of a retrieval: load what the source needs (libcurl for
     /// http) now, synchronously, so the processor's own start-up can overlap the transfer.
     func prepare(for source: Source)
-    /// Abandons every load in flight at once and fails later ones with `cancelled`: how a batch is
-    /// interrupted without a freed connection starting the next queued transfer. Default: nothing.
+    /// Abandons every load in flight at once and fails later ones with `cancelled`, for good: how a
+    /// batch is interrupted without a freed connection starting the next queued transfer. No
+    /// default: a wrapper must forward it to what it wraps.
     func cancelAll()
 }
 
 extension DataLoading {
     public func prepare(for source: Source) {}
-    public func cancelAll() {}
 }

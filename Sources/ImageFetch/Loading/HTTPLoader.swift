@@ -52,7 +52,12 @@ public final class HTTPLoader: Sendable {
                                        maxRedirects: request.maxRedirects,
                                        userAgent: "imgfetch/\(ImageFetchVersion.string)")
         transfer.tap = request.bodyTap
-        let result = await (try sharedTransport()).perform(transfer)
+        let transport: CurlTransport
+        do { transport = try sharedTransport() } catch {
+            request.bodyTap?.end(complete: false)
+            throw error
+        }
+        let result = await transport.perform(transfer)
         if let error = HTTPLoader.classify(result, request: request) { throw error }
         return LoadResponse(bytes: result.body, notModified: result.httpStatus == 304, headers: result.headers,
                             downloadedBytes: Int64(result.body.count))

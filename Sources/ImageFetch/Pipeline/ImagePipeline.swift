@@ -19,8 +19,9 @@ public final class ImagePipeline: Sendable {
         self.sleeper = sleeper
     }
 
-    /// Abandons every download in flight at once and fails later ones with `cancelled`; cancel the
-    /// retrieving tasks too. Used for the interrupt of a batch: no queued transfer starts after it.
+    /// Abandons every download in flight at once and fails every later one with `cancelled`: the
+    /// pipeline's network is closed for good. Cancel the retrieving tasks too. Used for the interrupt
+    /// of a batch: no queued transfer starts after it.
     public func cancelAllLoads() {
         loader.cancelAll()
     }
@@ -95,6 +96,7 @@ public final class ImagePipeline: Sendable {
                 // Decoding while downloading: a fresh decode per attempt, alive until the load returns.
                 let streamed = processor.streamingDecode(for: source, processing: processing, maxPixels: options.maxPixels)
                 load.bodyTap = streamed?.tap
+                defer { withExtendedLifetime(streamed) {} }   // its tap's context must outlive the load
                 let response = try await loader.load(load)
                 return try await complete(response, source: source, key: key, stale: stale, options: options,
                                           processing: processing, streamed: streamed)

@@ -7,10 +7,10 @@ public final class Prefetcher: Sendable {
     public let jobs: Int
     private let inFlight = Mutex<[CacheKey: Task<Result<ImageResult, RetrievalFailure>, Never>]>([:])
 
-    /// Retrievals in flight: `jobs` transfers (libcurl's connection cap holds them to that), `jobs`
-    /// more queued inside libcurl so a finished transfer's connection starts the next one at once
-    /// (not after the finished image is processed and stored), and room for the images being
-    /// processed. A queued retrieval holds no memory until its transfer starts.
+    /// Retrievals in flight: `jobs` transfers, `jobs` more queued in the curl engine so a finished
+    /// transfer's slot starts the next one at once (not after the finished image is processed and
+    /// stored; a queued transfer's timeout starts only when it is sent), and room for the images
+    /// being processed. A queued retrieval holds no memory until its transfer starts.
     public var retrievalsInFlight: Int { 2 * jobs + 2 * pipeline.pool.width }
 
     public init(pipeline: ImagePipeline, jobs: Int = 8) {

@@ -35,6 +35,8 @@ public struct RateLimitedLoader: DataLoading {
 
     public func prepare(for source: Source) { base.prepare(for: source) }
 
+    public func cancelAll() { base.cancelAll() }
+
     public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
         if request.source.isNetwork { try await limiter.acquire() }
         return try await base.load(request)

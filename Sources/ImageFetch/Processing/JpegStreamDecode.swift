@@ -13,7 +13,8 @@ final class JpegStreamDecode: StreamingDecode, @unchecked Sendable {
     let tap: BodyTap
 
     /// Downloads that end sooner than this after their first byte are decoded whole on the pool
-    /// instead: overlapping them gains nothing, and a decoder per transfer competes for the cores.
+    /// instead: overlapping them gains nothing, and decoding them beside the pool would compete for
+    /// the cores (their decoder thread only waits, then ends; the bytes were copied meanwhile).
     static let defaultStartDelay = 0.05
 
     init?(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64, startDelay: Double = JpegStreamDecode.defaultStartDelay) {
