@@ -49,7 +49,7 @@ enum Specs {
         options: retrieval + [
             .value("jobs", short: "j", valueName: "N", help: "Transfers at once.", defaultDescription: "8"),
             .value("rate", valueName: "PER_SECOND", help: "At most this many requests per second (token bucket)."),
-            .value("per-host", valueName: "N", help: "At most N connections per host."),
+            .value("per-host", valueName: "N", help: "At most N transfers (and connections) per host."),
             .value("shard", valueName: "K/N", help: "Only the K-th of N deterministic slices of the list (by a hash of the source)."),
             .flag("progress", help: "Show the progress bar even when stderr is not a terminal."),
             .flag("no-progress", help: "Never show the progress bar."),
