@@ -1,10 +1,11 @@
-/* curl_engine.c: the transfer engine declared in ccurl.h, over the libcurl multi interface.
- * libcurl is reached only through `cu`, resolved by curl_loader.c.
+/* curl_engine.c: the transfer engine declared in ccurl.h, over the libcurl multi interface:
+ * its lifecycle, the thread-safe entry points, and the loop (one transfer's own life is in
+ * curl_transfer.c). libcurl is reached only through `cu`, resolved by curl_loader.c.
  *
- * Threading: `pending` and `cancels` are protected by `lock` and touched by any thread
- * (ifc_engine_add / ifc_engine_cancel). Everything else (the multi handle, the easy handles, the
- * running list and the done list) belongs to the single thread that calls ifc_engine_run_once /
- * ifc_engine_next_done. curl_multi_wakeup is documented as thread-safe.
+ * Threading: `pending`, `cancels` and `closed` are protected by `lock` and touched by any thread
+ * (ifc_engine_add / ifc_engine_cancel / ifc_engine_cancel_all). Everything else (the multi handle,
+ * the easy handles, the waiting, running and done lists) belongs to the single thread that calls
+ * ifc_engine_run_once / ifc_engine_next_done. curl_multi_wakeup is documented as thread-safe.
  */
 #define _GNU_SOURCE
 #include "curl_internal.h"
@@ -15,46 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-void ifc_tap_end(xfer *x, int complete) {
-    if (x->tap_end == NULL) return;
-    void (*end)(void *, int) = x->tap_end;
-    x->tap_end = NULL;
-    x->tap_data = NULL;
-    end(x->tap_ctx, complete && !x->tap_broken);
-}
-
-static void xfer_free(xfer *x) {
-    if (x == NULL) return;
-    ifc_tap_end(x, 0);
-    if (x->easy != NULL) cu.easy_cleanup(x->easy);
-    if (x->slist != NULL) cu.slist_free_all(x->slist);
-    free(x->url);
-    free(x->host);
-    free(x->user_agent);
-    if (x->headers != NULL) {
-        for (int i = 0; i < x->header_count; i++) free(x->headers[i]);
-        free(x->headers);
-    }
-    free(x->body);
-    free(x->hdr);
-    free(x);
-}
-
-static void push_done(ifc_engine *e, done_node *n) {
-    n->next = NULL;
-    if (e->done_tail != NULL) e->done_tail->next = n; else e->done_head = n;
-    e->done_tail = n;
-}
-
-static void running_insert(ifc_engine *e, xfer *x) {
-    x->prev = NULL;
-    x->next = e->running;
-    if (e->running != NULL) e->running->prev = x;
-    e->running = x;
-    e->running_count++;
-}
-
-static void running_unlink(ifc_engine *e, xfer *x) {
+void ifc_running_unlink(ifc_engine *e, xfer *x) {
     if (x->prev != NULL) x->prev->next = x->next; else e->running = x->next;
     if (x->next != NULL) x->next->prev = x->prev;
     x->next = x->prev = NULL;
@@ -91,18 +53,18 @@ void ifc_engine_free(ifc_engine *e) {
     if (e == NULL) return;
     while (e->running != NULL) {
         xfer *x = e->running;
-        running_unlink(e, x);
+        ifc_running_unlink(e, x);
         cu.multi_remove_handle(e->multi, x->easy);
-        xfer_free(x);
+        ifc_xfer_free(x);
     }
     for (xfer *x = e->pending_head; x != NULL;) {
         xfer *next = x->next;
-        xfer_free(x);
+        ifc_xfer_free(x);
         x = next;
     }
     for (xfer *x = e->waiting_head; x != NULL;) {
         xfer *next = x->next;
-        xfer_free(x);
+        ifc_xfer_free(x);
         x = next;
     }
     for (cancel_node *c = e->cancels; c != NULL;) {
@@ -185,7 +147,7 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     cu.multi_wakeup(e->multi);
     return id;
 fail:
-    xfer_free(x);
+    ifc_xfer_free(x);
     return 0;
 }
 
@@ -216,117 +178,6 @@ void ifc_engine_wakeup(ifc_engine *e) {
 /* ---------------------------------------------------------------------------------------------
  * Loop thread
  * ------------------------------------------------------------------------------------------- */
-
-/* Build the result of `x` (in no list any more) and free `x`. `attached` says that x->easy is in
- * the multi handle: its info is read first, then it is removed. */
-static void finish(ifc_engine *e, xfer *x, int code, const char *message, int attached) {
-    ifc_tap_end(x, code == CURLE_OK);   /* before the result is delivered */
-    done_node *d = calloc(1, sizeof *d);
-    if (d == NULL) {          /* nothing sensible left to do: the caller will never hear back */
-        if (attached) cu.multi_remove_handle(e->multi, x->easy);
-        xfer_free(x);
-        return;
-    }
-    ifc_result *r = &d->r;
-    r->id = x->id;
-    r->curl_code = code;
-    r->too_large = x->too_large || code == CURLE_FILESIZE_EXCEEDED;
-
-    const char *eff = NULL;
-    if (attached && x->easy != NULL) {
-        long status = 0, redirects = 0;
-        curl_off_t dl = 0;
-        if (cu.easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK) r->http_status = status;
-        if (cu.easy_getinfo(x->easy, CURLINFO_REDIRECT_COUNT, &redirects) == CURLE_OK) r->redirects = redirects;
-        if (cu.easy_getinfo(x->easy, CURLINFO_SIZE_DOWNLOAD_T, &dl) == CURLE_OK) r->download_bytes = dl;
-        if (cu.easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK) eff = NULL;
-    }
-    r->effective_url = strdup(eff != NULL ? eff : (x->url != NULL ? x->url : ""));
-    if (attached) cu.multi_remove_handle(e->multi, x->easy);
-
-    if (code != CURLE_OK) {
-        const char *text = message;
-        if (text == NULL || text[0] == '\0') text = x->errbuf[0] ? x->errbuf : NULL;
-        if (text == NULL) text = cu.easy_strerror((CURLcode)code);
-        if (x->too_large && code == CURLE_WRITE_ERROR) text = "response body exceeds the byte limit";
-        if (x->oom) text = "out of memory";
-        snprintf(r->error, sizeof r->error, "%s", text != NULL ? text : "");
-    }
-
-    /* The body moves to the result. A failed transfer keeps what it received. */
-    if (x->body_len > 0) {
-        r->body = x->body;
-        r->body_len = x->body_len;
-        x->body = NULL;
-        x->body_len = x->body_cap = 0;
-    }
-    if (x->hdr != NULL) {
-        r->headers = x->hdr;
-        x->hdr = NULL;
-        x->hdr_len = x->hdr_cap = 0;
-    } else {
-        r->headers = strdup("");
-    }
-    xfer_free(x);
-    push_done(e, d);
-}
-
-#define SETOPT(opt, val) (cu.easy_setopt(x->easy, (opt), (val)) == CURLE_OK)
-
-/* Create the easy handle of `x` and add it to the multi handle; on failure, finish it. */
-static void start(ifc_engine *e, xfer *x) {
-    x->easy = cu.easy_init();
-    if (x->easy == NULL) {
-        finish(e, x, CURLE_FAILED_INIT, "curl_easy_init failed", 0);
-        return;
-    }
-    for (int i = 0; i < x->header_count; i++) {
-        struct curl_slist *s = cu.slist_append(x->slist, x->headers[i]);
-        if (s == NULL) {
-            finish(e, x, CURLE_OUT_OF_MEMORY, "out of memory", 0);
-            return;
-        }
-        x->slist = s;
-    }
-    int ok = 1;
-    ok &= SETOPT(CURLOPT_PRIVATE, (void *)x);
-    ok &= SETOPT(CURLOPT_ERRORBUFFER, x->errbuf);
-    ok &= SETOPT(CURLOPT_NOSIGNAL, 1L);
-    ok &= SETOPT(CURLOPT_URL, x->url);
-    if (x->user_agent != NULL) ok &= SETOPT(CURLOPT_USERAGENT, x->user_agent);
-    if (x->slist != NULL) ok &= SETOPT(CURLOPT_HTTPHEADER, x->slist);
-    ok &= SETOPT(CURLOPT_FOLLOWLOCATION, 1L);
-    ok &= SETOPT(CURLOPT_MAXREDIRS, (long)(x->max_redirects >= 0 ? x->max_redirects : 0));
-    ok &= SETOPT(CURLOPT_PROTOCOLS_STR, "http,https");
-    ok &= SETOPT(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    if (x->connect_timeout_ms > 0) ok &= SETOPT(CURLOPT_CONNECTTIMEOUT_MS, x->connect_timeout_ms);
-    if (x->timeout_ms > 0) ok &= SETOPT(CURLOPT_TIMEOUT_MS, x->timeout_ms);
-    if (x->max_bytes > 0) ok &= SETOPT(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
-    ok &= SETOPT(CURLOPT_WRITEFUNCTION, ifc_write_cb);
-    ok &= SETOPT(CURLOPT_WRITEDATA, (void *)x);
-    ok &= SETOPT(CURLOPT_HEADERFUNCTION, ifc_header_cb);
-    ok &= SETOPT(CURLOPT_HEADERDATA, (void *)x);
-    if (!ok) {
-        finish(e, x, CURLE_FAILED_INIT, "could not configure the transfer", 0);
-        return;
-    }
-    /* Optional: a libcurl without HTTP/2 or keepalive support still works without these. */
-    (void)SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
-    /* PIPEWAIT makes a second transfer to a host wait for the first one's response, hoping to
-     * multiplex it over HTTP/2. Only TLS can negotiate HTTP/2 here (HTTP_VERSION_2TLS); on plain
-     * HTTP/1.1 the wait just serialises the start of a batch, so ask for it on https only. */
-    if (strncasecmp(x->url, "https:", 6) == 0) (void)SETOPT(CURLOPT_PIPEWAIT, 1L);
-    (void)SETOPT(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-
-    CURLMcode mc = cu.multi_add_handle(e->multi, x->easy);
-    if (mc != CURLM_OK) {
-        finish(e, x, CURLE_FAILED_INIT, "curl_multi_add_handle failed", 0);
-        return;
-    }
-    running_insert(e, x);
-}
-
-#undef SETOPT
 
 static void waiting_push(ifc_engine *e, xfer *x) {
     x->next = NULL;
@@ -360,7 +211,7 @@ static void start_waiting(ifc_engine *e) {
             prev = x;
         } else {
             waiting_unlink(e, prev, x);
-            start(e, x);
+            ifc_start(e, x);
         }
         x = next;
     }
@@ -388,13 +239,13 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     if (closed) {
         while (e->running != NULL) {
             xfer *x = e->running;
-            running_unlink(e, x);
-            finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 1);
+            ifc_running_unlink(e, x);
+            ifc_finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 1);
         }
         while (e->waiting_head != NULL) {
             xfer *x = e->waiting_head;
             waiting_unlink(e, NULL, x);
-            finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 0);
+            ifc_finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 0);
         }
     }
 
@@ -407,7 +258,7 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
         for (xfer *prev = NULL, *x = e->waiting_head; x != NULL; prev = x, x = x->next) {
             if (x->id == c->id) {
                 waiting_unlink(e, prev, x);
-                finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 0);
+                ifc_finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 0);
                 found = 1;
                 break;
             }
@@ -415,8 +266,8 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
         if (!found) {
             for (xfer *x = e->running; x != NULL; x = x->next) {
                 if (x->id == c->id) {
-                    running_unlink(e, x);
-                    finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 1);
+                    ifc_running_unlink(e, x);
+                    ifc_finish(e, x, CURLE_ABORTED_BY_CALLBACK, "transfer cancelled", 1);
                     break;
                 }
             }
@@ -442,8 +293,8 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
             cu.multi_remove_handle(e->multi, easy);
             continue;
         }
-        running_unlink(e, x);
-        finish(e, x, code, NULL, 1);   /* reads the info, then removes the handle */
+        ifc_running_unlink(e, x);
+        ifc_finish(e, x, code, NULL, 1);   /* reads the info, then removes the handle */
     }
 
     /* Finished results are waiting: return now so the caller delivers them without delay. */

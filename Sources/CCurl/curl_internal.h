@@ -91,8 +91,19 @@ typedef struct xfer {
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
-/* Ends the tap of `x`, once (curl_engine.c). */
+/* curl_transfer.c (loop thread): */
+/* Ends the tap of `x`, once. */
 void ifc_tap_end(xfer *x, int complete);
+/* Frees `x` (ending its tap, incomplete, if still open). */
+void ifc_xfer_free(xfer *x);
+/* Creates the easy handle of `x`, adds it to the multi handle and to the running list; on failure,
+ * finishes it. */
+void ifc_start(ifc_engine *e, xfer *x);
+/* Builds the result of `x` (in no list any more), queues it on the done list and frees `x`.
+ * `attached`: x->easy is in the multi handle (its info is read, then it is removed). */
+void ifc_finish(ifc_engine *e, xfer *x, int code, const char *message, int attached);
+/* curl_engine.c: */
+void ifc_running_unlink(ifc_engine *e, xfer *x);
 
 typedef struct done_node {
     struct done_node *next;

@@ -1,0 +1,162 @@
+/* curl_transfer.c: one transfer's life on the loop thread: its easy handle configured and added
+ * (ifc_start), its result built and delivered (ifc_finish), its memory released (ifc_xfer_free).
+ * See curl_engine.c for the engine and its threading rules.
+ */
+#define _GNU_SOURCE
+#include "curl_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void ifc_tap_end(xfer *x, int complete) {
+    if (x->tap_end == NULL) return;
+    void (*end)(void *, int) = x->tap_end;
+    x->tap_end = NULL;
+    x->tap_data = NULL;
+    end(x->tap_ctx, complete && !x->tap_broken);
+}
+
+void ifc_xfer_free(xfer *x) {
+    if (x == NULL) return;
+    ifc_tap_end(x, 0);
+    if (x->easy != NULL) cu.easy_cleanup(x->easy);
+    if (x->slist != NULL) cu.slist_free_all(x->slist);
+    free(x->url);
+    free(x->host);
+    free(x->user_agent);
+    if (x->headers != NULL) {
+        for (int i = 0; i < x->header_count; i++) free(x->headers[i]);
+        free(x->headers);
+    }
+    free(x->body);
+    free(x->hdr);
+    free(x);
+}
+
+static void push_done(ifc_engine *e, done_node *n) {
+    n->next = NULL;
+    if (e->done_tail != NULL) e->done_tail->next = n; else e->done_head = n;
+    e->done_tail = n;
+}
+
+static void running_insert(ifc_engine *e, xfer *x) {
+    x->prev = NULL;
+    x->next = e->running;
+    if (e->running != NULL) e->running->prev = x;
+    e->running = x;
+    e->running_count++;
+}
+
+/* Build the result of `x` (in no list any more) and free `x`. `attached` says that x->easy is in
+ * the multi handle: its info is read first, then it is removed. */
+void ifc_finish(ifc_engine *e, xfer *x, int code, const char *message, int attached) {
+    ifc_tap_end(x, code == CURLE_OK);   /* before the result is delivered */
+    done_node *d = calloc(1, sizeof *d);
+    if (d == NULL) {          /* nothing sensible left to do: the caller will never hear back */
+        if (attached) cu.multi_remove_handle(e->multi, x->easy);
+        ifc_xfer_free(x);
+        return;
+    }
+    ifc_result *r = &d->r;
+    r->id = x->id;
+    r->curl_code = code;
+    r->too_large = x->too_large || code == CURLE_FILESIZE_EXCEEDED;
+
+    const char *eff = NULL;
+    if (attached && x->easy != NULL) {
+        long status = 0, redirects = 0;
+        curl_off_t dl = 0;
+        if (cu.easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK) r->http_status = status;
+        if (cu.easy_getinfo(x->easy, CURLINFO_REDIRECT_COUNT, &redirects) == CURLE_OK) r->redirects = redirects;
+        if (cu.easy_getinfo(x->easy, CURLINFO_SIZE_DOWNLOAD_T, &dl) == CURLE_OK) r->download_bytes = dl;
+        if (cu.easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK) eff = NULL;
+    }
+    r->effective_url = strdup(eff != NULL ? eff : (x->url != NULL ? x->url : ""));
+    if (attached) cu.multi_remove_handle(e->multi, x->easy);
+
+    if (code != CURLE_OK) {
+        const char *text = message;
+        if (text == NULL || text[0] == '\0') text = x->errbuf[0] ? x->errbuf : NULL;
+        if (text == NULL) text = cu.easy_strerror((CURLcode)code);
+        if (x->too_large && code == CURLE_WRITE_ERROR) text = "response body exceeds the byte limit";
+        if (x->oom) text = "out of memory";
+        snprintf(r->error, sizeof r->error, "%s", text != NULL ? text : "");
+    }
+
+    /* The body moves to the result. A failed transfer keeps what it received. */
+    if (x->body_len > 0) {
+        r->body = x->body;
+        r->body_len = x->body_len;
+        x->body = NULL;
+        x->body_len = x->body_cap = 0;
+    }
+    if (x->hdr != NULL) {
+        r->headers = x->hdr;
+        x->hdr = NULL;
+        x->hdr_len = x->hdr_cap = 0;
+    } else {
+        r->headers = strdup("");
+    }
+    ifc_xfer_free(x);
+    push_done(e, d);
+}
+
+#define SETOPT(opt, val) (cu.easy_setopt(x->easy, (opt), (val)) == CURLE_OK)
+
+/* Create the easy handle of `x` and add it to the multi handle; on failure, finish it. */
+void ifc_start(ifc_engine *e, xfer *x) {
+    x->easy = cu.easy_init();
+    if (x->easy == NULL) {
+        ifc_finish(e, x, CURLE_FAILED_INIT, "curl_easy_init failed", 0);
+        return;
+    }
+    for (int i = 0; i < x->header_count; i++) {
+        struct curl_slist *s = cu.slist_append(x->slist, x->headers[i]);
+        if (s == NULL) {
+            ifc_finish(e, x, CURLE_OUT_OF_MEMORY, "out of memory", 0);
+            return;
+        }
+        x->slist = s;
+    }
+    int ok = 1;
+    ok &= SETOPT(CURLOPT_PRIVATE, (void *)x);
+    ok &= SETOPT(CURLOPT_ERRORBUFFER, x->errbuf);
+    ok &= SETOPT(CURLOPT_NOSIGNAL, 1L);
+    ok &= SETOPT(CURLOPT_URL, x->url);
+    if (x->user_agent != NULL) ok &= SETOPT(CURLOPT_USERAGENT, x->user_agent);
+    if (x->slist != NULL) ok &= SETOPT(CURLOPT_HTTPHEADER, x->slist);
+    ok &= SETOPT(CURLOPT_FOLLOWLOCATION, 1L);
+    ok &= SETOPT(CURLOPT_MAXREDIRS, (long)(x->max_redirects >= 0 ? x->max_redirects : 0));
+    ok &= SETOPT(CURLOPT_PROTOCOLS_STR, "http,https");
+    ok &= SETOPT(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    if (x->connect_timeout_ms > 0) ok &= SETOPT(CURLOPT_CONNECTTIMEOUT_MS, x->connect_timeout_ms);
+    if (x->timeout_ms > 0) ok &= SETOPT(CURLOPT_TIMEOUT_MS, x->timeout_ms);
+    if (x->max_bytes > 0) ok &= SETOPT(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
+    ok &= SETOPT(CURLOPT_WRITEFUNCTION, ifc_write_cb);
+    ok &= SETOPT(CURLOPT_WRITEDATA, (void *)x);
+    ok &= SETOPT(CURLOPT_HEADERFUNCTION, ifc_header_cb);
+    ok &= SETOPT(CURLOPT_HEADERDATA, (void *)x);
+    if (!ok) {
+        ifc_finish(e, x, CURLE_FAILED_INIT, "could not configure the transfer", 0);
+        return;
+    }
+    /* Optional: a libcurl without HTTP/2 or keepalive support still works without these. */
+    (void)SETOPT(CURLOPT_TCP_KEEPALIVE, 1L);
+    /* PIPEWAIT makes a second transfer to a host wait for the first one's response, hoping to
+     * multiplex it over HTTP/2. Only TLS can negotiate HTTP/2 here (HTTP_VERSION_2TLS); on plain
+     * HTTP/1.1 the wait just serialises the start of a batch, so ask for it on https only. */
+    if (strncasecmp(x->url, "https:", 6) == 0) (void)SETOPT(CURLOPT_PIPEWAIT, 1L);
+    (void)SETOPT(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+
+    CURLMcode mc = cu.multi_add_handle(e->multi, x->easy);
+    if (mc != CURLM_OK) {
+        ifc_finish(e, x, CURLE_FAILED_INIT, "curl_multi_add_handle failed", 0);
+        return;
+    }
+    running_insert(e, x);
+}
+
+#undef SETOPT
+
