@@ -2,9 +2,23 @@
 #ifndef VIPS_INTERNAL_H
 #define VIPS_INTERNAL_H
 
+#include <stddef.h>
+
+#include "cvips.h"
+
 /* Called inside ifv_load, after dlopen and before vips_init: when $VIPSHOME is the directory given
  * to ifv_set_module_home, link the heif and jxl modules of the libvips containing `vips_symbol`
  * (version major.minor) into it. */
 void ifv_prepare_module_home(void *vips_symbol, int major, int minor);
+
+/* The operations of vips_shim.c, run once; vips_errors.c wraps them as the public ifv_* entry
+ * points, so that each failure reports its own message (libvips' error buffer is process-wide). */
+int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen);
+int ifv__validate_once(const void *buf, size_t len, char *err, size_t errlen);
+int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
+                        void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen);
+int ifv__can_save_once(const char *suffix);
+/* vips_error_clear, when libvips is loaded. */
+void ifv__error_clear(void);
 
 #endif

@@ -169,6 +169,10 @@ int ifv_load(char *err, size_t errlen) {
     return 0;
 }
 
+void ifv__error_clear(void) {
+    if (load_status == 0) p_vips_error_clear();
+}
+
 /* Every entry point below requires a successful load (vips calls before vips_init segfault). */
 #define REQUIRE_LOADED(err, errlen, failret) \
     do {                                     \
@@ -196,7 +200,7 @@ static void ifv_take_error(char *err, size_t errlen, const char *fallback) {
 
 /* ---- header ------------------------------------------------------------------------------------ */
 
-int ifv_read_header(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen) {
+int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen) {
     REQUIRE_LOADED(err, errlen, -1);
     if (out == NULL) {
         ifv_copy_msg(err, errlen, "ifv_read_header: no output");
@@ -236,7 +240,7 @@ int ifv_read_header(const void *buf, size_t len, ifv_header *out, char *err, siz
 
 /* ---- validate ---------------------------------------------------------------------------------- */
 
-int ifv_validate(const void *buf, size_t len, char *err, size_t errlen) {
+int ifv__validate_once(const void *buf, size_t len, char *err, size_t errlen) {
     REQUIRE_LOADED(err, errlen, -1);
     if (buf == NULL || len == 0) {
         ifv_copy_msg(err, errlen, "empty input: not an image");
@@ -313,8 +317,8 @@ static int ifv_jpeg_shrink(const void *buf, size_t len, const ifv_thumb_opts *op
     return 1;
 }
 
-int ifv_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts,
-                  void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen) {
+int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
+                        void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen) {
     REQUIRE_LOADED(err, errlen, -1);
     if (out) *out = NULL;
     if (out_len) *out_len = 0;
@@ -394,7 +398,7 @@ void ifv_free(void *p) {
     if (p_g_free != NULL) p_g_free(p);
 }
 
-int ifv_can_save(const char *suffix) {
+int ifv__can_save_once(const char *suffix) {
     if (suffix == NULL || ifv_load(NULL, 0) != 0) return 0;
     const char *saver = p_vips_foreign_find_save_buffer(suffix);
     /* ".avif" is saved through the heif buffer saver (see ifv_build_suffix). */

@@ -178,6 +178,36 @@ final class VipsBridgeTests: XCTestCase {
         XCTAssertNoThrow(try VipsBridge.thumbnail(fixture("tiny.jpg"), width: 50, height: 50, cover: false, suffix: ".jpg", quality: nil))
     }
 
+    /// libvips keeps one error buffer for the whole process: failures on several threads at once
+    /// must still each report their own input's reason.
+    func testConcurrentFailuresEachReportTheirOwnReason() async throws {
+        let jpeg = try fixture("truncated.jpg")
+        let png = Array(try fixture("alpha.png").dropLast(200))   // cut inside its image data
+        let pngReason = try XCTUnwrap(Self.failure(png)), jpegReason = try XCTUnwrap(Self.failure(jpeg))
+        XCTAssertNotEqual(pngReason, jpegReason)
+        let messages = await withTaskGroup(of: (Bool, String?).self) { group in
+            for i in 0..<24 {
+                let isPNG = i % 2 == 0
+                group.addTask { (isPNG, VipsBridgeTests.failure(isPNG ? png : jpeg)) }
+            }
+            var all: [(Bool, String?)] = []
+            for await m in group { all.append(m) }
+            return all
+        }
+        for (isPNG, message) in messages {
+            XCTAssertEqual(message, isPNG ? pngReason : jpegReason, isPNG ? "the PNG's own reason" : "the JPEG's own reason")
+        }
+    }
+
+    static func failure(_ bytes: [UInt8]) -> String? {
+        do {
+            _ = try VipsBridge.thumbnail(bytes, width: 100, height: 100, cover: false, suffix: ".jpg", quality: nil)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
     func testThumbnailRejectsGarbage() throws {
         XCTAssertThrowsError(try VipsBridge.thumbnail(fixture("page.html"), width: 100, height: 100, cover: false, suffix: ".jpg", quality: nil))
         XCTAssertThrowsError(try VipsBridge.thumbnail(fixture("empty.jpg"), width: 100, height: 100, cover: false, suffix: ".jpg", quality: nil))

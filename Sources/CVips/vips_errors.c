@@ -1,0 +1,81 @@
+/* vips_errors.c: the public libvips entry points, each reporting its own failure.
+ *
+ * libvips keeps ONE error buffer for the whole process: when two images fail at once on two
+ * threads, each reads both messages, or none ("thumbnail failed"), or the other's. So every
+ * operation runs under a shared lock, and one that fails runs again alone (the lock held
+ * exclusively, the buffer cleared before and after) to read its own message. Failures are rare and
+ * a failing image is usually refused early (its header), so the second run costs little; the
+ * verdict is that of the second run, which sees the same bytes.
+ */
+#define _GNU_SOURCE
+#include "vips_internal.h"
+
+#include <pthread.h>
+
+static pthread_rwlock_t errors_lock;
+static pthread_once_t errors_once = PTHREAD_ONCE_INIT;
+
+static void errors_init(void) {
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    /* A failing operation must not wait behind an endless stream of successful ones. */
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&errors_lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+}
+
+static void shared_begin(void) {
+    pthread_once(&errors_once, errors_init);
+    pthread_rwlock_rdlock(&errors_lock);
+}
+
+static void exclusive_begin(void) {
+    pthread_rwlock_wrlock(&errors_lock);
+    ifv__error_clear();
+}
+
+static void end(int exclusive) {
+    if (exclusive) ifv__error_clear();
+    pthread_rwlock_unlock(&errors_lock);
+}
+
+int ifv_read_header(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen) {
+    shared_begin();
+    int rc = ifv__read_header_once(buf, len, out, err, errlen);
+    end(0);
+    if (rc == 0) return 0;
+    exclusive_begin();
+    rc = ifv__read_header_once(buf, len, out, err, errlen);
+    end(1);
+    return rc;
+}
+
+int ifv_validate(const void *buf, size_t len, char *err, size_t errlen) {
+    shared_begin();
+    int rc = ifv__validate_once(buf, len, err, errlen);
+    end(0);
+    if (rc == 0) return 0;
+    exclusive_begin();
+    rc = ifv__validate_once(buf, len, err, errlen);
+    end(1);
+    return rc;
+}
+
+int ifv_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts,
+                  void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen) {
+    shared_begin();
+    int rc = ifv__thumbnail_once(buf, len, opts, out, out_len, out_w, out_h, err, errlen);
+    end(0);
+    if (rc == 0) return 0;
+    exclusive_begin();
+    rc = ifv__thumbnail_once(buf, len, opts, out, out_len, out_w, out_h, err, errlen);
+    end(1);
+    return rc;
+}
+
+int ifv_can_save(const char *suffix) {
+    shared_begin();   /* it clears the buffer: never while another failure reads its own */
+    int rc = ifv__can_save_once(suffix);
+    end(0);
+    return rc;
+}
