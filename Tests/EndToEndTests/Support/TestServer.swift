@@ -14,6 +14,8 @@ final class TestServer {
         var method: String
         /// Header names are lower-cased.
         var headers: [String: String]
+        /// Arrival time, seconds since the epoch.
+        var t: Double
     }
 
     struct Stats {
@@ -86,7 +88,8 @@ final class TestServer {
         let log = (object["log"] as? [[String: Any]] ?? []).map {
             LogEntry(path: $0["path"] as? String ?? "",
                      method: $0["method"] as? String ?? "",
-                     headers: ($0["headers"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String })
+                     headers: ($0["headers"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String },
+                     t: ($0["t"] as? NSNumber)?.doubleValue ?? -1)
         }
         return Stats(total: (object["total"] as? NSNumber)?.intValue ?? -1, paths: paths, log: log)
     }
