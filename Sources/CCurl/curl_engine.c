@@ -107,9 +107,8 @@ static char *url_host(const char *url) {
 }
 
 uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
-    if (r != NULL && r->tap_end != NULL && (e == NULL || r->url == NULL)) r->tap_end(r->tap_ctx, 0);
-    if (e == NULL || r == NULL || r->url == NULL) return 0;
-    xfer *x = calloc(1, sizeof *x);
+    if (r == NULL) return 0;
+    xfer *x = e != NULL && r->url != NULL ? calloc(1, sizeof *x) : NULL;
     if (x == NULL) {
         if (r->tap_end != NULL) r->tap_end(r->tap_ctx, 0);
         return 0;

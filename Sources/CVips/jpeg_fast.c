@@ -89,6 +89,15 @@ static void ifj_emit_message(j_common_ptr cinfo, int level) {
 
 static void ifj_output_message(j_common_ptr cinfo) { (void)cinfo; }
 
+/* libjpeg's error manager with the handlers above: errors and warnings longjmp to jerr->jump. */
+static struct jpeg_error_mgr *ifj_error_init(struct ifj_error *jerr) {
+    struct jpeg_error_mgr *mgr = p_jpeg_std_error(&jerr->mgr);
+    mgr->error_exit = ifj_error_exit;
+    mgr->emit_message = ifj_emit_message;
+    mgr->output_message = ifj_output_message;
+    return mgr;
+}
+
 /* EXIF orientation from an APP1 marker: 1 when absent or unreadable-but-harmless, 0 when malformed. */
 static int ifj_exif_orientation(const unsigned char *d, unsigned int len) {
     if (len < 14 || memcmp(d, "Exif\0\0", 6) != 0) return 1;
@@ -147,10 +156,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     unsigned long outlen = 0;
     volatile int compressing = 0;
     struct jpeg_compress_struct c;
-    d.err = p_jpeg_std_error(&jerr.mgr);
-    jerr.mgr.error_exit = ifj_error_exit;
-    jerr.mgr.emit_message = ifj_emit_message;
-    jerr.mgr.output_message = ifj_output_message;
+    d.err = ifj_error_init(&jerr);
     volatile int created = 0;
     /* setjmp before anything that can fail (libjpeg's example.c order). */
     if (setjmp(jerr.jump)) {
@@ -235,10 +241,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     p_jpeg_finish_decompress(&d);
     const unsigned char *final = resizing ? ifj_resizer_pixels((struct ifj_resizer *)resizer) : (const unsigned char *)pixels;
 
-    c.err = p_jpeg_std_error(&jerr.mgr);
-    jerr.mgr.error_exit = ifj_error_exit;
-    jerr.mgr.emit_message = ifj_emit_message;
-    jerr.mgr.output_message = ifj_output_message;
+    c.err = ifj_error_init(&jerr);
     p_jpeg_CreateCompress(&c, JPEG_LIB_VERSION, sizeof c);
     compressing = 1;
     p_jpeg_mem_dest(&c, &outbuf, &outlen);
@@ -278,10 +281,7 @@ int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int
     struct ifj_error jerr;
     unsigned char *volatile row = NULL;
     volatile int created = 0;
-    d.err = p_jpeg_std_error(&jerr.mgr);
-    jerr.mgr.error_exit = ifj_error_exit;
-    jerr.mgr.emit_message = ifj_emit_message;
-    jerr.mgr.output_message = ifj_output_message;
+    d.err = ifj_error_init(&jerr);
     if (setjmp(jerr.jump)) {
         if (created) p_jpeg_destroy_decompress(&d);
         free((void *)row);

@@ -39,38 +39,30 @@ static void end(int exclusive) {
     pthread_rwlock_unlock(&errors_lock);
 }
 
+/* Returns `call` (0 on success) run under the shared lock; when it fails, run again alone. */
+#define RUN_WITH_OWN_ERROR(call)  \
+    do {                          \
+        shared_begin();           \
+        int rc_ = (call);         \
+        end(0);                   \
+        if (rc_ == 0) return 0;   \
+        exclusive_begin();        \
+        rc_ = (call);             \
+        end(1);                   \
+        return rc_;               \
+    } while (0)
+
 int ifv_read_header(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen) {
-    shared_begin();
-    int rc = ifv__read_header_once(buf, len, out, err, errlen);
-    end(0);
-    if (rc == 0) return 0;
-    exclusive_begin();
-    rc = ifv__read_header_once(buf, len, out, err, errlen);
-    end(1);
-    return rc;
+    RUN_WITH_OWN_ERROR(ifv__read_header_once(buf, len, out, err, errlen));
 }
 
 int ifv_validate(const void *buf, size_t len, char *err, size_t errlen) {
-    shared_begin();
-    int rc = ifv__validate_once(buf, len, err, errlen);
-    end(0);
-    if (rc == 0) return 0;
-    exclusive_begin();
-    rc = ifv__validate_once(buf, len, err, errlen);
-    end(1);
-    return rc;
+    RUN_WITH_OWN_ERROR(ifv__validate_once(buf, len, err, errlen));
 }
 
 int ifv_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts,
                   void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen) {
-    shared_begin();
-    int rc = ifv__thumbnail_once(buf, len, opts, out, out_len, out_w, out_h, err, errlen);
-    end(0);
-    if (rc == 0) return 0;
-    exclusive_begin();
-    rc = ifv__thumbnail_once(buf, len, opts, out, out_len, out_w, out_h, err, errlen);
-    end(1);
-    return rc;
+    RUN_WITH_OWN_ERROR(ifv__thumbnail_once(buf, len, opts, out, out_len, out_w, out_h, err, errlen));
 }
 
 int ifv_can_save(const char *suffix) {

@@ -19,25 +19,6 @@ final class CacheSafetyTests: E2ETestCase {
         return r.json
     }
 
-    /// Writes `lines` to a list file in the working directory.
-    private func writeList(_ lines: [String], name: String = "list.txt") throws -> URL {
-        let url = file(name)
-        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
-        return url
-    }
-
-    /// The server's request log with arrival times and response codes.
-    private struct Logged { var path: String; var status: Int?; var headers: [String: String] }
-    private func requestLog() throws -> [Logged] {
-        let (status, body) = try TestServer.rawGet(port: server.port, path: "/__stats")
-        XCTAssertEqual(status, 200)
-        let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] ?? [:]
-        return (object["log"] as? [[String: Any]] ?? []).map {
-            Logged(path: $0["path"] as? String ?? "", status: ($0["status"] as? NSNumber)?.intValue,
-                   headers: ($0["headers"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String })
-        }
-    }
-
     /// Flips every bit of the byte in the middle of the file at `path`.
     private func corrupt(_ path: String, file: StaticString = #filePath, line: UInt = #line) throws {
         var data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -180,7 +161,7 @@ final class CacheSafetyTests: E2ETestCase {
             XCTAssertEqual(record.int("downloaded_bytes"), 0, "round \(round): \(record)")
             assertImageFile(file("b\(round).jpg"), .jpeg, width: 100, height: 67)
         }
-        let log = try requestLog().filter { $0.path == path }
+        let log = try server.requestLog().filter { $0.path == path }
         XCTAssertEqual(log.count, 3, "one download and two revalidations")
         let etag = "\"" + sha1Hex(try E2EPaths.fixtureData("tiny.jpg")) + "\""
         XCTAssertEqual(log.map(\.status), [200, 304, 304])
@@ -212,7 +193,7 @@ final class CacheSafetyTests: E2ETestCase {
         let record = singleRecord(r)
         XCTAssertEqual(record.string("cache"), "revalidated", "\(record)")
         XCTAssertEqual(record.int("downloaded_bytes"), 0, "\(record)")
-        let log = try requestLog().filter { $0.path == path }
+        let log = try server.requestLog().filter { $0.path == path }
         XCTAssertEqual(log.map(\.status), [200, 304], "one download, one 304")
         XCTAssertNotNil(log.last?.headers["if-none-match"] ?? log.last?.headers["if-modified-since"])
         XCTAssertEqual(try Data(contentsOf: file("a.jpg")), try Data(contentsOf: file("b.jpg")), "the cached bytes are served")

@@ -14,13 +14,6 @@ final class PrefetchTests: E2ETestCase {
         try imgfetch(["prefetch", "--cache-dir", cacheDir.path] + args, stdin: stdin, timeout: timeout)
     }
 
-    /// Writes `lines` (joined with newlines, with a final newline) to a file in the working directory.
-    private func writeList(_ lines: [String], name: String = "list.txt") throws -> URL {
-        let url = file(name)
-        try (lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
-        return url
-    }
-
     /// The one summary record (`"summary": true`), which must be the last line of stdout.
     private func summary(_ r: RunResult, file: StaticString = #filePath, line: UInt = #line) -> [String: Any] {
         let summaries = r.json.filter { $0["summary"] as? Bool == true }
@@ -39,18 +32,6 @@ final class PrefetchTests: E2ETestCase {
                               file: StaticString = #filePath, line: UInt = #line) {
         for (key, value) in expected.sorted(by: { $0.key < $1.key }) {
             XCTAssertEqual(s.int(key), value, "summary \(key) in \(s)", file: file, line: line)
-        }
-    }
-
-    private struct Logged { var path: String; var t: Double; var status: Int? }
-    /// The server's request log, with arrival times (seconds since the epoch).
-    private func requestLog() throws -> [Logged] {
-        let (status, body) = try TestServer.rawGet(port: server.port, path: "/__stats")
-        XCTAssertEqual(status, 200)
-        let object = try JSONSerialization.jsonObject(with: body) as? [String: Any] ?? [:]
-        return (object["log"] as? [[String: Any]] ?? []).map {
-            Logged(path: $0["path"] as? String ?? "", t: ($0["t"] as? NSNumber)?.doubleValue ?? -1,
-                   status: ($0["status"] as? NSNumber)?.intValue)
         }
     }
 
@@ -286,7 +267,7 @@ final class PrefetchTests: E2ETestCase {
         assertExit(r, 0)
         assertCounts(summary(r), ["ok": 6])
         XCTAssertGreaterThanOrEqual(r.elapsed, 0.95, "6 requests at 5 per second take at least 1 s")
-        let times = try requestLog().map(\.t).sorted()
+        let times = try server.requestLog().map(\.t).sorted()
         XCTAssertEqual(times.count, 6)
         for (earlier, later) in zip(times, times.dropFirst()) {
             XCTAssertGreaterThanOrEqual(later - earlier, 0.15, "requests are spaced: \(times.map { String(format: "%.3f", $0 - times[0]) })")
@@ -304,7 +285,7 @@ final class PrefetchTests: E2ETestCase {
         assertCounts(summary(r), ["total": 6, "ok": 6, "failed": 0])
         XCTAssertEqual(Set(results(r).compactMap { $0.string("original_source") }), Set(urls))
         XCTAssertGreaterThanOrEqual(r.elapsed, 1.1, "3 waves of 0.4 s with 2 at a time")
-        let times = try requestLog().map(\.t).sorted()
+        let times = try server.requestLog().map(\.t).sorted()
         XCTAssertEqual(times.count, 6)
         if times.count == 6 {
             let offsets = times.map { String(format: "%.3f", $0 - times[0]) }

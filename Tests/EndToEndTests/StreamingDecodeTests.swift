@@ -23,8 +23,7 @@ final class StreamingDecodeTests: E2ETestCase {
 
     func testPrefetchedThumbnailsAreThoseOfTheFilesOnDisk() throws {
         let names = ["photo.jpg", "portrait.jpg", "tiny.jpg", "progressive.jpg"]
-        let list = file("list.txt")
-        try names.map { imageURL($0, "trickle=4") }.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        let list = try writeList(names.map { imageURL($0, "trickle=4") })
         assertExit(try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "-s", "120x120", "-j", "4", list.path]), 0)
         for name in names {
             let local = file("local-\(name)"), cached = file("cached-\(name)")

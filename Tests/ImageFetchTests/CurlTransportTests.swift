@@ -238,20 +238,6 @@ final class CurlTransportTests: XCTestCase {
 
     // MARK: - body tap (decoding while downloading)
 
-    /// Collects what a transfer's tap receives. The tap's context is an unretained pointer to it.
-    final class TapRecorder: @unchecked Sendable {   // written on the transfer thread, read after perform returns
-        var bytes: [UInt8] = []
-        var ends: [Int32] = []
-        var tap: BodyTap {
-            BodyTap(context: Unmanaged.passUnretained(self).toOpaque(),
-                    onData: { ctx, data, n in
-                        let r = Unmanaged<TapRecorder>.fromOpaque(ctx!).takeUnretainedValue()
-                        r.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: n))
-                    },
-                    onEnd: { ctx, complete in Unmanaged<TapRecorder>.fromOpaque(ctx!).takeUnretainedValue().ends.append(complete) })
-        }
-    }
-
     func tapped(_ path: String, maxBytes: Int64? = nil, timeout: Double? = nil) async throws -> (TransferResult, TapRecorder) {
         let recorder = TapRecorder()
         var request = TransferRequest(url: server.url(path), timeout: timeout, maxBytes: maxBytes)

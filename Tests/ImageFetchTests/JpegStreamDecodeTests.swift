@@ -14,15 +14,18 @@ final class JpegStreamDecodeTests: XCTestCase {
         try XCTUnwrap(JpegStreamDecode(width: w, height: h, cover: cover, quality: quality, maxPixels: 100_000_000, startDelay: 0))
     }
 
-    /// Feeds `body` in pieces of `piece` bytes, then ends the stream, as the transfer thread does.
-    func feed(_ decode: JpegStreamDecode, _ body: [UInt8], piece: Int, complete: Bool = true) {
+    /// Feeds `body` in pieces of `piece` bytes, then ends the stream, as the transfer thread does;
+    /// with `pauseEvery`, sleeps 1 ms after every that many pieces (the decoder catches up and waits).
+    static func feed(_ decode: JpegStreamDecode, _ body: [UInt8], piece: Int, complete: Bool = true, pauseEvery: Int? = nil) {
         let tap = decode.tap
         body.withUnsafeBytes { buf in
-            var offset = 0
+            var offset = 0, pieces = 0
             while offset < buf.count {
                 let n = min(piece, buf.count - offset)
                 tap.onData(tap.context, buf.baseAddress! + offset, n)
                 offset += n
+                pieces += 1
+                if let pauseEvery, pieces % pauseEvery == 0 { usleep(1000) }
             }
         }
         tap.onEnd(tap.context, complete ? 1 : 0)
@@ -39,7 +42,7 @@ final class JpegStreamDecodeTests: XCTestCase {
                                                                 maxPixels: 100_000_000), name)
             for piece in [1, 7, 4096, body.count] {
                 let decode = try makeDecode(w, h, cover: cover, quality: q)
-                feed(decode, body, piece: piece)
+                Self.feed(decode, body, piece: piece)
                 let got = try XCTUnwrap(decode.result(for: body), "\(name) in pieces of \(piece)")
                 XCTAssertEqual(got.bytes, expected.image.bytes, "\(name) in pieces of \(piece): identical bytes")
                 XCTAssertEqual([got.width, got.height, got.sourceWidth, got.sourceHeight],
@@ -55,19 +58,7 @@ final class JpegStreamDecodeTests: XCTestCase {
         let decodes = try (0..<4).map { _ in try makeDecode(160, 160) }   // at least 4 decode at once on any machine
         await withTaskGroup(of: Void.self) { group in
             for decode in decodes {
-                group.addTask {
-                    let tap = decode.tap
-                    body.withUnsafeBytes { buf in
-                        var offset = 0
-                        while offset < buf.count {
-                            let n = min(3001, buf.count - offset)
-                            tap.onData(tap.context, buf.baseAddress! + offset, n)
-                            offset += n
-                            if offset % 30010 == 0 { usleep(1000) }   // let the decoder catch up and wait
-                        }
-                    }
-                    tap.onEnd(tap.context, 1)
-                }
+                group.addTask { Self.feed(decode, body, piece: 3001, pauseEvery: 10) }
             }
         }
         for decode in decodes { XCTAssertEqual(decode.result(for: body)?.bytes, expected.image.bytes) }
@@ -78,19 +69,19 @@ final class JpegStreamDecodeTests: XCTestCase {
         let half = Array(body.prefix(body.count / 2))
 
         let cut = try makeDecode()
-        feed(cut, half, piece: 4096)   // the server closed early, but the transfer "completed"
+        Self.feed(cut, half, piece: 4096)   // the server closed early, but the transfer "completed"
         XCTAssertNil(cut.result(for: half), "a JPEG without its end is never a thumbnail (no grey rows)")
 
         let failed = try makeDecode()
-        feed(failed, body, piece: 4096, complete: false)
+        Self.feed(failed, body, piece: 4096, complete: false)
         XCTAssertNil(failed.result(for: body), "a transfer that failed is not used")
 
         let mismatched = try makeDecode()
-        feed(mismatched, body, piece: 4096)
+        Self.feed(mismatched, body, piece: 4096)
         XCTAssertNil(mismatched.result(for: body + [0, 0]), "the result must be of exactly the body processed")
 
         let twice = try makeDecode()
-        feed(twice, body, piece: 4096)
+        Self.feed(twice, body, piece: 4096)
         XCTAssertNotNil(twice.result(for: body))
         XCTAssertNil(twice.result(for: body), "a result is taken once")
     }
@@ -99,12 +90,12 @@ final class JpegStreamDecodeTests: XCTestCase {
         for name in ["truncated.jpg", "icc.jpg", "cmyk.jpg", "orientation6.jpg", "alpha.png", "small.webp", "page.html"] {
             let body = try bytes(name)
             let decode = try makeDecode(100, 100)
-            feed(decode, body, piece: 1000)
+            Self.feed(decode, body, piece: 1000)
             XCTAssertNil(decode.result(for: body), "\(name): left to libvips")
         }
         let big = try bytes("photo.jpg")
         let limited = try XCTUnwrap(JpegStreamDecode(width: 100, height: 100, cover: false, quality: nil, maxPixels: 1000, startDelay: 0))
-        feed(limited, big, piece: 4096)
+        Self.feed(limited, big, piece: 4096)
         XCTAssertNil(limited.result(for: big), "over --max-pixels: libvips reports the limit")
     }
 
@@ -112,7 +103,7 @@ final class JpegStreamDecodeTests: XCTestCase {
         let body = try bytes("photo.jpg")
         let expected = try XCTUnwrap(JpegFastPath.thumbnail(body, width: 320, height: 320, cover: false, quality: nil, maxPixels: 100_000_000))
         let fast = try XCTUnwrap(JpegStreamDecode(width: 320, height: 320, cover: false, quality: nil, maxPixels: 100_000_000, startDelay: 0.2))
-        feed(fast, body, piece: 16384)
+        Self.feed(fast, body, piece: 16384)
         XCTAssertNil(fast.result(for: body), "over before the start delay: left to the pool")
 
         let slow = try XCTUnwrap(JpegStreamDecode(width: 320, height: 320, cover: false, quality: nil, maxPixels: 100_000_000, startDelay: 0.05))
@@ -133,7 +124,7 @@ final class JpegStreamDecodeTests: XCTestCase {
         // on the whole body (two at a time on the pool) still makes the thumbnail.
         let body = try bytes("progressive-large.jpg")   // 2100x2000, progressive
         let decode = try makeDecode(200, 200)
-        feed(decode, body, piece: 4096)
+        Self.feed(decode, body, piece: 4096)
         XCTAssertNil(decode.result(for: body))
         let fast = try XCTUnwrap(JpegFastPath.thumbnail(body, width: 200, height: 200, cover: false, quality: nil, maxPixels: 100_000_000))
         XCTAssertEqual([fast.image.width, fast.image.height], [200, 190])
@@ -143,10 +134,10 @@ final class JpegStreamDecodeTests: XCTestCase {
         // No resize (the box is larger than the image): the decode is the whole image, 2.1 MP here.
         let body = try bytes("large.jpg")   // 2100x1000, baseline
         let decode = try makeDecode(3000, 3000)
-        feed(decode, body, piece: 4096)
+        Self.feed(decode, body, piece: 4096)
         XCTAssertNil(decode.result(for: body))
         let small = try makeDecode(300, 300)
-        feed(small, body, piece: 4096)
+        Self.feed(small, body, piece: 4096)
         XCTAssertEqual(small.result(for: body)?.width, 300, "resized, it streams: only rows are kept")
     }
 

@@ -99,26 +99,34 @@ final class FakeProcessor: ImageProcessing, Sendable {
     func decodeFailure(_ bytes: [UInt8]) -> String? { nil }
 }
 
+/// Collects what a body tap receives. The tap's context is an unretained pointer to it.
+final class TapRecorder: @unchecked Sendable {   // written on the transfer thread, read after perform returns
+    var bytes: [UInt8] = []
+    var ends: [Int32] = []
+    var tap: BodyTap {
+        BodyTap(context: Unmanaged.passUnretained(self).toOpaque(),
+                onData: { ctx, data, n in
+                    let r = Unmanaged<TapRecorder>.fromOpaque(ctx!).takeUnretainedValue()
+                    r.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: n))
+                },
+                onEnd: { ctx, complete in Unmanaged<TapRecorder>.fromOpaque(ctx!).takeUnretainedValue().ends.append(complete) })
+    }
+}
+
 /// Keeps what its tap received; its result is `streamed:` + those bytes when they are the body.
-final class FakeStreamingDecode: StreamingDecode, @unchecked Sendable {   // fields written by the tap before the load returns, read after
+final class FakeStreamingDecode: StreamingDecode, Sendable {
     let processing: Processing
     let declines: Bool
-    var received: [UInt8] = []
-    var ends: [Int32] = []
+    let recorder = TapRecorder()
 
     init(processing: Processing, declines: Bool) {
         self.processing = processing
         self.declines = declines
     }
 
-    var tap: BodyTap {
-        BodyTap(context: Unmanaged.passUnretained(self).toOpaque(),
-                onData: { ctx, data, n in
-                    Unmanaged<FakeStreamingDecode>.fromOpaque(ctx!).takeUnretainedValue().received
-                        .append(contentsOf: UnsafeRawBufferPointer(start: data, count: n))
-                },
-                onEnd: { ctx, complete in Unmanaged<FakeStreamingDecode>.fromOpaque(ctx!).takeUnretainedValue().ends.append(complete) })
-    }
+    var tap: BodyTap { recorder.tap }
+    var received: [UInt8] { recorder.bytes }
+    var ends: [Int32] { recorder.ends }
 
     func result(for bytes: [UInt8]) -> ProcessedImage? {
         guard !declines, ends == [1], received == bytes else { return nil }

@@ -9,6 +9,21 @@ enum JpegFastPath {
         var image: EncodedImage
         var sourceWidth: Int
         var sourceHeight: Int
+
+        var processed: ProcessedImage {
+            ProcessedImage(bytes: image.bytes, width: image.width, height: image.height, format: "jpeg",
+                           sourceWidth: sourceWidth, sourceHeight: sourceHeight, sourceFormat: "jpeg")
+        }
+    }
+
+    /// A thumbnail this path makes when the source is a plain JPEG: a resize to JPEG.
+    static func makesThumbnail(_ processing: Processing) -> Bool {
+        processing.resizes && (processing.format == .jpeg || processing.format == .original)
+    }
+
+    /// The source's own bytes handed out, which this path validates when they are a JPEG.
+    static func handsOutAsIs(_ processing: Processing) -> Bool {
+        processing.isOriginal || (!processing.resizes && processing.format == .jpeg && processing.quality == nil)
     }
 
     static func looksLikeJPEG(_ bytes: [UInt8]) -> Bool {

@@ -31,7 +31,6 @@ final class JpegStreamDecode: StreamingDecode, @unchecked Sendable {
         var result = ifj_result()
         guard ifj_stream_result(stream, bytes.count, &result) == Int32(IFJ_OK),
               let output = JpegFastPath.output(result) else { return nil }
-        return ProcessedImage(bytes: output.image.bytes, width: output.image.width, height: output.image.height, format: "jpeg",
-                              sourceWidth: output.sourceWidth, sourceHeight: output.sourceHeight, sourceFormat: "jpeg")
+        return output.processed
     }
 }

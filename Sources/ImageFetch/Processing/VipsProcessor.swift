@@ -7,15 +7,14 @@ public struct VipsProcessor: ImageProcessing {
 
     public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage {
         guard !bytes.isEmpty else { throw .invalidImage("empty response (0 bytes)") }
-        let cover = processing.fit == .cover && processing.width != nil && processing.height != nil
-        if processing.resizes, processing.format == .jpeg || processing.format == .original,
+        let cover = processing.coversBox
+        if JpegFastPath.makesThumbnail(processing),
            let fast = JpegFastPath.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
                                              quality: processing.quality, maxPixels: maxPixels) {
-            return ProcessedImage(bytes: fast.image.bytes, width: fast.image.width, height: fast.image.height, format: "jpeg",
-                                  sourceWidth: fast.sourceWidth, sourceHeight: fast.sourceHeight, sourceFormat: "jpeg")
+            return fast.processed
         }
         // A JPEG handed out as it is: libjpeg proves it decodes, without loading libvips.
-        if processing.isOriginal || (!processing.resizes && processing.format == .jpeg && processing.quality == nil),
+        if JpegFastPath.handsOutAsIs(processing),
            let size = JpegFastPath.validate(bytes, maxPixels: maxPixels) {
             return ProcessedImage(bytes: bytes, width: size.width, height: size.height, format: "jpeg")
         }
@@ -50,9 +49,8 @@ public struct VipsProcessor: ImageProcessing {
     /// JPEG thumbnails of network sources decode while they download (see `JpegStreamDecode`):
     /// the same cases as the fast path in `process`, which it stands in for.
     public func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)? {
-        guard source.isNetwork, processing.resizes, processing.format == .jpeg || processing.format == .original else { return nil }
-        let cover = processing.fit == .cover && processing.width != nil && processing.height != nil
-        return JpegStreamDecode(width: processing.width, height: processing.height, cover: cover,
+        guard source.isNetwork, JpegFastPath.makesThumbnail(processing) else { return nil }
+        return JpegStreamDecode(width: processing.width, height: processing.height, cover: processing.coversBox,
                                 quality: processing.quality, maxPixels: maxPixels)
     }
 
@@ -61,8 +59,7 @@ public struct VipsProcessor: ImageProcessing {
     /// Not when libjpeg alone will most likely do the work (a .jpg source to a JPEG thumbnail, or
     /// handed out as it is): loading libvips anyway would cost ~25 ms of CPU and ~25 MB.
     public func prepare(for source: Source, processing: Processing) {
-        let jpegOut = processing.format == .jpeg || processing.format == .original
-        if source.looksLikeJPEG, jpegOut, processing.resizes || processing.quality == nil { return }
+        if source.looksLikeJPEG, JpegFastPath.makesThumbnail(processing) || JpegFastPath.handsOutAsIs(processing) { return }
         VipsProcessor.preload
     }
 

@@ -26,6 +26,8 @@ public struct Processing: Sendable, Hashable {
 
     public var isOriginal: Bool { width == nil && height == nil && format == .original }
     public var resizes: Bool { width != nil || height != nil }
+    /// `cover` takes effect only with both sides of the box given.
+    public var coversBox: Bool { fit == .cover && width != nil && height != nil }
 
     /// A stable text form, e.g. `w320-h320-inside-jpeg-q80` or `original`.
     public var identifier: String {

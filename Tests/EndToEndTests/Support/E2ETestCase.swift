@@ -70,6 +70,13 @@ class E2ETestCase: XCTestCase {
     /// A file in this test's working directory.
     func file(_ name: String) -> URL { work.appendingPathComponent(name) }
 
+    /// Writes `lines` (joined with newlines, with a final newline) to a file in the working directory.
+    func writeList(_ lines: [String], name: String = "list.txt") throws -> URL {
+        let url = file(name)
+        try (lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
     // MARK: - assertions
 
     /// Asserts that `data` is a complete image of `format` and, when given, `width`x`height`.

@@ -16,6 +16,8 @@ final class TestServer {
         var headers: [String: String]
         /// Arrival time, seconds since the epoch.
         var t: Double
+        /// The response code, once sent.
+        var status: Int?
     }
 
     struct Stats {
@@ -89,7 +91,8 @@ final class TestServer {
             LogEntry(path: $0["path"] as? String ?? "",
                      method: $0["method"] as? String ?? "",
                      headers: ($0["headers"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String },
-                     t: ($0["t"] as? NSNumber)?.doubleValue ?? -1)
+                     t: ($0["t"] as? NSNumber)?.doubleValue ?? -1,
+                     status: ($0["status"] as? NSNumber)?.intValue)
         }
         return Stats(total: (object["total"] as? NSNumber)?.intValue ?? -1, paths: paths, log: log)
     }
@@ -98,6 +101,9 @@ final class TestServer {
     func requestCount(_ path: String) throws -> Int {
         try stats().paths[path] ?? 0
     }
+
+    /// Every request so far, in arrival order.
+    func requestLog() throws -> [LogEntry] { try stats().log }
 
     /// Requests made so far, all paths together.
     func totalRequests() throws -> Int { try stats().total }
