@@ -170,10 +170,6 @@ void ifc_engine_cancel_all(ifc_engine *e) {
     cu.multi_wakeup(e->multi);
 }
 
-void ifc_engine_wakeup(ifc_engine *e) {
-    if (e != NULL) cu.multi_wakeup(e->multi);
-}
-
 /* ---------------------------------------------------------------------------------------------
  * Loop thread
  * ------------------------------------------------------------------------------------------- */

@@ -67,7 +67,7 @@ struct ifj_resizer {
     float *mid;              /* sh rows of dw * ch floats */
     float *acc;
     unsigned char *dst;      /* dh rows of dw * ch bytes */
-    int sw, ch, dh, next_out;
+    int ch, dh, next_out;
     size_t rowlen;
 };
 
@@ -84,7 +84,6 @@ void ifj_resizer_free(struct ifj_resizer *r) {
 struct ifj_resizer *ifj_resizer_new(int sw, int sh, int ch, int dw, int dh) {
     struct ifj_resizer *r = calloc(1, sizeof *r);
     if (r == NULL) return NULL;
-    r->sw = sw;
     r->ch = ch;
     r->dh = dh;
     r->rowlen = (size_t)dw * (size_t)ch;

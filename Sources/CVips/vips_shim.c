@@ -83,6 +83,7 @@ static int ifv_orc_is_thread_safe(void *vips_handle) {
 }
 static int (*p_vips_version)(int flag);
 
+static int concurrency;                   /* ifv_set_concurrency's value; 0 = libvips' own default */
 static int load_status = -1;              /* 0 after a successful load; written once under load_once */
 static char load_error[512];
 
@@ -152,6 +153,7 @@ static void ifv_do_load(void) {
     }
     p_vips_block_untrusted_set(1);
     p_vips_cache_set_max(0);
+    if (concurrency > 0 && getenv("VIPS_CONCURRENCY") == NULL) p_vips_concurrency_set(concurrency);
     if (!ifv_orc_is_thread_safe(handle)) {
         void (*set_vector)(int) = (void (*)(int))dlsym(handle, "vips_vector_set_enabled");
         if (set_vector != NULL) set_vector(0);
@@ -180,8 +182,8 @@ void ifv__error_clear(void) {
     } while (0)
 
 void ifv_set_concurrency(int n) {
-    if (ifv_load(NULL, 0) != 0) return;
-    p_vips_concurrency_set(n < 0 ? 0 : n);
+    concurrency = n < 0 ? 0 : n;
+    if (load_status == 0 && concurrency > 0 && getenv("VIPS_CONCURRENCY") == NULL) p_vips_concurrency_set(concurrency);
 }
 
 /* Copy (and clear) the global vips error buffer into err; a fallback when vips said nothing. */

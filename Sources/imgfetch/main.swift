@@ -29,7 +29,7 @@ func runMain() async -> ExitCode {
         }
     } catch {
         Console.errorLine(error.message)
-        Console.err("Try 'imgfetch \((error.commandPath.isEmpty ? [] : error.commandPath).joined(separator: " "))\(error.commandPath.isEmpty ? "" : " ")--help'.\n")
+        Console.err("Try 'imgfetch \(error.commandPath.joined(separator: " "))\(error.commandPath.isEmpty ? "" : " ")--help'.\n")
         return .usage
     }
 }

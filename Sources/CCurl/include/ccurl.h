@@ -3,8 +3,8 @@
  * libcurl is NOT linked: ifc_load() resolves it with dlopen("libcurl.so.4") on first use, so a
  * process that never downloads (a cache hit) never pays its loading cost.
  * All curl handles live inside the engine and are only touched by the thread that calls
- * ifc_engine_run_once(); ifc_engine_add / ifc_engine_cancel / ifc_engine_wakeup are thread-safe
- * (a mutex + curl_multi_wakeup). This file and curl_engine.c are the only places curl is used.
+ * ifc_engine_run_once(); ifc_engine_add / ifc_engine_cancel / ifc_engine_cancel_all are thread-safe
+ * (a mutex + curl_multi_wakeup). The CCurl sources are the only places curl is used.
  */
 #ifndef CCURL_H
 #define CCURL_H
@@ -74,7 +74,6 @@ void ifc_engine_cancel(ifc_engine *e, uint64_t id);
  * All are removed in one pass of the loop, so a freed connection slot never starts a queued
  * transfer: the interrupt of a batch sends no new request. */
 void ifc_engine_cancel_all(ifc_engine *e);
-void ifc_engine_wakeup(ifc_engine *e);
 /* Loop thread only: add queued requests, perform, wait up to timeout_ms for activity or a wakeup.
  * Returns the number of transfers still running or queued. */
 int ifc_engine_run_once(ifc_engine *e, int timeout_ms);

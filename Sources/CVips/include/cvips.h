@@ -16,7 +16,8 @@ int ifv_load(char *err, size_t errlen);
  * directory). With $VIPSHOME == home, vips_init then skips ImageMagick, poppler and openslide
  * (~15 ms and ~5 MB per process). */
 void ifv_set_module_home(const char *home);
-/* vips_concurrency_set: threads per image pipeline (1 = one thread per image). */
+/* Threads per image pipeline (1 = one thread per image), unless $VIPS_CONCURRENCY is set: applied
+ * now if libvips is loaded, else when it loads (it never loads it). Call before images are processed. */
 void ifv_set_concurrency(int n);
 
 typedef struct {

@@ -46,7 +46,6 @@ public struct CacheEntry: Sendable, Equatable {
     }
 
     public var isOriginal: Bool { variant == "original" }
-    public var hasValidators: Bool { etag != nil || lastModified != nil }
 
     /// Past its expiry time (a `no-cache` entry that has not expired is not "expired", just revalidated).
     public func isExpired(at now: Double) -> Bool { expires.map { now >= $0 } ?? false }

@@ -22,7 +22,6 @@ extension DiskCache {
             writeUsage(updated)
             return updated
         }
-        usageEstimate.withLock { $0 = total }
         if total > limit { _ = evict(toFit: limit, keeping: key) }
     }
 
@@ -43,7 +42,6 @@ extension DiskCache {
                     }
                 }
             }
-            usageEstimate.withLock { $0 = total }
             writeUsage(total)
             return removed
         }

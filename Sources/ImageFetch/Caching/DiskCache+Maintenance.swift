@@ -36,7 +36,6 @@ extension DiskCache {
             return all
         }
         cleanTemporaryFiles(olderThan: 0)
-        usageEstimate.withLock { $0 = 0 }
         writeUsage(0)
         return entries.count
     }

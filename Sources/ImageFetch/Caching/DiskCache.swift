@@ -24,7 +24,6 @@ public final class DiskCache: ImageCaching, Sendable {
     public let sizeLimit: Int64?
     /// Whether stores fsync before renaming. Default off: checksums already turn a torn entry into a miss.
     public let synchronous: Bool
-    let usageEstimate = Mutex<Int64?>(nil)
 
     public init(directory: String, sizeLimit: Int64? = 1 << 30, synchronous: Bool = false) {
         var dir = directory
@@ -52,7 +51,7 @@ public final class DiskCache: ImageCaching, Sendable {
         guard let metaBytes = try? FileSystem.read(metaPath(key)),
               let entry = CacheEntry.decode(metaBytes), entry.key == key else { return nil }
         let path = dataPath(entry)
-        guard let bytes = try? FileSystem.read(path) else { return nil }
+        guard let (bytes, status) = try? FileSystem.readWithStatus(path) else { return nil }
         guard Int64(bytes.count) == entry.bytes, Checksum.string(bytes) == entry.checksum else {
             // Never served. Removed only if it is still the same metadata (another writer may have replaced it).
             if let again = try? FileSystem.read(metaPath(key)), again == metaBytes { remove(entry) }
@@ -60,7 +59,7 @@ public final class DiskCache: ImageCaching, Sendable {
         }
         var found = entry
         let now = FileSystem.now()
-        if let status = FileSystem.status(path) {
+        if let status {
             found.lastAccess = status.modified
             if now - status.modified > 60 { FileSystem.touch(path, at: now); found.lastAccess = now }
         }

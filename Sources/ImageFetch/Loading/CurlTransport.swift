@@ -206,7 +206,7 @@ private enum CancelState: Sendable {
 ///
 /// `@unchecked Sendable` is safe because of how the pointer is used, not what it points to:
 /// from any thread only the thread-safe functions of ccurl.h are called on it (`ifc_engine_add`,
-/// `ifc_engine_cancel`, `ifc_engine_wakeup`: they take the engine's mutex and use
+/// `ifc_engine_cancel`, `ifc_engine_cancel_all`: they take the engine's mutex and use
 /// `curl_multi_wakeup`, which libcurl documents as thread-safe). The loop functions
 /// (`ifc_engine_run_once`, `ifc_engine_next_done`) are only called from the one loop thread that
 /// `TransportCore` runs at a time (`loopRunning` under the state mutex hands it over), and

@@ -24,7 +24,7 @@ public final class SourceLoader: DataLoading, Sendable {
         switch request.source {
         case .http:
             // Apple's rule: a request that does not allow constrained access fails before any byte is sent.
-            if network.isConstrained && !request.allowsConstrainedNetworkAccess { throw .constrained }
+            if !request.allowsConstrainedNetworkAccess && network.isConstrained { throw .constrained }
             return try await http.load(request)
         case .file(let path):
             return try files.load(path: path, maxBytes: request.maxBytes)

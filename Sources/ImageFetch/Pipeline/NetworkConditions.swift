@@ -1,12 +1,32 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// The state of the network as the pipeline sees it. Low-data mode makes it *constrained*
 /// (Apple's Low Data Mode): requests that do not allow constrained access fail before sending a byte.
-public struct NetworkConditions: Sendable {
-    public var isConstrained: Bool
-    public init(isConstrained: Bool = false) { self.isConstrained = isConstrained }
+public final class NetworkConditions: Sendable {
+    private enum State { case known(Bool), probe(any MeteredNetworkProbing) }
+    private let state: Mutex<State>
+
+    public init(isConstrained: Bool = false) { state = Mutex(.known(isConstrained)) }
+
+    /// `--low-data=auto`: constrained when `probe` finds the connection metered. It is asked once,
+    /// by the first request that would be refused on a constrained network: never on a cache hit.
+    public init(probe: any MeteredNetworkProbing) { state = Mutex(.probe(probe)) }
+
+    public var isConstrained: Bool {
+        state.withLock { state in
+            switch state {
+            case .known(let constrained):
+                return constrained
+            case .probe(let probe):
+                let constrained = probe.isMetered()
+                state = .known(constrained)
+                return constrained
+            }
+        }
+    }
 }
 
 /// Tells whether the default connection is metered (for `--low-data=auto`).

@@ -8,7 +8,6 @@ import Dispatch
 public final class ListReader: @unchecked Sendable {
     // @unchecked: `file` and `lineNumber` are only touched inside `queue`, a serial queue.
     private let file: UnsafeMutablePointer<FILE>
-    private let closeOnDeinit: Bool
     private let queue = DispatchQueue(label: "imgfetch.list-reader")
     private var lineNumber = 0
 
@@ -20,15 +19,13 @@ public final class ListReader: @unchecked Sendable {
                 throw .fileError("\(path): \(String(cString: strerror(errno)))")
             }
             file = f
-            closeOnDeinit = true
         } else {
             guard let f = fdopen(dup(0), "r") else { throw .fileError("stdin: \(String(cString: strerror(errno)))") }
             file = f
-            closeOnDeinit = true
         }
     }
 
-    deinit { if closeOnDeinit { fclose(file) } }
+    deinit { fclose(file) }
 
     /// Up to `max` (line number, text) pairs; empty at the end of the list.
     public func nextBatch(max: Int = 256) async -> [(Int, String)] {

@@ -26,10 +26,6 @@ enum JpegFastPath {
         processing.isOriginal || (!processing.resizes && processing.format == .jpeg && processing.quality == nil)
     }
 
-    static func looksLikeJPEG(_ bytes: [UInt8]) -> Bool {
-        bytes.count > 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF
-    }
-
     static func options(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) -> ifj_opts {
         ifj_opts(width: Int32(clamping: width ?? VipsBridge.unconstrained),
                  height: Int32(clamping: height ?? VipsBridge.unconstrained),
@@ -37,7 +33,6 @@ enum JpegFastPath {
     }
 
     static func thumbnail(_ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) -> Output? {
-        guard looksLikeJPEG(bytes) else { return nil }
         var opts = options(width: width, height: height, cover: cover, quality: quality, maxPixels: maxPixels)
         var result = ifj_result()
         let status = bytes.withUnsafeBytes { buf in ifj_thumbnail(buf.baseAddress, buf.count, &opts, &result) }
@@ -48,7 +43,6 @@ enum JpegFastPath {
     /// The stored dimensions of a JPEG that libjpeg decodes completely without a warning; nil
     /// otherwise (libvips then gives the verdict). Costs a 1/8-scale decode, not a libvips load.
     static func validate(_ bytes: [UInt8], maxPixels: Int64) -> (width: Int, height: Int)? {
-        guard looksLikeJPEG(bytes) else { return nil }
         var width: Int32 = 0, height: Int32 = 0
         let status = bytes.withUnsafeBytes { ifj_validate($0.baseAddress, $0.count, Double(maxPixels), &width, &height) }
         guard status == Int32(IFJ_OK) else { return nil }

@@ -63,15 +63,15 @@ public enum VipsBridge {
         if rc != 0 { throw failure(err, fallback: "cannot load libvips") }
     }
 
-    /// Threads per image pipeline (1 = one thread per image). Ignored if libvips cannot be loaded.
-    /// Call before the first `load()`, with `$VIPSHOME` already set to `home` (while the process is
+    /// The module directory libvips loads its modules from. Call before the first `load()`, with `$VIPSHOME` already set to `home` (while the process is
     /// still single-threaded): libvips then loads only the image-format modules (heif, jxl).
     public static func setModuleHome(_ home: String) {
         ifv_set_module_home(home)
     }
 
+    /// Threads per image pipeline (1 = one thread per image), unless `$VIPS_CONCURRENCY` is set.
+    /// Does not load libvips: applied when it loads.
     public static func setConcurrency(_ n: Int) {
-        guard (try? load()) != nil else { return }
         ifv_set_concurrency(Int32(clamping: n))
     }
 

@@ -12,17 +12,22 @@ public enum FileSystem {
         public let path: String
         public let operation: String
         public var message: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
-        public var isMissing: Bool { errno == ENOENT || errno == ENOTDIR }
     }
 
     /// Reads a whole file. Throws `Failure` (ENOENT when missing).
     public static func read(_ path: String) throws(Failure) -> [UInt8] {
+        try readWithStatus(path).bytes
+    }
+
+    /// Reads a whole file, with the status its open descriptor had (no second lookup of `path`).
+    public static func readWithStatus(_ path: String) throws(Failure) -> (bytes: [UInt8], status: Status?) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Failure(errno: errno, path: path, operation: "open") }
         defer { close(fd) }
         var st = stat()
         var capacity = 64 * 1024
-        if fstat(fd, &st) == 0, st.st_size > 0 { capacity = Int(st.st_size) + 1 }
+        let status = fstat(fd, &st) == 0 ? Status(st) : nil
+        if let status, status.size > 0 { capacity = Int(status.size) + 1 }
         var out = [UInt8](repeating: 0, count: capacity)
         var count = 0
         while true {
@@ -36,7 +41,7 @@ public enum FileSystem {
             count += n
         }
         out.removeSubrange(count...)
-        return out
+        return (out, status)
     }
 
     /// Writes `bytes` to a new temporary file in `directory`, fsyncs it, and renames it to `path`:
@@ -94,24 +99,24 @@ public enum FileSystem {
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
     }
 
-    /// Whether the current user may create files in `path`.
-    public static func isWritableDirectory(_ path: String) -> Bool {
-        isDirectory(path) && access(path, W_OK | X_OK) == 0
-    }
-
     public struct Status: Sendable {
         public var size: Int64
         public var modified: Double
         public var isDirectory: Bool
         public var isRegular: Bool
+
+        init(_ st: stat) {
+            size = Int64(st.st_size)
+            modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
+            isDirectory = (st.st_mode & S_IFMT) == S_IFDIR
+            isRegular = (st.st_mode & S_IFMT) == S_IFREG
+        }
     }
 
     public static func status(_ path: String) -> Status? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
-        return Status(size: Int64(st.st_size),
-                      modified: Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9,
-                      isDirectory: (st.st_mode & S_IFMT) == S_IFDIR, isRegular: (st.st_mode & S_IFMT) == S_IFREG)
+        return Status(st)
     }
 
     /// Sets a file's modification time (the cache's "last access"): one syscall, no data written.

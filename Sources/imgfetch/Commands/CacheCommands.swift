@@ -36,12 +36,12 @@ enum CacheCommands {
         if parsed.flag("json") {
             Console.out(entries.map { record($0, cache).text + "\n" }.joined())
         } else {
-            printTable(entries, cache)
+            printTable(entries)
         }
         return .ok
     }
 
-    static func printTable(_ entries: [CacheEntry], _ cache: DiskCache) {
+    static func printTable(_ entries: [CacheEntry]) {
         let now = FileSystem.now()
         var rows = [["KEY", "SIZE", "DIMS", "FORMAT", "AGE", "EXPIRES", "VARIANT", "SOURCE"]]
         for e in entries {

@@ -69,7 +69,7 @@ enum GetCommand {
 enum Pipelines {
     static func make(_ settings: RequestOptions, maxConnections: Int = 0, maxPerHost: Int = 0, rate: Double? = nil) -> ImagePipeline {
         let cache = DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit)
-        var loader: any DataLoading = SourceLoader(network: NetworkConditions(isConstrained: settings.lowDataMode),
+        var loader: any DataLoading = SourceLoader(network: settings.lowDataMode.network,
                                                    maxConnections: maxConnections, maxPerHost: maxPerHost)
         if let rate { loader = RateLimitedLoader(loader, limiter: RateLimiter(perSecond: rate)) }
         return ImagePipeline(cache: cache, loader: CoalescingLoader(loader))

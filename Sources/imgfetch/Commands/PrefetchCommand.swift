@@ -22,7 +22,7 @@ enum PrefetchCommand {
             throw UsageError("cannot read the list \(error.message)", commandPath: ["prefetch"])
         }
         // One vips thread per image and one image per core: no hand-offs between vips' own threads.
-        if getenv("VIPS_CONCURRENCY") == nil { setenv("VIPS_CONCURRENCY", "1", 1) }
+        VipsBridge.setConcurrency(1)
 
         let showProgress = !parsed.flag("no-progress") && !settings.quiet
             && (parsed.flag("progress") || Console.stderrIsTerminal)

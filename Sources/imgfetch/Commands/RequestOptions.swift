@@ -10,7 +10,7 @@ struct RequestOptions {
     var alternatives: [Source]
     var cacheDirectory: String
     var cacheSizeLimit: Int64?
-    var lowDataMode: Bool
+    var lowDataMode: LowDataSetting
     var json: Bool
     var quiet: Bool
     var verbose: Bool
@@ -126,19 +126,31 @@ struct RequestOptions {
 
 /// `--low-data[=1|0|auto]` and `IMGFETCH_LOW_DATA`; the option wins over the environment.
 enum LowDataSetting {
-    static func resolve(flag: Bool, value: String?, environment: (String) -> String?) throws(UsageError) -> Bool {
+    case off, on
+    /// NetworkManager's metered flag decides, asked only when a request needs the answer.
+    case auto
+
+    var network: NetworkConditions {
+        switch self {
+        case .off: NetworkConditions(isConstrained: false)
+        case .on: NetworkConditions(isConstrained: true)
+        case .auto: NetworkConditions(probe: MeteredNetworkProbe.systemDefault)
+        }
+    }
+
+    static func resolve(flag: Bool, value: String?, environment: (String) -> String?) throws(UsageError) -> LowDataSetting {
         let setting: String
         if flag {
             setting = value ?? "1"
         } else if let env = environment("IMGFETCH_LOW_DATA"), !env.isEmpty {
             setting = env
         } else {
-            return false
+            return .off
         }
         switch setting.lowercased() {
-        case "1", "true", "yes", "on": return true
-        case "0", "false", "no", "off": return false
-        case "auto": return MeteredNetworkProbe.systemDefault.isMetered()
+        case "1", "true", "yes", "on": return .on
+        case "0", "false", "no", "off": return .off
+        case "auto": return .auto
         default: throw UsageError("invalid value '\(setting)' for '--low-data': expected 1, 0 or auto")
         }
     }
