@@ -47,6 +47,20 @@ public struct CacheEntry: Sendable, Equatable {
 
     public var isOriginal: Bool { variant == "original" }
 
+    /// This entry's metadata for other stored bytes: another key and variant of the same source
+    /// (its checksum is computed by the store).
+    func describing(_ key: CacheKey, variant processing: Processing, format: String, width: Int, height: Int, bytes: Int) -> CacheEntry {
+        var entry = self
+        entry.key = key.rawValue
+        entry.variant = processing.identifier
+        entry.format = format
+        entry.width = width
+        entry.height = height
+        entry.bytes = Int64(bytes)
+        entry.checksum = ""
+        return entry
+    }
+
     /// Past its expiry time (a `no-cache` entry that has not expired is not "expired", just revalidated).
     public func isExpired(at now: Double) -> Bool { expires.map { now >= $0 } ?? false }
 

@@ -71,12 +71,19 @@ public enum HTTPDate {
         return epochSeconds(year: year, month: month, day: day) + Double(time[0] * 3600 + time[1] * 60 + time[2])
     }
 
+    /// ISO 8601 UTC, e.g. 2026-11-29T16:30:00Z.
+    public static func iso8601(_ epoch: Double) -> String {
+        let c = civil(epoch)
+        return "\(c.year)-\(two(c.month))-\(two(c.day))T\(two(c.hour)):\(two(c.minute)):\(two(c.second))Z"
+    }
+
+    private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
     public static func format(_ epoch: Double) -> String {
         let c = civil(epoch)
         let clamped = epoch.isFinite ? min(max(epoch, 0), 253_402_300_799) : 0
         let days = Int(clamped.rounded(.down)).quotientAndRemainder(dividingBy: 86_400)
         let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][(((days.remainder < 0 ? days.quotient - 1 : days.quotient) % 7) + 7) % 7]
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
         return "\(weekday), \(two(c.day)) \(months[c.month - 1].capitalized) \(c.year) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
     }
 

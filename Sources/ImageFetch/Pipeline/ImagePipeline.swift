@@ -138,8 +138,6 @@ public final class ImagePipeline: Sendable {
             return result
         }
         let bytes = response.bytes
-        let processor = self.processor
-        let maxPixels = options.maxPixels
         var decoded: ProcessedImage?
         if let streamed {
             // Done during the download: only its last steps are left, so no processing slot is taken.
@@ -149,13 +147,9 @@ public final class ImagePipeline: Sendable {
         if let decoded {
             image = decoded
         } else {
-            image = try await pool.run { () throws(FetchError) -> ProcessedImage in
-                try processor.process(bytes, with: processing, maxPixels: maxPixels)
-            }
+            image = try await process(bytes, processing, maxPixels: options.maxPixels)
         }
-        var result = ImageResult(originalSource: source, source: source, key: key, path: nil, cache: .miss, lowData: false,
-                                 image: image, attempts: 0, downloadedBytes: response.downloadedBytes, milliseconds: 0,
-                                 warnings: [], cacheError: nil)
+        var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
         guard freshness.storable else { return result }
         let validator = response.fileValidator ?? response.headers["etag"]
         let entry = CacheEntry(key: key.rawValue, identity: source.identity, source: source.description,
@@ -166,13 +160,9 @@ public final class ImagePipeline: Sendable {
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             if options.keepOriginal && !processing.isOriginal {
-                var original = entry
-                original.key = CacheKey(source: source, processing: .original).rawValue
-                original.variant = Processing.original.identifier
-                original.format = image.sourceFormat
-                original.width = image.sourceWidth
-                original.height = image.sourceHeight
-                original.bytes = Int64(bytes.count)
+                let original = entry.describing(CacheKey(source: source, processing: .original), variant: .original,
+                                                format: image.sourceFormat, width: image.sourceWidth,
+                                                height: image.sourceHeight, bytes: bytes.count)
                 try cache.store(bytes, entry: original)
             }
             result.path = try cache.store(image.bytes, entry: entry)
@@ -186,23 +176,11 @@ public final class ImagePipeline: Sendable {
     /// A new variant from cached original bytes: no network.
     func derive(from original: CachedImage, source: Source, key: CacheKey, processing: Processing,
                 options: FetchOptions) async throws(FetchError) -> ImageResult {
-        let bytes = original.bytes
-        let processor = self.processor
-        let maxPixels = options.maxPixels
-        let image = try await pool.run { () throws(FetchError) -> ProcessedImage in
-            try processor.process(bytes, with: processing, maxPixels: maxPixels)
-        }
-        var entry = original.entry
-        entry.key = key.rawValue
-        entry.variant = processing.identifier
-        entry.format = image.format
-        entry.width = image.width
-        entry.height = image.height
-        entry.bytes = Int64(image.bytes.count)
-        entry.checksum = ""
+        let image = try await process(original.bytes, processing, maxPixels: options.maxPixels)
+        var entry = original.entry.describing(key, variant: processing, format: image.format, width: image.width,
+                                              height: image.height, bytes: image.bytes.count)
         entry.created = FileSystem.now()
-        var result = ImageResult(originalSource: source, source: source, key: key, path: nil, cache: .derived, lowData: false,
-                                 image: image, attempts: 0, downloadedBytes: 0, milliseconds: 0, warnings: [], cacheError: nil)
+        var result = ImageResult(source: source, key: key, cache: .derived, image: image)
         do { result.path = try cache.store(image.bytes, entry: entry) } catch { result.cacheError = error }
         return result
     }
@@ -220,7 +198,14 @@ public final class ImagePipeline: Sendable {
     func makeResult(_ source: Source, _ key: CacheKey, _ cached: CachedImage, _ state: CacheState) -> ImageResult {
         let e = cached.entry
         let image = ProcessedImage(bytes: cached.bytes, width: e.width, height: e.height, format: e.format)
-        return ImageResult(originalSource: source, source: source, key: key, path: cached.path, cache: state, lowData: false,
-                           image: image, attempts: 0, downloadedBytes: 0, milliseconds: 0, warnings: [], cacheError: nil)
+        return ImageResult(source: source, key: key, path: cached.path, cache: state, image: image)
+    }
+
+    /// Decodes, downsamples and encodes on the processing pool.
+    func process(_ bytes: [UInt8], _ processing: Processing, maxPixels: Int64) async throws(FetchError) -> ProcessedImage {
+        let processor = self.processor
+        return try await pool.run { () throws(FetchError) -> ProcessedImage in
+            try processor.process(bytes, with: processing, maxPixels: maxPixels)
+        }
     }
 }

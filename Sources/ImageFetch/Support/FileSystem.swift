@@ -44,6 +44,20 @@ public enum FileSystem {
         return (out, status)
     }
 
+    /// Writes all of `bytes` to `fd`, retrying after signals; the errno of a failed write, else nil.
+    public static func writeAll(fd: Int32, _ bytes: [UInt8]) -> Int32? {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { buf in Glibc.write(fd, buf.baseAddress! + written, buf.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            written += n
+        }
+        return nil
+    }
+
     /// Writes `bytes` to a new temporary file in `directory`, fsyncs it, and renames it to `path`:
     /// readers see the old file or the new one, never a torn one. Returns nothing; throws on failure
     /// after removing the temporary file.
@@ -51,17 +65,7 @@ public enum FileSystem {
         let tmp = directory + "/" + temporaryName()
         let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure(errno: errno, path: directory, operation: "create in") }
-        var failure: Failure?
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { buf in Glibc.write(fd, buf.baseAddress! + written, buf.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                failure = Failure(errno: errno, path: tmp, operation: "write")
-                break
-            }
-            written += n
-        }
+        var failure = writeAll(fd: fd, bytes).map { Failure(errno: $0, path: tmp, operation: "write") }
         if failure == nil, sync, fsync(fd) != 0 { failure = Failure(errno: errno, path: tmp, operation: "fsync") }
         if close(fd) != 0, failure == nil { failure = Failure(errno: errno, path: tmp, operation: "close") }
         if failure == nil, rename(tmp, path) != 0 { failure = Failure(errno: errno, path: path, operation: "rename to") }

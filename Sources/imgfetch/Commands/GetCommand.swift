@@ -78,14 +78,22 @@ enum Pipelines {
 
 /// How results and failures are told: JSON records on stdout, one line per problem on stderr.
 enum Report {
+    /// The stderr lines (without the `imgfetch: ` prefix) a delivered result has: its warnings
+    /// (unless quiet), then a cache error.
+    static func problems(of result: ImageResult, settings: RequestOptions) -> [String] {
+        var lines = settings.quiet ? [] : result.warnings.map { "warning: " + $0 }
+        if let cacheError = result.cacheError { lines.append("\(result.originalSource.description): \(cacheError.message)") }
+        return lines
+    }
+
+    /// The stderr line (without the prefix) of a failure, naming the source.
+    static func problem(of failure: RetrievalFailure, source: String) -> String {
+        "\(source): \(failure.error.message)"
+    }
+
     static func success(_ result: ImageResult, settings: RequestOptions) {
         if settings.json { Console.line(ResultRecord.success(result).text) }
-        if !settings.quiet {
-            for warning in result.warnings { Console.errorLine("warning: " + warning) }
-        }
-        if let cacheError = result.cacheError {
-            Console.errorLine("\(result.originalSource.description): \(cacheError.message)")
-        }
+        for line in problems(of: result, settings: settings) { Console.errorLine(line) }
         if settings.verbose {
             var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
             if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
@@ -95,7 +103,7 @@ enum Report {
 
     static func failure(_ failure: RetrievalFailure, source: String, settings: RequestOptions) {
         if settings.json { Console.line(ResultRecord.failure(failure, source: source).text) }
-        Console.errorLine("\(source): \(failure.error.message)")
+        Console.errorLine(problem(of: failure, source: source))
     }
 
     static func exitCode(for error: FetchError) -> ExitCode {

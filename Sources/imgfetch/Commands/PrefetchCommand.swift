@@ -103,14 +103,13 @@ final class PrefetchRun: Sendable {
         switch completion.outcome {
         case .success(let result):
             if settings.json { record = ResultRecord.success(result).text }
-            if !settings.quiet { problems += result.warnings.map { "warning: " + $0 } }
-            if let e = result.cacheError { problems.append("\(result.originalSource.description): \(e.message)") }
+            problems = Report.problems(of: result, settings: settings)
         case .failure(let failure) where failure.error == .cancelled:
             return  // abandoned by an interrupt: counted as cancelled, not reported line by line
         case .failure(let failure):
             let source = completion.request.source.description
             if settings.json { record = ResultRecord.failure(failure, source: source).text }
-            problems.append("\(source): \(failure.error.message)")
+            problems.append(Report.problem(of: failure, source: source))
         }
         output.withLock { _ in
             if let progress, !problems.isEmpty { progress.finish() }

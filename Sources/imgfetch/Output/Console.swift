@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ImageFetch
 
 /// Exit codes of the contract.
 enum ExitCode: Int32 {
@@ -26,16 +27,7 @@ enum Console {
     /// Writes all bytes; false when the reader went away (EPIPE) or the write failed.
     @discardableResult
     static func write(fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeBytes { buf in Glibc.write(fd, buf.baseAddress! + written, buf.count - written) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            written += n
-        }
-        return true
+        FileSystem.writeAll(fd: fd, bytes) == nil
     }
 
     static func environment(_ name: String) -> String? {

@@ -30,11 +30,7 @@ enum Formatting {
     }
 
     /// ISO 8601 UTC, e.g. 2026-11-29T16:30:00Z.
-    static func timestamp(_ epoch: Double) -> String {
-        let c = HTTPDate.civil(epoch)
-        func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(c.year)-\(two(c.month))-\(two(c.day))T\(two(c.hour)):\(two(c.minute)):\(two(c.second))Z"
-    }
+    static func timestamp(_ epoch: Double) -> String { HTTPDate.iso8601(epoch) }
 
     /// Columns padded to their widest cell; the last column is not padded.
     static func table(_ rows: [[String]]) -> String {
