@@ -13,7 +13,7 @@ enum Specs {
         .value("retry", valueName: "N", help: "Retry timeouts, connection failures, HTTP 408, 429 and 5xx up to N times.", defaultDescription: "0"),
         .value("retry-delay", valueName: "SECONDS", help: "First backoff; doubles each retry, with jitter. Retry-After is honoured.", defaultDescription: "1"),
         .value("retry-max-time", valueName: "SECONDS", help: "Stop retrying after this long."),
-        .value("timeout", valueName: "SECONDS", help: "Total time of one request.", defaultDescription: "60"),
+        .value("timeout", valueName: "SECONDS", help: "Total time of one request, from when it is sent.", defaultDescription: "60"),
         .value("connect-timeout", valueName: "SECONDS", help: "Time to connect.", defaultDescription: "10"),
         .value("max-bytes", valueName: "SIZE", help: "Refuse larger downloads (K, M, G suffixes).", defaultDescription: "100M"),
         .value("max-pixels", valueName: "N", help: "Refuse images with more pixels, checked before decoding.", defaultDescription: "100000000"),
