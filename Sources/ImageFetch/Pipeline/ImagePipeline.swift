@@ -105,9 +105,16 @@ public final class ImagePipeline: Sendable {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
                     throw error
                 }
-                if let wait = options.retry.delay(beforeRetry: attempt, after: error, elapsed: retrieval.elapsedSeconds) {
+                switch options.retry.decision(beforeRetry: attempt, after: error, elapsed: retrieval.elapsedSeconds) {
+                case .retry(let wait):
                     try await sleeper.sleep(seconds: wait)
                     continue
+                case .waitBeyondLimit(let wait):
+                    if case .httpStatus(let status, _) = error, let limit = options.retry.maxTime {
+                        throw .retryAfterBeyondLimit(status: status, wait: wait, limit: limit)
+                    }
+                case .giveUp:
+                    break
                 }
                 if let stale, error.isNetworkUnreachable {
                     var result = makeResult(source, key, stale, .stale)

@@ -43,6 +43,7 @@ enum ResultRecord {
         o.add("code", e.code)
         o.add("message", e.message)
         if case .httpStatus(let status, _) = e { o.add("status", status) }
+        if case .retryAfterBeyondLimit(let status, _, _) = e { o.add("status", status) }
         o.add("retryable", e.isRetryable)
         if case .sourcesExhausted(let failures) = e {
             o.add("failures", objects: failures.map { f in
