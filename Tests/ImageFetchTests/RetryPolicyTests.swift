@@ -68,7 +68,7 @@ final class RetryPolicyTests: XCTestCase {
         XCTAssertEqual(delay(RetryPolicy(maxRetries: 1, maxDelay: 3), 1, .httpStatus(503, retryAfter: 120)), 120)
         // ...but by maxTime.
         XCTAssertNil(delay(RetryPolicy(maxRetries: 1, maxTime: 60), 1, .httpStatus(503, retryAfter: 120)))
-        XCTAssertEqual(delay(policy, 1, .httpStatus(503, retryAfter: 0)), 0)
+        XCTAssertEqual(delay(policy, 1, .httpStatus(503, retryAfter: 0)), 1, "never sooner than the base delay")
     }
 
     func testMaxTimeStopsRetries() {

@@ -81,7 +81,7 @@ public struct ListLineSplitter: Sendable {
 
     private mutating func complete(tooLong: Bool) -> ListLine {
         lineNumber += 1
-        var bytes = partial
+        var bytes = tooLong ? Array(partial.prefix(ListLineSplitter.excerptLength)) : partial
         partial.removeAll(keepingCapacity: !tooLong && bytes.count <= 4096)
         if lineNumber == 1, bytes.starts(with: ListLineSplitter.byteOrderMark) { bytes.removeFirst(3) }
         if !tooLong { while bytes.last == 13 { bytes.removeLast() } }
