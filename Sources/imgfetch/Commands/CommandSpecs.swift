@@ -56,8 +56,13 @@ enum Specs {
         ],
         positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line; - or nothing reads stdin.", arity: .optional)],
         discussion: """
-        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]...; blank lines and # comments are ignored.
-        A malformed line is reported as LIST:LINE: message and skipped.
+        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]...; blank lines and
+        # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark
+        are accepted. Each line starts as soon as it arrives (a pipe is followed
+        line by line). A malformed line (or one over 64 KiB) is reported as
+        LIST:LINE: message and skipped.
+        Exit codes: as get's, and 141 when stdout is closed (| head), after the
+        summary; see man imgfetch for interrupts.
         """)
 
     static let cache = CommandSpec(
