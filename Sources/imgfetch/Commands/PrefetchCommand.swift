@@ -174,21 +174,31 @@ final class PrefetchRun: Sendable {
 }
 
 /// Runs its stop action once, the first time it fires; an action installed after that runs at once.
+/// `happened` is an atomic load: it is read for every line of the list.
 final class StopSwitch: Sendable {
-    private let state = Mutex<(fired: Bool, action: (@Sendable () -> Void)?)>((false, nil))
+    private let fired = Atomic<Bool>(false)
+    private let state = Mutex<(action: (@Sendable () -> Void)?, ran: Bool)>((nil, false))
 
-    var happened: Bool { state.withLock { $0.fired } }
+    var happened: Bool { fired.load(ordering: .acquiring) }
 
     func install(_ action: @escaping @Sendable () -> Void) {
-        if state.withLock({ s in s.action = action; return s.fired }) { action() }
+        state.withLock { $0.action = action }
+        runOnce()
     }
 
     func fire() {
-        state.withLock { s -> (@Sendable () -> Void)? in
-            guard !s.fired else { return nil }
-            s.fired = true
-            return s.action
-        }?()
+        guard fired.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        runOnce()
+    }
+
+    private func runOnce() {
+        guard happened else { return }
+        let action = state.withLock { s -> (@Sendable () -> Void)? in
+            guard !s.ran, let action = s.action else { return nil }
+            s.ran = true
+            return action
+        }
+        action?()
     }
 }
 
