@@ -28,7 +28,13 @@ public final class DirectoryHandle: Sendable {
     public static func open(_ path: String, followingLink: Bool) throws(FileSystem.Failure) -> DirectoryHandle {
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
         let fd = Glibc.open(path, flags)
-        guard fd >= 0 else { throw FileSystem.Failure(errno: errno, path: path, operation: "open") }
+        guard fd >= 0 else {
+            let error = errno
+            var st = stat()
+            // O_DIRECTORY | O_NOFOLLOW on a link fails with ENOTDIR: report it as the link it is (ELOOP).
+            let isLink = !followingLink && lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFLNK
+            throw FileSystem.Failure(errno: isLink ? ELOOP : error, path: path, operation: "open")
+        }
         return DirectoryHandle(fd: fd, path: path)
     }
 
@@ -41,7 +47,10 @@ public final class DirectoryHandle: Sendable {
             let fd = openat(self.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if fd >= 0 { return DirectoryHandle(fd: fd, path: child(name)) }
             let error = errno
-            guard create, error == ENOENT else { throw FileSystem.Failure(errno: error, path: child(name), operation: "open") }
+            guard create, error == ENOENT else {
+                // O_DIRECTORY | O_NOFOLLOW on a link fails with ENOTDIR: report it as the link it is (ELOOP).
+                throw FileSystem.Failure(errno: status(name)?.isSymbolicLink == true ? ELOOP : error, path: child(name), operation: "open")
+            }
             if mkdirat(self.fd, name, 0o755) != 0 && errno != EEXIST {
                 throw FileSystem.Failure(errno: errno, path: child(name), operation: "mkdir")
             }
