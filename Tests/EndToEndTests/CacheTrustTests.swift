@@ -145,11 +145,13 @@ final class CacheTrustTests: E2ETestCase {
         try fm.createDirectory(at: legacy, withIntermediateDirectories: true)
         try fm.createSymbolicLink(atPath: legacy.appendingPathComponent("vips-heif.so").path,
                                   withDestinationPath: "/usr/lib/x86_64-linux-gnu/vips-modules-8.14/vips-heif.so")
+        try Data(repeating: 7, count: 32).write(to: v1.appendingPathComponent("secret"))  // a credential secret is imgfetch's too
         assertExit(try cache(["stats"]), 0)
         XCTAssertTrue(exists(tag), "the next command tags it")
         let clear = try cache(["clear"])
         assertExit(clear, 0)
         XCTAssertEqual(clear.stdoutText, "removed 1 entry\n")
+        XCTAssertTrue(exists(v1.appendingPathComponent("secret")), "clear removes entries only")
     }
 
     /// Even in a tagged cache, only files named as entries are removed.

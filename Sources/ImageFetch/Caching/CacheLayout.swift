@@ -9,6 +9,8 @@
 /// DIR/v1/<2 hex>/<key>.<ext>    its image (ext: jpg png webp avif gif img)
 /// DIR/v1/tmp/.tmp-<pid>-<n>     a write in progress
 /// DIR/v1/usage, DIR/v1/lock     the size total (a hint) and the eviction lock
+/// DIR/v1/secret                 the per-cache secret of credential digests (with its own
+///                               `.tmp-<pid>-<n>` in `v1/` while it is made)
 /// ```
 public enum CacheLayout {
     /// The layout version's directory.
@@ -23,13 +25,13 @@ public enum CacheLayout {
 
     /// Names allowed at the top of a cache directory.
     public static let rootNames: Set<String> = [tagName, version]
-    /// Names allowed in `v1/` besides the shards. `vips` was made by imgfetch before 1.x (a directory
+    /// Names allowed in `v1/` besides the shards. `vips` was made by an earlier imgfetch (a directory
     /// of links to libvips modules); it is never read now, but it marks an old cache as imgfetch's.
     static let temporaryDirectory = "tmp"
     static let usageFile = "usage"
     static let lockFile = "lock"
     static let legacyModuleDirectory = "vips"
-    static let versionNames: Set<String> = [temporaryDirectory, usageFile, lockFile, legacyModuleDirectory]
+    static let secretFile = "secret"
 
     /// The extensions an entry's image may have (`ImageFormat.fileExtension`, or `img`).
     static let imageExtensions: Set<String> = Set(ImageFormat.allCases.map(\.fileExtension))

@@ -181,13 +181,4 @@ public enum FileSystem {
     static func temporaryName() -> String {
         ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
     }
-
-    /// Takes an exclusive advisory lock on `path` (created if needed) while `body` runs.
-    /// Correctness never depends on it; it only keeps two evictions from racing.
-    public static func withLock<T>(_ path: String, _ body: () throws -> T) rethrows -> T {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if fd >= 0 { _ = flock(fd, LOCK_EX) }
-        defer { if fd >= 0 { flock(fd, LOCK_UN); close(fd) } }
-        return try body()
-    }
 }
