@@ -40,8 +40,6 @@ public final class DiskCache: ImageCaching, Sendable {
     /// Set once this process has checked (and when needed written) the directory's tag.
     let tagChecked = Atomic<Bool>(false)
 
-    var temporaryDirectory: String { root + "/" + CacheLayout.temporaryDirectory }
-
     func shardName(_ key: String) -> String { String(key.prefix(2)) }
     func shardDirectory(_ key: String) -> String { root + "/" + shardName(key) }
     public func metaPath(_ key: String) -> String { shardDirectory(key) + "/" + key + ".meta" }

@@ -10,11 +10,11 @@ import Glibc
 ///
 /// Sendable: the descriptor is immutable and the kernel serialises operations on it; it is closed
 /// once, when the last reference goes away.
-public final class DirectoryHandle: Sendable {
+final class DirectoryHandle: Sendable {
     /// The descriptor, open read-only with `O_DIRECTORY`.
-    public let fd: Int32
+    let fd: Int32
     /// The directory's path, for messages only (never used to reach a file).
-    public let path: String
+    let path: String
 
     private init(fd: Int32, path: String) {
         self.fd = fd
@@ -25,7 +25,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Opens `path` as a directory. With `followingLink` false, a symbolic link as its last component
     /// is refused (ELOOP); links in the components before it are the caller's own path and are followed.
-    public static func open(_ path: String, followingLink: Bool) throws(FileSystem.Failure) -> DirectoryHandle {
+    static func open(_ path: String, followingLink: Bool) throws(FileSystem.Failure) -> DirectoryHandle {
         let flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (followingLink ? 0 : O_NOFOLLOW)
         let fd = Glibc.open(path, flags)
         guard fd >= 0 else {
@@ -42,7 +42,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Opens the subdirectory `name` (a link there fails with ELOOP). With `create`, a missing one is
     /// made first (mode 0755); one removed by another process between the two steps is made again.
-    public func subdirectory(_ name: String, create: Bool = false) throws(FileSystem.Failure) -> DirectoryHandle {
+    func subdirectory(_ name: String, create: Bool = false) throws(FileSystem.Failure) -> DirectoryHandle {
         for _ in 0..<3 {
             let fd = openat(self.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             if fd >= 0 { return DirectoryHandle(fd: fd, path: child(name)) }
@@ -60,7 +60,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Reads the regular file `name` whole, with the status of its open descriptor. A link, FIFO,
     /// device or directory there is refused (never opened for blocking reads).
-    public func read(_ name: String) throws(FileSystem.Failure) -> (bytes: [UInt8], status: FileSystem.Status) {
+    func read(_ name: String) throws(FileSystem.Failure) -> (bytes: [UInt8], status: FileSystem.Status) {
         let fd = openat(self.fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw FileSystem.Failure(errno: errno, path: child(name), operation: "open") }
         defer { close(fd) }
@@ -73,7 +73,7 @@ public final class DirectoryHandle: Sendable {
 
     /// Writes `bytes` to a new file in `temporary` and renames it to `name` here: readers see the old
     /// file or the new one, never a torn one. The temporary file is removed on failure.
-    public func writeAtomically(_ bytes: [UInt8], to name: String, via temporary: DirectoryHandle, sync: Bool) throws(FileSystem.Failure) {
+    func writeAtomically(_ bytes: [UInt8], to name: String, via temporary: DirectoryHandle, sync: Bool) throws(FileSystem.Failure) {
         let tmp = FileSystem.temporaryName()
         let fd = openat(temporary.fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileSystem.Failure(errno: errno, path: temporary.path, operation: "create in") }
@@ -93,7 +93,7 @@ public final class DirectoryHandle: Sendable {
     /// inode. Not atomic: only for small hint files whose readers tolerate a torn value. A link or
     /// anything but a regular file there is left alone. Returns whether it was written.
     @discardableResult
-    public func overwrite(_ bytes: [UInt8], at name: String) -> Bool {
+    func overwrite(_ bytes: [UInt8], at name: String) -> Bool {
         let fd = openat(self.fd, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -104,7 +104,7 @@ public final class DirectoryHandle: Sendable {
     }
 
     /// The status of `name` itself (a link is reported as a link, never its target); nil when absent.
-    public func status(_ name: String) -> FileSystem.Status? {
+    func status(_ name: String) -> FileSystem.Status? {
         var st = stat()
         guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         return FileSystem.Status(st)
@@ -112,20 +112,20 @@ public final class DirectoryHandle: Sendable {
 
     /// Removes the file (or link) `name`, never a directory and never a link's target.
     @discardableResult
-    public func remove(_ name: String) -> Bool { unlinkat(fd, name, 0) == 0 }
+    func remove(_ name: String) -> Bool { unlinkat(fd, name, 0) == 0 }
 
     /// Removes the empty directory `name`.
     @discardableResult
-    public func removeDirectory(_ name: String) -> Bool { unlinkat(fd, name, AT_REMOVEDIR) == 0 }
+    func removeDirectory(_ name: String) -> Bool { unlinkat(fd, name, AT_REMOVEDIR) == 0 }
 
     /// Sets the modification time of `name` itself (not a link's target).
-    public func touch(_ name: String, at time: Double) {
+    func touch(_ name: String, at time: Double) {
         var times = [timespec(tv_sec: Int(time), tv_nsec: 0), timespec(tv_sec: Int(time), tv_nsec: 0)]
         _ = utimensat(fd, name, &times, AT_SYMLINK_NOFOLLOW)
     }
 
     /// Names in the directory (without "." and ".."); empty when it cannot be read.
-    public func list() -> [String] {
+    func list() -> [String] {
         let copy = dup(fd)
         guard copy >= 0 else { return [] }
         guard let dir = fdopendir(copy) else { close(copy); return [] }
@@ -137,7 +137,7 @@ public final class DirectoryHandle: Sendable {
     /// Takes an exclusive advisory lock on the regular file `name` (created if needed) while `body`
     /// runs. A link there is not followed: `body` then runs without the lock, which only ever keeps
     /// two evictions from racing (correctness never depends on it).
-    public func withLock<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
+    func withLock<T>(_ name: String, _ body: () throws -> T) rethrows -> T {
         let fd = openat(self.fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
         if fd >= 0 { _ = flock(fd, LOCK_EX) }
         defer { if fd >= 0 { flock(fd, LOCK_UN); close(fd) } }
