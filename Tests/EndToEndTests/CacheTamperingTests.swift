@@ -164,24 +164,32 @@ final class CacheTamperingTests: E2ETestCase {
 
     // MARK: - terminal escape sequences
 
-    func testControlCharactersFromTheCacheAreEscapedInHumanOutput() throws {
-        // A source whose text carries escape sequences: a file name (a server's URL or headers could as well).
-        let name = "a\u{1B}]0;owned\u{07}\u{1B}[2J.png"
-        let hostile = work.appendingPathComponent(name)
-        try fm.copyItem(at: E2EPaths.fixture("alpha.png"), to: hostile)
-        assertExit(try get([hostile.path, "-s", "20", "-o", file("a.png").path]), 0)
-        // And validators with them, as a server could send.
-        guard let entry = try cache(["ls", "--json"]).json.first(where: { $0.string("variant") != "original" }),
-              let key = entry.string("key"), let path = entry.string("path") else { return XCTFail("no entry") }
-        let metaURL = URL(fileURLWithPath: path).deletingPathExtension().appendingPathExtension("meta")
-        var meta = try String(contentsOf: metaURL, encoding: .utf8)
-        meta = meta.replacingOccurrences(of: "\nend\n", with: "\netag\t\"x\u{1B}[31mred\"\nlast_modified\tMon\u{9B}2J\nend\n")
-        try Data(meta.utf8).write(to: metaURL)
+    /// Rewrites a field of every `.meta` in the cache (as a tampered or hostile cache could hold it).
+    private func rewriteMetadata(_ name: String, to value: String, onlyVariants: Bool = false) throws {
+        for entry in try cache(["ls", "--json"]).json where !onlyVariants || entry.string("variant") != "original" {
+            guard let path = entry.string("path") else { continue }
+            let url = URL(fileURLWithPath: path).deletingPathExtension().appendingPathExtension("meta")
+            let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.hasPrefix(name + "\t") }
+            let text = lines.dropLast().joined(separator: "\n") + "\n\(name)\t\(value)\nend\n"
+            try Data(text.utf8).write(to: url)
+        }
+    }
 
-        for args in [["ls"], ["info", key], ["info", hostile.path], ["rm", hostile.path]] {
+    func testControlCharactersFromTheCacheAreEscapedInHumanOutput() throws {
+        let url = imageURL("alpha.png")
+        assertExit(try get([url, "-s", "20", "-o", file("a.png").path]), 0)
+        // What a server (or whoever wrote to the cache) could put there: escape sequences that retitle
+        // the terminal and clear it, in the source text, the ETag and the Last-Modified date.
+        try rewriteMetadata("source", to: "http://example.invalid/a\u{1B}]0;owned\u{07}\u{1B}[2J.png")
+        try rewriteMetadata("etag", to: "\"x\u{1B}[31mred\"", onlyVariants: true)
+        try rewriteMetadata("last_modified", to: "Mon\u{9B}2J", onlyVariants: true)
+        guard let key = try cache(["ls", "--json"]).json.first(where: { $0.string("variant") != "original" })?.string("key") else {
+            return XCTFail("no variant")
+        }
+        for args in [["ls"], ["info", key], ["info", url], ["rm", url]] {
             let r = try cache(args)
             assertExit(r, 0)
-            let control = r.stdout.filter { $0 < 0x20 && $0 != 0x0A && $0 != 0x20 }
+            let control = r.stdout.filter { $0 < 0x20 && $0 != 0x0A }
             XCTAssertTrue(control.isEmpty, "cache \(args[0]) prints no control character: \(control) in\n\(r.stdoutText)")
             XCTAssertFalse(r.stdoutText.unicodeScalars.contains { (0x80...0x9F).contains($0.value) }, "no C1 control either")
             XCTAssertTrue(r.stdoutText.contains("a\\x1b]0;owned\\x07\\x1b[2J.png"), "shown escaped:\n\(r.stdoutText)")
@@ -193,12 +201,11 @@ final class CacheTamperingTests: E2ETestCase {
     }
 
     func testJSONStillCarriesTheExactText() throws {
-        let name = "b\u{1B}[1mbold.png"
-        let hostile = work.appendingPathComponent(name)
-        try fm.copyItem(at: E2EPaths.fixture("alpha.png"), to: hostile)
-        assertExit(try get([hostile.path, "-o", file("b.png").path]), 0)
+        assertExit(try get([imageURL("alpha.png")]), 0)
+        let hostile = "http://example.invalid/b\u{1B}[1mbold.png"
+        try rewriteMetadata("source", to: hostile)
         let listed = try cache(["ls", "--json"])
         XCTAssertFalse(listed.stdout.contains(0x1B), "JSON escapes it itself")
-        XCTAssertEqual(listed.json.first?.string("source"), hostile.path, "and decodes to the exact source")
+        XCTAssertEqual(listed.json.first?.string("source"), hostile, "and decodes to the exact source")
     }
 }
