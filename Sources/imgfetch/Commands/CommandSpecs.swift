@@ -78,7 +78,7 @@ enum Specs {
                         positionals: [PositionalSpec(name: "SOURCE|KEY", help: "A source or a 64-hex-digit key.")]),
             CommandSpec(name: "rm", abstract: "Remove entries (a source removes all its variants).",
                         positionals: [PositionalSpec(name: "SOURCE|KEY", help: "Sources or keys.", arity: .oneOrMore)]),
-            CommandSpec(name: "clear", abstract: "Remove everything."),
+            CommandSpec(name: "clear", abstract: "Remove every entry (files named as entries only)."),
             CommandSpec(name: "prune", abstract: "Evict expired and least recently used entries.", options: [
                 .flag("expired", help: "Remove expired entries."),
                 .value("max-size", valueName: "SIZE", help: "Evict least recently used entries until the cache fits SIZE."),
@@ -88,7 +88,11 @@ enum Specs {
             CommandSpec(name: "stats", abstract: "Entries, bytes, originals vs variants, oldest, newest.",
                         options: [.flag("json", help: "As one JSON object.")]),
             CommandSpec(name: "path", abstract: "Print the cache directory."),
-        ])
+        ],
+        discussion: """
+        A new cache directory gets a CACHEDIR.TAG. clear, rm, prune and verify --repair refuse (exit 4) \
+        a directory without one that holds files imgfetch does not make.
+        """)
 
     static let root = CommandSpec(
         name: "imgfetch",
