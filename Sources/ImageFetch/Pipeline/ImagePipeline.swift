@@ -47,8 +47,14 @@ public final class ImagePipeline: Sendable {
             }
         }
         return .failure(RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
-                                         milliseconds: retrieval.elapsedMilliseconds,
-                                         key: try? request.key(credentials: cache.credentials)))
+                                         milliseconds: retrieval.elapsedMilliseconds, key: failureKey(request)))
+    }
+
+    /// The key a failure reports: nil when it cannot be made (an unusable credential secret) or when
+    /// making it would read a data: URL refused unread for its size (its key is a digest of its bytes).
+    func failureKey(_ request: ImageRequest) -> CacheKey? {
+        if case .data(let payload) = request.source, Int64(payload.byteCount) > request.options.maxBytes { return nil }
+        return try? request.key(credentials: cache.credentials)
     }
 
     /// One source: its cache entry, else (when allowed) the loader with retries, then processing and storing.

@@ -39,7 +39,8 @@ public final class ListReader: @unchecked Sendable {
                     let n = getline(&buffer, &capacity, self.file)
                     if n < 0 { break }
                     self.lineNumber += 1
-                    var text = String(cString: buffer!)
+                    // By length, not String(cString:): a NUL must reach the parser, not cut the line.
+                    var text = String(decoding: UnsafeRawBufferPointer(start: buffer, count: n), as: UTF8.self)
                     while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
                     batch.append((self.lineNumber, text))
                 }
