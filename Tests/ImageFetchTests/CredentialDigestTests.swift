@@ -50,6 +50,13 @@ final class CredentialDigestTests: XCTestCase {
         XCTAssertEqual(Source.redacted("/plain/path.jpg"), "/plain/path.jpg")
     }
 
+    func testEntryWrittenBeforeRedactionIsReadRedacted() throws {
+        let old = CacheEntry(key: String(repeating: "a", count: 64), identity: "http://alice:s3cret@host/a.jpg",
+                             source: "http://alice:s3cret@host/a.jpg", variant: "original", format: "jpeg", width: 1, height: 1,
+                             bytes: 1, checksum: "xxh64:0", created: 0, expires: nil)
+        XCTAssertEqual(CacheEntry.decode(old.encoded())?.source, "http://alice:***@host/a.jpg")
+    }
+
     func testSourceShowsRedactedButSendsWhole() throws {
         let source = try Source(parsing: "http://alice:s3cret@Example.COM/a.jpg")
         XCTAssertEqual(source, .http("http://alice:s3cret@example.com/a.jpg"), "the loader gets the credentials")

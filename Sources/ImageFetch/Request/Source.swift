@@ -220,11 +220,33 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Where the user information of `scheme://userinfo@authority/...` is (without the `@`), if any.
+    /// On UTF-8 bytes: `cache ls` redacts every stored source it lists.
     static func userinfoRange(_ text: String) -> Range<String.Index>? {
-        guard let separator = text.firstRange(of: "://") else { return nil }
-        let start = separator.upperBound
-        let end = text[start...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? text.endIndex
-        guard let at = text[start..<end].lastIndex(of: "@"), at > start else { return nil }
+        let utf8 = text.utf8
+        guard utf8.contains(UInt8(ascii: "@")) else { return nil }
+        var i = utf8.startIndex
+        var start: String.Index?
+        while i < utf8.endIndex {   // "://"
+            if utf8[i] == UInt8(ascii: ":") {
+                let j = utf8.index(after: i)
+                if j < utf8.endIndex, utf8[j] == UInt8(ascii: "/") {
+                    let k = utf8.index(after: j)
+                    if k < utf8.endIndex, utf8[k] == UInt8(ascii: "/") { start = utf8.index(after: k) }
+                }
+                break  // the scheme ends at the first ':'
+            }
+            i = utf8.index(after: i)
+        }
+        guard let start else { return nil }
+        var at: String.Index?
+        i = start
+        while i < utf8.endIndex {
+            let c = utf8[i]
+            if c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#") { break }
+            if c == UInt8(ascii: "@") { at = i }
+            i = utf8.index(after: i)
+        }
+        guard let at, at > start else { return nil }
         return start..<at
     }
 
