@@ -14,15 +14,24 @@ enum Base64 {
     /// The number of bytes `text` decodes to, without decoding it; nil when a character is not
     /// base64, padding is followed by data or is longer than 2, or the length is impossible.
     static func decodedCount(_ text: String.UTF8View) -> Int? {
+        if let counted = text.withContiguousStorageIfAvailable({ decodedCount($0) }) { return counted }
+        return decodedCount(Array(text))
+    }
+
+    static func decodedCount<C: Collection<UInt8>>(_ text: C) -> Int? {
         var symbols = 0
         var padding = 0
-        for c in text {
-            if c == UInt8(ascii: "=") { padding += 1; continue }
-            let v = table[Int(c)]
-            if v == -2 { continue }
-            guard v >= 0, padding == 0 else { return nil }
-            symbols += 1
+        let ok = table.withUnsafeBufferPointer { table in
+            for c in text {
+                if c == UInt8(ascii: "=") { padding += 1; continue }
+                let v = table[Int(c)]
+                if v == -2 { continue }
+                guard v >= 0, padding == 0 else { return false }
+                symbols += 1
+            }
+            return true
         }
+        guard ok else { return nil }
         // A single leftover symbol carries 6 bits: less than a byte, so no valid encoder wrote it.
         guard padding <= 2, symbols % 4 != 1 else { return nil }
         return symbols * 6 / 8
@@ -31,19 +40,27 @@ enum Base64 {
     /// Decodes text that `decodedCount` accepted, handing the bytes to `body` in chunks of at most
     /// `chunk` bytes. Characters that are not base64 are skipped (validate first).
     static func decode(_ text: String.UTF8View, chunk: Int, _ body: ([UInt8]) -> Void) {
+        if text.withContiguousStorageIfAvailable({ decode($0, chunk: chunk, body) }) == nil {
+            decode(Array(text), chunk: chunk, body)
+        }
+    }
+
+    static func decode<C: Collection<UInt8>>(_ text: C, chunk: Int, _ body: ([UInt8]) -> Void) {
         var out: [UInt8] = []
         out.reserveCapacity(chunk)
         var acc: UInt32 = 0
         var bits = 0
-        for c in text {
-            let v = table[Int(c)]
-            guard v >= 0 else { continue }
-            acc = (acc << 6) | UInt32(v)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
-                if out.count == chunk { body(out); out.removeAll(keepingCapacity: true) }
+        table.withUnsafeBufferPointer { table in
+            for c in text {
+                let v = table[Int(c)]
+                guard v >= 0 else { continue }
+                acc = (acc << 6) | UInt32(v)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
+                    if out.count == chunk { body(out); out.removeAll(keepingCapacity: true) }
+                }
             }
         }
         if !out.isEmpty { body(out) }
