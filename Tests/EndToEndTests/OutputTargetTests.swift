@@ -26,10 +26,17 @@ final class OutputTargetTests: E2ETestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.path), ["null"], "no temporary file left")
     }
 
-    func testDevStdoutDeliversToTheStdoutPipe() throws {
-        let r = try get([imageURL("tiny.jpg"), "-o", "/dev/stdout"])
-        assertExit(r, 0)
-        XCTAssertEqual(r.stdout, try E2EPaths.fixtureData("tiny.jpg"), "the image must reach the stdout pipe:\n\(r)")
+    /// /dev/stdout is a link to /proc/self/fd/1. A test never names /dev/stdout itself: a broken build
+    /// would replace the system's link (this happened once). A link made here stands in for it.
+    func testStdoutLinkDeliversToTheStdoutPipe() throws {
+        let stdoutLink = file("stdout")
+        XCTAssertEqual(symlink("/proc/self/fd/1", stdoutLink.path), 0)
+        for target in [stdoutLink.path, "/proc/self/fd/1"] {
+            let r = try get([imageURL("tiny.jpg"), "-o", target])
+            assertExit(r, 0)
+            XCTAssertEqual(r.stdout, try E2EPaths.fixtureData("tiny.jpg"), "-o \(target): the image must reach the stdout pipe:\n\(r)")
+        }
+        XCTAssertEqual(lstatus(stdoutLink).map { $0.st_mode & S_IFMT }, S_IFLNK, "the link stays a link")
     }
 
     func testFIFOReaderGetsTheWholeImage() throws {

@@ -44,7 +44,9 @@ extension FileSystem {
             throw Failure(errno: errno, path: path, operation: errno == ENOENT ? "not writing through the dangling symbolic link" : "cannot use")
         }
         if (target.st_mode & S_IFMT) == S_IFDIR { throw Failure(errno: EISDIR, path: path, operation: "cannot write to") }
-        if (target.st_mode & S_IFMT) != S_IFREG || namesDescriptor(path) { return .inPlace(path) }
+        if (target.st_mode & S_IFMT) != S_IFREG || namesDescriptor(path) || namesDescriptor(linkTarget(path)) {
+            return .inPlace(path)
+        }
         guard let resolved = realpath(path, nil) else { return .inPlace(path) }
         defer { free(resolved) }
         return .replace(String(cString: resolved))
@@ -64,6 +66,14 @@ extension FileSystem {
         if path == "/dev/stdout" || path == "/dev/stderr" || path.hasPrefix("/dev/fd/") { return true }
         let parts = path.split(separator: "/")
         return parts.count == 4 && parts[0] == "proc" && parts[2] == "fd"
+    }
+
+    /// What the symbolic link at `path` holds (one hop), "" when it cannot be read.
+    static func linkTarget(_ path: String) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { return "" }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     static func writeInPlace(_ bytes: [UInt8], file: String) throws(Failure) {
