@@ -119,7 +119,8 @@ extension CacheEntry {
             switch name.count {
             case 3 where name.elementsEqual("key".utf8): key = value
             case 8 where name.elementsEqual("identity".utf8): identity = value
-            case 6 where name.elementsEqual("source".utf8): source = value
+            // Redacted as it is read: an entry written before redaction may hold a password.
+            case 6 where name.elementsEqual("source".utf8): source = Source.redacted(value)
             case 7 where name.elementsEqual("variant".utf8): variant = value
             case 6 where name.elementsEqual("format".utf8): format = value
             case 5 where name.elementsEqual("width".utf8): width = Int(value)

@@ -27,6 +27,8 @@ public final class DiskCache: ImageCaching, Sendable {
     public let sizeLimit: Int64?
     /// Whether stores fsync before renaming. Default off: checksums already turn a torn entry into a miss.
     public let synchronous: Bool
+    /// The keyed digest of credentials in sources; its secret is `v1/secret` (0600), made on first use.
+    public let credentials: CredentialDigest
 
     public init(directory: String, sizeLimit: Int64? = 1 << 30, synchronous: Bool = false) {
         var dir = directory
@@ -35,6 +37,7 @@ public final class DiskCache: ImageCaching, Sendable {
         self.root = dir + "/v1"
         self.sizeLimit = sizeLimit
         self.synchronous = synchronous
+        self.credentials = CredentialDigest(secretFile: dir + "/v1/secret")
     }
 
     /// Set once this process has checked (and when needed written) the directory's tag.

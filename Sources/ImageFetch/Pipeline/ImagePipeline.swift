@@ -47,7 +47,14 @@ public final class ImagePipeline: Sendable {
             }
         }
         return .failure(RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
-                                         milliseconds: retrieval.elapsedMilliseconds, key: request.key))
+                                         milliseconds: retrieval.elapsedMilliseconds, key: failureKey(request)))
+    }
+
+    /// The key a failure reports: nil when it cannot be made (an unusable credential secret) or when
+    /// making it would read a data: URL refused unread for its size (its key is a digest of its bytes).
+    func failureKey(_ request: ImageRequest) -> CacheKey? {
+        if case .data(let payload) = request.source, Int64(payload.byteCount) > request.options.maxBytes { return nil }
+        return try? request.key(credentials: cache.credentials)
     }
 
     /// One source: its cache entry, else (when allowed) the loader with retries, then processing and storing.
@@ -55,7 +62,11 @@ public final class ImagePipeline: Sendable {
         let request = retrieval.request
         let processing = request.processing
         let options = request.options
-        let key = CacheKey(source: source, processing: processing)
+        // A data: URL's size is known without decoding it: refused before any work.
+        if case .data(let payload) = source, Int64(payload.byteCount) > options.maxBytes {
+            throw .tooLarge(DataURL.tooLargeMessage(payload, options.maxBytes))
+        }
+        let key = try CacheKey(source: source, processing: processing, credentials: cache.credentials)
         let now = FileSystem.now()
         var stale: CachedImage?
 
@@ -72,7 +83,7 @@ public final class ImagePipeline: Sendable {
                 stale = cached
             }
             if stale == nil, !processing.isOriginal,
-               let original = cache.lookup(CacheKey(source: source, processing: .original)),
+               let original = cache.lookup(try CacheKey(source: source, processing: .original, credentials: cache.credentials)),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
                 return try await derive(from: original, source: source, key: key, processing: processing, options: options)
             }
@@ -83,8 +94,9 @@ public final class ImagePipeline: Sendable {
                                connectTimeout: options.connectTimeout, timeout: options.timeout,
                                maxBytes: options.maxBytes, maxRedirects: options.maxRedirects)
         if source.isNetwork, let stale {
-            load.etag = stale.entry.etag
-            load.lastModified = stale.entry.lastModified
+            // Read from the cache directory: a value that is not a valid header value is never sent.
+            load.etag = stale.entry.etag.flatMap(HTTPHeaders.validValue)
+            load.lastModified = stale.entry.lastModified.flatMap(HTTPHeaders.validValue)
         }
         loader.prepare(for: source)
         processor.prepare(for: source, processing: processing)
@@ -138,8 +150,8 @@ public final class ImagePipeline: Sendable {
             var entry = stale.entry
             entry.expires = freshness.expires
             entry.mustRevalidate = freshness.mustRevalidate
-            entry.etag = response.headers["etag"] ?? entry.etag
-            entry.lastModified = response.headers["last-modified"] ?? entry.lastModified
+            entry.etag = response.headers.validator("etag") ?? entry.etag
+            entry.lastModified = response.headers.validator("last-modified") ?? entry.lastModified
             var result = makeResult(source, key, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
             do { try cache.refresh(entry) } catch { result.cacheError = error }
             return result
@@ -158,16 +170,18 @@ public final class ImagePipeline: Sendable {
         }
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
         guard freshness.storable else { return result }
-        let validator = response.fileValidator ?? response.headers["etag"]
-        let entry = CacheEntry(key: key.rawValue, identity: source.identity, source: source.description,
+        let validator = response.fileValidator ?? response.headers.validator("etag")
+        let entry = CacheEntry(key: key.rawValue, identity: try source.identity(credentials: cache.credentials),
+                               source: source.description,
                                variant: processing.identifier, format: image.format, width: image.width, height: image.height,
                                bytes: Int64(image.bytes.count), checksum: "", created: now, expires: freshness.expires,
-                               etag: validator, lastModified: response.headers["last-modified"],
+                               etag: validator, lastModified: response.headers.validator("last-modified"),
                                mustRevalidate: freshness.mustRevalidate)
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             if options.keepOriginal && !processing.isOriginal {
-                let original = entry.describing(CacheKey(source: source, processing: .original), variant: .original,
+                let original = entry.describing(try CacheKey(source: source, processing: .original, credentials: cache.credentials),
+                                                variant: .original,
                                                 format: image.sourceFormat, width: image.sourceWidth,
                                                 height: image.sourceHeight, bytes: bytes.count)
                 try cache.store(bytes, entry: original)

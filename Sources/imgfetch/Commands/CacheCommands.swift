@@ -97,7 +97,10 @@ enum CacheCommands {
             return cache.entry(forKey: key.rawValue).map { [$0] } ?? []
         }
         do {
-            return cache.entries(forIdentity: try Source(parsing: text).identity)
+            let source = try Source(parsing: text)
+            // Without a secret, nothing with credentials was ever stored (and a lookup makes none).
+            if source.hasCredentials && !cache.credentials.secretExists { return [] }
+            return cache.entries(forIdentity: try source.identity(credentials: cache.credentials))
         } catch {
             throw UsageError("\(Source.abbreviated(text)): not a source or a cache key", commandPath: ["cache", command])
         }
@@ -107,7 +110,7 @@ enum CacheCommands {
         let text = parsed.positional("SOURCE|KEY") ?? ""
         let entries = try resolve(text, cache, command: "info")
         guard !entries.isEmpty else {
-            Console.errorLine("\(TerminalText.escaped(text)): not in the cache")
+            Console.errorLine("\(TerminalText.escaped(Source.abbreviated(text))): not in the cache")
             return .failed
         }
         for e in entries {
@@ -133,7 +136,7 @@ enum CacheCommands {
         for text in parsed.positionalValues("SOURCE|KEY") {
             let entries = try resolve(text, cache, command: "rm")
             if entries.isEmpty {
-                Console.errorLine("\(TerminalText.escaped(text)): not in the cache")
+                Console.errorLine("\(TerminalText.escaped(Source.abbreviated(text))): not in the cache")
                 code = .failed
                 continue
             }

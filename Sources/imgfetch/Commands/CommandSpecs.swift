@@ -33,7 +33,7 @@ enum Specs {
     static let get = CommandSpec(
         name: "get", abstract: "Fetch one image, to stdout or -o FILE.",
         usage: "imgfetch get [options] SOURCE",
-        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). Without it, stdout when stdout is not a terminal.")] + retrieval,
+        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal.")] + retrieval,
         positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL.")],
         discussion: """
         Exit codes: 0 delivered; 1 the source failed; 2 usage error; 3 not cached and the network

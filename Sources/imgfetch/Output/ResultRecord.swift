@@ -28,7 +28,7 @@ enum ResultRecord {
         o.add("status", "failed")
         o.add("original_source", source)
         o.add("source", source)
-        o.add("key", f.key.rawValue)
+        o.add("key", f.key?.rawValue)
         o.add("path", nil as String?)
         o.add("cache", nil as String?)
         o.add("low_data", false)
