@@ -115,4 +115,18 @@ final class CredentialTests: E2ETestCase {
         // Sources without credentials never read it.
         assertExit(try get([imageURL("tiny.jpg"), "-o", file("e.jpg").path]), 0)
     }
+
+    /// A `v1` that is a symbolic link would put the secret (or read a planted one) outside the cache.
+    func testSecretIsNeverMadeThroughALinkedDirectory() throws {
+        let elsewhere = file("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: cacheDir, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: cacheDir.appendingPathComponent("v1").path,
+                                                   withDestinationPath: elsewhere.path)
+        let r = try get([credentialed(imageURL("tiny.jpg"), password: password), "-o", file("a.jpg").path])
+        XCTAssertNotEqual(r.status, 0, "a linked v1 is not used")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("secret").path),
+                       "no secret made outside the cache")
+        assertNoPassword(r.stderr, "the error line")
+    }
 }

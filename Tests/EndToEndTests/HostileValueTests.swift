@@ -32,7 +32,8 @@ final class HostileValueTests: E2ETestCase {
         let list = try writeList(["\(tiny)\u{0}.png", tiny])
         let r = try imgfetch(["prefetch", list.path, "--cache-dir", cacheDir.path, "--json"])
         assertExit(r, 1)
-        XCTAssertTrue(r.stderr.contains("control character"), "line 1 is reported:\n\(r)")
+        XCTAssertTrue(r.stderr.contains("\(list.lastPathComponent):1:") && r.stderr.contains("NUL"),
+                      "line 1 is reported as holding a NUL:\n\(r)")
         let ok = r.json.filter { $0.string("status") == "ok" }
         XCTAssertEqual(ok.count, 1, "only the clean line is fetched:\n\(r)")
     }

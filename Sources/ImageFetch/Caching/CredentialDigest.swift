@@ -57,6 +57,7 @@ public final class CredentialDigest: Sendable {
     func key() throws(FetchError) -> [UInt8] {
         if let known = secret.withLock({ $0 }) { return known }
         guard let path = secretPath else { throw .cacheUnavailable("no credential secret") }
+        try CredentialDigest.refuseLinkedDirectory(of: path)
         let loaded: [UInt8]
         if let existing = try CredentialDigest.read(path) {
             loaded = existing
@@ -105,6 +106,7 @@ public final class CredentialDigest: Sendable {
         do { try FileSystem.makeDirectories(directory) } catch {
             throw .cacheUnavailable("cannot use the cache directory: \(error.message)")
         }
+        try refuseLinkedDirectory(of: path)
         let bytes: [UInt8]
         do { bytes = try randomBytes(size) } catch { throw unusable(path, "no random bytes: \(String(cString: strerror(error.errno)))") }
         let tmp = directory + "/" + FileSystem.temporaryName()
@@ -119,6 +121,15 @@ public final class CredentialDigest: Sendable {
         if link(tmp, path) != 0 && errno != EEXIST {
             throw unusable(path, "cannot create: \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// The secret's own directory (`v1`) must be a real directory: a symbolic link planted there would
+    /// make the secret be read from, or created in, a directory outside the cache.
+    static func refuseLinkedDirectory(of path: String) throws(FetchError) {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
+        var st = stat()
+        guard lstat(String(path[..<slash]), &st) == 0 else { return }  // missing: create() makes it
+        if (st.st_mode & S_IFMT) == S_IFLNK { throw unusable(path, "its directory is a symbolic link") }
     }
 
     static func unusable(_ path: String, _ reason: String) -> FetchError {
