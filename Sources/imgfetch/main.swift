@@ -6,10 +6,14 @@ import Glibc
 
 /// Parses the command line, runs the command, exits with the contract's code. Nothing else lives here.
 func runMain() async -> ExitCode {
-    var arguments = Array(CommandLine.arguments.dropFirst())
-    // `imgfetch help COMMAND` is `imgfetch COMMAND --help`.
-    if arguments.first == "help" { arguments = Array(arguments.dropFirst()) + ["--help"] }
+    let arguments = Array(CommandLine.arguments.dropFirst())
     do {
+        // `imgfetch help [COMMAND...]`: help for that command; a name that is not one is a usage error.
+        if arguments.first == "help" {
+            let path = try Specs.root.commandPath(arguments.dropFirst().filter { $0 != "--help" && $0 != "-h" })
+            Console.out(HelpFormatter.help(for: Specs.root, path: path))
+            return .ok
+        }
         switch try Specs.root.parse(arguments) {
         case .version:
             Console.line("imgfetch \(ImageFetchVersion.string)")
@@ -22,6 +26,7 @@ func runMain() async -> ExitCode {
             case ["get"]: return try await GetCommand.run(parsed)
             case ["prefetch"]: return try await PrefetchCommand.run(parsed)
             case let path where path.first == "cache": return try CacheCommands.run(parsed)
+            case ["completions"]: return try CompletionsCommand.run(parsed)
             default:
                 Console.out(HelpFormatter.help(for: Specs.root, path: []))
                 return .usage

@@ -94,11 +94,15 @@ enum Report {
     static func success(_ result: ImageResult, settings: RequestOptions) {
         if settings.json { Console.line(ResultRecord.success(result).text) }
         for line in problems(of: result, settings: settings) { Console.errorLine(line) }
-        if settings.verbose {
-            var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
-            if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
-            Console.err("imgfetch: " + line + "\n")
-        }
+        if settings.verbose { Console.errorLine(verbose(result)) }
+    }
+
+    /// The `--verbose` line (without the prefix) of a delivered result: cache state, size, format,
+    /// bytes, time, and the source loaded when it was not the one asked for.
+    static func verbose(_ result: ImageResult) -> String {
+        var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
+        if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
+        return line
     }
 
     static func failure(_ failure: RetrievalFailure, source: String, settings: RequestOptions) {

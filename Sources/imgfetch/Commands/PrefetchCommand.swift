@@ -104,6 +104,7 @@ final class PrefetchRun: Sendable {
         case .success(let result):
             if settings.json { record = ResultRecord.success(result).text }
             problems = Report.problems(of: result, settings: settings)
+            if settings.verbose { problems.append(Report.verbose(result)) }
         case .failure(let failure) where failure.error == .cancelled:
             return  // abandoned by an interrupt: counted as cancelled, not reported line by line
         case .failure(let failure):
