@@ -89,8 +89,16 @@ public enum FetchError: Error, Sendable, Equatable {
         case .cancelled: "cancelled"
         case .sourcesExhausted(let failures):
             "all \(failures.count) sources failed: "
-                + failures.map { "\($0.source): \($0.error.message)" }.joined(separator: "; ")
+                + failures.map { $0.error.message(naming: $0.source) }.joined(separator: "; ")
         }
+    }
+
+    /// `SOURCE: message`, or the message alone when it already names the source (a file error names
+    /// its path, an invalid source quotes itself, every failure of `sourcesExhausted` is named): no
+    /// line repeats its source.
+    public func message(naming source: String) -> String {
+        let message = self.message
+        return message.contains(source) ? message : "\(source): \(message)"
     }
 
     /// True when every underlying failure is `notCached` (exit code 3 rather than 1).

@@ -7,7 +7,7 @@ import Glibc
 /// Parses the command line, runs the command, exits with the contract's code. Nothing else lives here.
 func runMain() async -> ExitCode {
     let arguments = Array(CommandLine.arguments.dropFirst())
-    do {
+    do throws(UsageError) {
         // `imgfetch help [COMMAND...]`: help for that command; a name that is not one is a usage error.
         if arguments.first == "help" {
             let path = try Specs.root.commandPath(arguments.dropFirst().filter { $0 != "--help" && $0 != "-h" })
@@ -22,19 +22,29 @@ func runMain() async -> ExitCode {
             Console.out(HelpFormatter.help(for: Specs.root, path: path))
             return .ok
         case .command(let parsed):
-            switch parsed.path {
-            case ["get"]: return try await GetCommand.run(parsed)
-            case ["prefetch"]: return try await PrefetchCommand.run(parsed)
-            case let path where path.first == "cache": return try CacheCommands.run(parsed)
-            case ["completions"]: return try CompletionsCommand.run(parsed)
-            default:
-                Console.out(HelpFormatter.help(for: Specs.root, path: []))
-                return .usage
+            do throws(UsageError) {
+                return try await run(parsed)
+            } catch {
+                // A value a command rejects is reported with that command's help hint.
+                throw error.commandPath.isEmpty ? UsageError(error.message, commandPath: parsed.path) : error
             }
         }
     } catch {
         Console.errorLine(error.message)
         Console.err("Try 'imgfetch \(error.commandPath.joined(separator: " "))\(error.commandPath.isEmpty ? "" : " ")--help'.\n")
+        return .usage
+    }
+}
+
+/// Runs the parsed command.
+func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
+    switch parsed.path {
+    case ["get"]: return try await GetCommand.run(parsed)
+    case ["prefetch"]: return try await PrefetchCommand.run(parsed)
+    case let path where path.first == "cache": return try CacheCommands.run(parsed)
+    case ["completions"]: return try CompletionsCommand.run(parsed)
+    default:
+        Console.out(HelpFormatter.help(for: Specs.root, path: []))
         return .usage
     }
 }

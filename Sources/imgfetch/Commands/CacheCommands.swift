@@ -7,7 +7,7 @@ enum CacheCommands {
     static let sortFields = ["age", "size", "source", "access"]
 
     static func run(_ parsed: ParsedCommand) throws(UsageError) -> ExitCode {
-        let directory = RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
+        let directory = try RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
         let cache = DiskCache(directory: directory, sizeLimit: nil)
         switch parsed.path.dropFirst().first {
         case "path":

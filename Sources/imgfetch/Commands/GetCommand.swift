@@ -9,7 +9,7 @@ enum GetCommand {
         let settings = try RequestOptions(parsed, outputPath: output)
         let source: Source
         do { source = try Source(parsing: sourceText) } catch {
-            throw UsageError("\(Source.abbreviated(sourceText)): \(error.message)")
+            throw UsageError(error.message(naming: Source.abbreviated(sourceText)), commandPath: ["get"])
         }
         if settings.json && output == "-" {
             throw UsageError("--json prints records on stdout: give the image a file with -o FILE", commandPath: ["get"])
@@ -82,13 +82,13 @@ enum Report {
     /// (unless quiet), then a cache error.
     static func problems(of result: ImageResult, settings: RequestOptions) -> [String] {
         var lines = settings.quiet ? [] : result.warnings.map { "warning: " + $0 }
-        if let cacheError = result.cacheError { lines.append("\(result.originalSource.description): \(cacheError.message)") }
+        if let cacheError = result.cacheError { lines.append(cacheError.message(naming: result.originalSource.description)) }
         return lines
     }
 
     /// The stderr line (without the prefix) of a failure, naming the source.
     static func problem(of failure: RetrievalFailure, source: String) -> String {
-        "\(source): \(failure.error.message)"
+        failure.error.message(naming: source)
     }
 
     static func success(_ result: ImageResult, settings: RequestOptions) {

@@ -21,7 +21,8 @@ enum VipsModules {
             if a == "--cache-dir", i + 1 < arguments.count { cacheDir = arguments[i + 1]; i += 1 } else if a.hasPrefix("--cache-dir=") { cacheDir = String(a.dropFirst("--cache-dir=".count)) }
             i += 1
         }
-        let directory = RequestOptions.cacheDirectory(cacheDir, environment: Console.environment)
+        // No cache directory: the command reports it; libvips then loads all its modules.
+        guard let directory = try? RequestOptions.cacheDirectory(cacheDir, environment: Console.environment) else { return }
         let absolute = directory.hasPrefix("/") ? directory : Source.currentDirectory() + "/" + directory
         let home = absolute + "/v1/vips"
         VipsBridge.setModuleHome(home)

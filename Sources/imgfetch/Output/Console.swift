@@ -30,6 +30,13 @@ enum Console {
         FileSystem.writeAll(fd: fd, bytes) == nil
     }
 
+    /// The home directory of the user's passwd entry (used when HOME is unset or empty).
+    static func passwdHome() -> String? {
+        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return nil }
+        let home = String(cString: dir)
+        return home.isEmpty ? nil : home
+    }
+
     static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }
         return String(cString: value)
