@@ -16,7 +16,7 @@ func runMain() async -> ExitCode {
         }
         switch try Specs.root.parse(arguments) {
         case .version:
-            Console.line("imgfetch \(ImageFetchVersion.string)")
+            Console.out(VersionReport.text(LibraryVersions.probe()))
             return .ok
         case .help(let path):
             Console.out(HelpFormatter.help(for: Specs.root, path: path))

@@ -85,3 +85,35 @@ final class HelpAndMessageTests: E2ETestCase {
         assertExit(try imgfetch(["cache", "ls", "--cache-dir", cacheDir.path, "--sort", "size"]), 0)
     }
 }
+
+/// `imgfetch --version` names the libcurl and libvips it finds and their features, like `curl -V`.
+final class VersionTests: E2ETestCase {
+    func tool(_ path: String, _ args: [String]) -> String? {
+        guard FileManager.default.isExecutableFile(atPath: path) else { return nil }
+        let r = ProcessRunner.run(URL(fileURLWithPath: path), args, environment: ProcessInfo.processInfo.environment)
+        return r.status == 0 ? r.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+    }
+
+    func testVersionNamesTheLibrariesFoundAndTheirFeatures() throws {
+        let r = try imgfetch(["--version"])
+        assertExit(r, 0)
+        let lines = r.stdoutText.split(separator: "\n").map(String.init)
+        XCTAssertTrue(lines.first?.hasPrefix("imgfetch ") ?? false, r.stdoutText)
+        guard let curl = lines.first(where: { $0.hasPrefix("libcurl ") }),
+              let vips = lines.first(where: { $0.hasPrefix("libvips ") }),
+              let features = lines.first(where: { $0.hasPrefix("Features: ") }) else {
+            return XCTFail("libcurl, libvips and Features lines:\n\(r.stdoutText)")
+        }
+        // The same versions the development packages report (the binary dlopens those libraries).
+        if let expected = tool("/usr/bin/curl-config", ["--version"]) {
+            XCTAssertTrue(curl.hasPrefix(expected + " "), "\(curl) vs curl-config's \(expected)")
+            let http2 = tool("/usr/bin/curl-config", ["--features"])?.split(separator: "\n").contains("HTTP2") ?? false
+            XCTAssertEqual(features.split(separator: " ").contains("HTTP2"), http2, features)
+        }
+        if let expected = tool("/usr/bin/pkg-config", ["--modversion", "vips"]) {
+            XCTAssertEqual(vips, "libvips " + expected)
+        }
+        let named = (features + " " + (lines.first { $0.hasPrefix("Missing: ") } ?? "")).split(separator: " ").map(String.init)
+        for feature in ["HTTP2", "AVIF", "HEIF", "JXL"] { XCTAssertTrue(named.contains(feature), "\(feature) is reported:\n\(r.stdoutText)") }
+    }
+}

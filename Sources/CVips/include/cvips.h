@@ -11,6 +11,10 @@
 
 /* dlopen libvips, vips_init, block untrusted loaders, operation cache off, g_log warnings silenced. */
 int ifv_load(char *err, size_t errlen);
+
+/* libvips' version ("8.14.1") into `version`, for `imgfetch --version`. Loads libvips (ifv_load);
+ * -1 (with err) when it cannot. Formats: ifv_can_save. */
+int ifv_version(char *version, size_t len, char *err, size_t errlen);
 /* Before ifv_load: ifv_load links only the image-format modules (heif: AVIF/HEIC, jxl) from the
  * real module directory into home/<libdir>/vips-modules-M.m (unless $VIPSHOME names another
  * directory). With $VIPSHOME == home, vips_init then skips ImageMagick, poppler and openslide
