@@ -4,9 +4,10 @@
 #   python3: the end-to-end tests' HTTP server; mandoc: man page lint
 #   python3-yaml, jq: the documentation tests (YAML blocks parse, examples piped to jq run)
 #   zsh, fish: the completion tests load each generated script in its shell
+#   tmux, bsdutils (script): the progress bar tests draw it in a pseudo-terminal
 #   BENCH_DEPS=1 adds what `make bench` compares against: libvips-tools, nginx-light, hyperfine, curl, aria2, time
 set -euo pipefail
-want=(libvips-dev libcurl4-openssl-dev pkg-config python3 mandoc python3-yaml jq zsh fish)
+want=(libvips-dev libcurl4-openssl-dev pkg-config python3 mandoc python3-yaml jq zsh fish tmux bsdutils)
 if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(libvips-tools nginx-light hyperfine curl aria2 time); fi
 missing=()
 for p in "${want[@]}"; do
