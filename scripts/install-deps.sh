@@ -5,9 +5,10 @@
 #   python3-yaml, jq: the documentation tests (YAML blocks parse, examples piped to jq run)
 #   zsh, fish: the completion tests load each generated script in its shell
 #   tmux, bsdutils (script): the progress bar tests draw it in a pseudo-terminal
+#   strace: a signal test holds a rename so a temporary file certainly exists
 #   BENCH_DEPS=1 adds what `make bench` compares against: libvips-tools, nginx-light, hyperfine, curl, aria2, time
 set -euo pipefail
-want=(libvips-dev libcurl4-openssl-dev pkg-config python3 mandoc python3-yaml jq zsh fish tmux bsdutils)
+want=(libvips-dev libcurl4-openssl-dev pkg-config python3 mandoc python3-yaml jq zsh fish tmux bsdutils strace)
 if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(libvips-tools nginx-light hyperfine curl aria2 time); fi
 missing=()
 for p in "${want[@]}"; do

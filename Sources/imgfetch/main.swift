@@ -1,4 +1,5 @@
 import ArgumentKit
+import CSignals
 import ImageFetch
 #if canImport(Glibc)
 import Glibc
@@ -50,6 +51,9 @@ func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
 }
 
 signal(SIGPIPE, SIG_IGN)
+// SIGINT / SIGTERM: remove the temporary files being written (the cache's, -o's), exit 130 / 143.
+// The cache stays valid (an entry is committed by a rename). prefetch installs its own handling.
+ifs_exit_on_signals()
 VipsModules.configure()
 let code = await runMain()
 // _exit, not exit: output is written with write(2), unbuffered, so nothing needs flushing, and the

@@ -33,7 +33,7 @@ enum PrefetchCommand {
         let started = FileSystem.monotonic()
 
         let work = Task { await prefetcher.run(next: { await run.next() }, onCompletion: { run.report($0) }) }
-        let interrupted = Interrupts.onSignal {
+        let interrupted = Interrupts.onSignal { _ in
             pipeline.cancelAllLoads()   // first, so no freed connection starts a queued transfer
             work.cancel()
         }
@@ -41,7 +41,7 @@ enum PrefetchCommand {
         progress?.finish()
         let summary = run.summary
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
-        if interrupted.happened { return .interrupted }
+        if let signal = interrupted.signal { return ExitCode(signal: signal) }
         if summary.failed == 0 && summary.malformed == 0 { return summary.cacheErrors > 0 ? .cacheUnusable : .ok }
         if summary.failed > 0 && summary.failed == summary.notCached && summary.malformed == 0 { return .notCached }
         return .failed
@@ -151,21 +151,27 @@ final class PrefetchRun: Sendable {
 }
 
 /// Ctrl-C / SIGTERM: stop starting new work, cancel what is in flight (the cache stays valid: every
-/// write is an atomic rename), then the caller prints the summary so far. A second signal exits at once.
+/// write is an atomic rename), then the caller prints the summary so far and exits with 128 + the
+/// signal (130, 143). A second signal removes the temporary files being written and exits at once.
 final class Interrupts: Sendable {
-    private let flag = Mutex(false)
+    private let first = Mutex<Int32?>(nil)
 
-    var happened: Bool { flag.withLock { $0 } }
+    var happened: Bool { signal != nil }
+    /// The first signal received (SIGINT or SIGTERM), if any.
+    var signal: Int32? { first.withLock { $0 } }
 
-    static func onSignal(_ stop: @escaping @Sendable () -> Void) -> Interrupts {
+    static func onSignal(_ stop: @escaping @Sendable (Int32) -> Void) -> Interrupts {
         let interrupts = Interrupts()
         for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
+            Glibc.signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
-                let again = interrupts.flag.withLock { seen in defer { seen = true }; return seen }
-                if again { _exit(ExitCode.interrupted.rawValue) }
-                stop()
+                let again = interrupts.first.withLock { seen in defer { seen = seen ?? sig }; return seen != nil }
+                if again {
+                    TemporaryFiles.removeAll()
+                    _exit(ExitCode(signal: sig).rawValue)
+                }
+                stop(sig)
             }
             source.resume()
             sources.append(source)

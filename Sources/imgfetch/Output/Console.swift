@@ -10,8 +10,15 @@ enum ExitCode: Int32 {
     case usage = 2
     case notCached = 3
     case cacheUnusable = 4
-    /// Interrupted by SIGINT or SIGTERM (128 + 2, as shells report it).
+    /// Interrupted by SIGINT (128 + 2, as shells report it).
     case interrupted = 130
+    /// Stopped by SIGTERM (128 + 15).
+    case terminated = 143
+
+    /// The code after `signal`: 130 after SIGINT, 143 after SIGTERM.
+    init(signal: Int32) {
+        self = signal == SIGTERM ? .terminated : .interrupted
+    }
 }
 
 /// Writes to stdout and stderr with plain POSIX calls (no buffering surprises when exiting on an error path).
