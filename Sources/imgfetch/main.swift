@@ -9,6 +9,11 @@ import Glibc
 func runMain() async -> ExitCode {
     let arguments = Array(CommandLine.arguments.dropFirst())
     do throws(UsageError) {
+        // The man page's SYNOPSIS, generated from the specs (scripts/update-man.sh splices it in).
+        if arguments == ["--help-man-synopsis"] {
+            Console.out(ManSynopsis.mdoc(for: Specs.root))
+            return .ok
+        }
         // `imgfetch help [COMMAND...]`: help for that command; a name that is not one is a usage error.
         if arguments.first == "help" {
             let path = try Specs.root.commandPath(arguments.dropFirst().filter { $0 != "--help" && $0 != "-h" })

@@ -79,6 +79,19 @@ final class DocumentationTests: E2ETestCase {
         XCTAssertEqual(manShorts.subtracting(shorts).sorted(), [], "short options the man page names that the parser does not know")
     }
 
+    /// The man page's SYNOPSIS is the one generated from the command specs (run
+    /// scripts/update-man.sh after adding a command or an option to a small command).
+    func testManPageSynopsisIsGeneratedFromTheSpecs() throws {
+        let man = try String(contentsOf: repository.appendingPathComponent("man/imgfetch.1"), encoding: .utf8)
+        guard let start = man.range(of: ".Sh SYNOPSIS\n"), let end = man.range(of: ".Sh DESCRIPTION\n") else {
+            return XCTFail("the man page has SYNOPSIS and DESCRIPTION")
+        }
+        let r = try imgfetch(["--help-man-synopsis"])
+        assertExit(r, 0)
+        XCTAssertEqual(String(man[start.upperBound..<end.lowerBound]), r.stdoutText,
+                       "man/imgfetch.1's SYNOPSIS is out of date: run scripts/update-man.sh")
+    }
+
     // MARK: - running snippets
 
     /// Runs every command line of `snippets` in one working directory and cache (so a second
