@@ -98,7 +98,21 @@ public enum FetchError: Error, Sendable, Equatable {
     /// line repeats its source.
     public func message(naming source: String) -> String {
         let message = self.message
-        return message.contains(source) ? message : "\(source): \(message)"
+        return FetchError.names(message, source) ? message : "\(source): \(message)"
+    }
+
+    /// Whether `message` has `source` as a word of its own: after the start or a space, before the
+    /// end or a space, `:`, `;` or `,` (so a source `a` is not found inside "may").
+    static func names(_ message: String, _ source: String) -> Bool {
+        guard !source.isEmpty else { return false }
+        var rest = message[...]
+        while let range = rest.firstRange(of: source) {
+            let before = range.lowerBound == message.startIndex ? nil : message[message.index(before: range.lowerBound)]
+            let after = range.upperBound == message.endIndex ? nil : message[range.upperBound]
+            if before == nil || before == " ", after == nil || [" ", ":", ";", ","].contains(after!) { return true }
+            rest = message[message.index(after: range.lowerBound)...]
+        }
+        return false
     }
 
     /// True when every underlying failure is `notCached` (exit code 3 rather than 1).
