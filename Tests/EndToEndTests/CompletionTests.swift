@@ -74,4 +74,26 @@ final class CompletionTests: E2ETestCase {
         let r = try shell("/usr/bin/zsh", ["-c", "autoload -Uz compinit && compinit -u -d \(file("zcompdump").path) && source \(source) && print -r -- ${_comps[imgfetch]}"])
         XCTAssertEqual(r.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines), "_imgfetch", "\(r.stderr)")
     }
+
+    /// An interactive zsh (zpty) with the script in $fpath completes a TAB as a user would see it.
+    func testZshCompletesInAnInteractiveShell() throws {
+        let dir = work.appendingPathComponent("zfunc")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: try script("zsh"), to: dir.appendingPathComponent("_imgfetch"))
+        func completes(_ line: String, showing pattern: String) throws -> Bool {
+            let program = """
+            zmodload zsh/zpty
+            zpty z zsh -f -i
+            zpty -w z 'PS1=""; fpath=(\(dir.path) $fpath); autoload -Uz compinit; compinit -u -d \(file("zdump").path)'
+            zpty -w z $'\(line)\\t'
+            zpty -r z out '\(pattern)' && print FOUND
+            zpty -d z
+            """
+            let r = try shell("/usr/bin/zsh", ["-f", "-c", program])
+            return r.stdoutText.contains("FOUND")
+        }
+        XCTAssertTrue(try completes("imgfetch ca", showing: "*cache *"))
+        XCTAssertTrue(try completes("imgfetch get --fit ", showing: "*cover*"))
+        XCTAssertTrue(try completes("imgfetch cache ls --sort ", showing: "*access*"))
+    }
 }
