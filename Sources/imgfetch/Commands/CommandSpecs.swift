@@ -1,15 +1,24 @@
 import ArgumentKit
+import ImageFetch
 
-/// The command tree: every command, option and help text. `--help` and the man page follow it.
+/// The command tree: every command, option and help text. `--help`, the completion scripts and the
+/// man page's option lists (checked by a test) follow it.
 enum Specs {
-    static let retrieval: [OptionSpec] = [
+    /// `-f` values: every output format, `original` last.
+    static let formats = ImageFormat.allCases.filter { $0 != .original }.map(\.rawValue) + [ImageFormat.original.rawValue]
+
+    /// `--low-data=VALUE` values.
+    static let lowDataValues = ["1", "0", "auto", "true", "false", "yes", "no", "on", "off"]
+
+    /// The options of `get` and `prefetch`; `formatDefault` says what `-f` defaults to in that command.
+    static func retrieval(formatDefault: String) -> [OptionSpec] { [
         .value("size", short: "s", valueName: "WxH", help: "Fit the image inside the box (also W or xH), keeping its aspect ratio; never upscale."),
-        .value("fit", valueName: "inside|cover", help: "cover fills the box exactly, cropping the overflow.", defaultDescription: "inside"),
-        .value("format", short: "f", valueName: "FORMAT", help: "jpeg, png, webp, avif, gif or original.", defaultDescription: "-o FILE's extension, else original"),
+        .value("fit", valueName: "inside|cover", help: "cover fills the box exactly, cropping the overflow.", defaultDescription: "inside", completion: .choices(["inside", "cover"])),
+        .value("format", short: "f", valueName: "FORMAT", help: formats.dropLast().joined(separator: ", ") + " or " + formats[formats.count - 1] + ".", defaultDescription: formatDefault, completion: .choices(formats)),
         .value("quality", short: "q", valueName: "N", help: "Quality 1-100 for lossy formats.", defaultDescription: "75"),
-        OptionSpec(long: "low-data", valueName: "auto", help: "Low-data mode: the network is constrained; sources with a low-data source load it instead. =auto follows NetworkManager's metered flag. Also IMGFETCH_LOW_DATA=1|auto.", kind: .flagOrValue),
-        .value("low-data-source", valueName: "SOURCE", help: "What to load instead of SOURCE in low-data mode."),
-        OptionSpec(long: "alt", valueName: "SOURCE", help: "An alternative source, tried in order when the current one fails.", kind: .repeatedValue),
+        OptionSpec(long: "low-data", valueName: "auto", help: "Low-data mode: the network is constrained; sources with a low-data source load it instead. =auto follows NetworkManager's metered flag. Also IMGFETCH_LOW_DATA=1|auto.", kind: .flagOrValue, completion: .choices(lowDataValues)),
+        .value("low-data-source", valueName: "SOURCE", help: "What to load instead of SOURCE in low-data mode.", completion: .file),
+        OptionSpec(long: "alt", valueName: "SOURCE", help: "An alternative source, tried in order when the current one fails.", kind: .repeatedValue, completion: .file),
         .value("retry", valueName: "N", help: "Retry timeouts, connection failures, HTTP 408, 429 and 5xx up to N times.", defaultDescription: "0"),
         .value("retry-delay", valueName: "SECONDS", help: "First backoff; doubles each retry, with jitter. A Retry-After replaces the backoff but never waits less than SECONDS (Retry-After: 0 included).", defaultDescription: "1"),
         .value("retry-max-time", valueName: "SECONDS", help: "Make no retry whose wait would end later than this after the first attempt; a longer Retry-After fails at once, naming its wait.", defaultDescription: "300"),
@@ -25,28 +34,30 @@ enum Specs {
         .flag("no-keep-original", help: "Do not keep a source's original bytes beside its variants."),
         .flag("json", help: "One JSON object per result on stdout (NDJSON)."),
         .flag("quiet", help: "No warnings on stderr (errors still)."),
-        .flag("verbose", short: "v", help: "Say what happened (cache state, source, time) on stderr."),
-    ]
+        .flag("verbose", short: "v", help: "One line per result on stderr: cache state, size, format, time, the source loaded."),
+    ] }
 
-    static let cacheDir = OptionSpec.value("cache-dir", valueName: "DIR", help: "Cache directory.", defaultDescription: "$IMGFETCH_CACHE_DIR, else $XDG_CACHE_HOME/imgfetch, else ~/.cache/imgfetch", global: true)
+    static let cacheDir = OptionSpec.value("cache-dir", valueName: "DIR", help: "Cache directory.", defaultDescription: "$IMGFETCH_CACHE_DIR, else $XDG_CACHE_HOME/imgfetch, else ~/.cache/imgfetch", global: true, completion: .directory)
 
     static let get = CommandSpec(
         name: "get", abstract: "Fetch one image, to stdout or -o FILE.",
         usage: "imgfetch get [options] SOURCE",
-        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal.")] + retrieval,
-        positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL.")],
+        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal.", completion: .file)]
+            + retrieval(formatDefault: "-o FILE's extension, else original"),
+        positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL.", completion: .file)],
         discussion: """
-        Exit codes: 0 delivered; 1 the source failed; 2 usage error; 3 not cached and the network
-        may not be used; 4 the cache directory cannot be used (the image is still written).
+        Exit codes: 0 delivered; 1 the source failed; 2 usage error; 3 not cached and the network may not be used; 4 the cache directory cannot be used (the image is still written); 130 after SIGINT, 143 after SIGTERM.
+
         Examples:
           imgfetch get https://example.com/a.jpg -s 320x320 -o thumb.jpg
-          imgfetch get --json -o - photo.png -f webp
+          imgfetch get photo.png -f webp -o photo.webp --json
+          imgfetch get https://example.com/a.jpg -s 100 > thumb.jpg
         """)
 
     static let prefetch = CommandSpec(
         name: "prefetch", abstract: "Warm the cache from a list of sources (default: stdin).",
         usage: "imgfetch prefetch [options] [LIST | -]",
-        options: retrieval + [
+        options: retrieval(formatDefault: "original") + [
             .value("jobs", short: "j", valueName: "N", help: "Transfers at once.", defaultDescription: "8"),
             .value("rate", valueName: "PER_SECOND", help: "At most this many requests per second (token bucket)."),
             .value("per-host", valueName: "N", help: "At most N transfers (and connections) per host."),
@@ -54,15 +65,15 @@ enum Specs {
             .flag("progress", help: "Show the progress bar even when stderr is not a terminal."),
             .flag("no-progress", help: "Never show the progress bar."),
         ],
-        positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line; - or nothing reads stdin.", arity: .optional)],
+        positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line; - or nothing reads stdin.", arity: .optional, completion: .file)],
         discussion: """
-        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]...; blank lines and
-        # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark
-        are accepted. Each line starts as soon as it arrives (a pipe is followed
-        line by line). A malformed line (or one over 64 KiB) is reported as
-        LIST:LINE: message and skipped.
-        Exit codes: as get's, and 141 when stdout is closed (| head), after the
-        summary; see man imgfetch for interrupts.
+        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]...; blank lines and # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark are accepted. Each line starts as soon as it arrives (a pipe is followed line by line). A malformed line (or one over 64 KiB) is reported as LIST:LINE: message and skipped.
+
+        Exit codes: 0 every source delivered; 1 a source failed or a line was malformed; 2 usage error or an unreadable list; 3 every failure was a source not cached while the network may not be used; 4 the cache directory cannot be used; 130 after SIGINT, 141 when stdout is closed (| head), 143 after SIGTERM (after the summary).
+
+        Examples:
+          imgfetch prefetch urls.txt -s 320x320 -j 8 --rate 50
+          grep -v '^#' urls.txt | imgfetch prefetch - -s 320x320 --json
         """)
 
     static let cache = CommandSpec(
@@ -70,7 +81,7 @@ enum Specs {
         subcommands: [
             CommandSpec(name: "ls", abstract: "List entries.", options: [
                 .flag("json", help: "One JSON object per entry."),
-                .value("sort", valueName: "FIELD", help: "Sort by age, size, source or access.", defaultDescription: "age"),
+                .value("sort", valueName: "FIELD", help: "Sort by age, size, source or access.", defaultDescription: "age", completion: .choices(CacheCommands.sortFields)),
                 .value("source", valueName: "TEXT", help: "Only entries whose source contains TEXT."),
             ]),
             CommandSpec(name: "info", abstract: "One entry's metadata (every variant of a source).",
@@ -94,11 +105,21 @@ enum Specs {
         a directory without one that holds files imgfetch does not make.
         """)
 
+    static let completions = CommandSpec(
+        name: "completions", abstract: "Print a completion script for bash, zsh or fish.",
+        positionals: [PositionalSpec(name: "SHELL", help: "bash, zsh or fish.", completion: .choices(CompletionScript.Shell.allCases.map(\.rawValue)))],
+        discussion: """
+        Load it in the current shell, or install it where the shell looks (make install does):
+          source <(imgfetch completions bash)
+          imgfetch completions zsh > ~/.zfunc/_imgfetch
+          imgfetch completions fish > ~/.config/fish/completions/imgfetch.fish
+        """)
+
     static let root = CommandSpec(
         name: "imgfetch",
         abstract: "Fetch, downsample and cache images: Kingfisher's and Nuke's pipeline for the shell.",
         usage: "imgfetch COMMAND [options]",
         options: [cacheDir],
-        subcommands: [get, prefetch, cache],
+        subcommands: [get, prefetch, cache, completions],
         discussion: "See man imgfetch for the cache layout, exit codes and examples.")
 }

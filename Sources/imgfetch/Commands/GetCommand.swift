@@ -9,7 +9,7 @@ enum GetCommand {
         let settings = try RequestOptions(parsed, outputPath: output)
         let source: Source
         do { source = try Source(parsing: sourceText) } catch {
-            throw UsageError("\(Source.abbreviated(sourceText)): \(error.message)")
+            throw UsageError(error.message(naming: Source.abbreviated(sourceText)), commandPath: ["get"])
         }
         if settings.json && output == "-" {
             throw UsageError("--json prints records on stdout: give the image a file with -o FILE", commandPath: ["get"])
@@ -85,23 +85,27 @@ enum Report {
     /// (unless quiet), then a cache error.
     static func problems(of result: ImageResult, settings: RequestOptions) -> [String] {
         var lines = settings.quiet ? [] : result.warnings.map { "warning: " + $0 }
-        if let cacheError = result.cacheError { lines.append("\(result.originalSource.description): \(cacheError.message)") }
+        if let cacheError = result.cacheError { lines.append(cacheError.message(naming: result.originalSource.description)) }
         return lines
     }
 
     /// The stderr line (without the prefix) of a failure, naming the source.
     static func problem(of failure: RetrievalFailure, source: String) -> String {
-        "\(source): \(failure.error.message)"
+        failure.error.message(naming: source)
     }
 
     static func success(_ result: ImageResult, settings: RequestOptions) {
         if settings.json { Console.line(ResultRecord.success(result).text) }
         for line in problems(of: result, settings: settings) { Console.errorLine(line) }
-        if settings.verbose {
-            var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
-            if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
-            Console.err("imgfetch: " + line + "\n")
-        }
+        if settings.verbose { Console.errorLine(verbose(result)) }
+    }
+
+    /// The `--verbose` line (without the prefix) of a delivered result: cache state, size, format,
+    /// bytes, time, and the source loaded when it was not the one asked for.
+    static func verbose(_ result: ImageResult) -> String {
+        var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
+        if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
+        return line
     }
 
     static func failure(_ failure: RetrievalFailure, source: String, settings: RequestOptions) {
