@@ -36,6 +36,11 @@ public struct LoadResponse: Sendable {
     public var downloadedBytes: Int64
     /// For local files: a validator made of mtime and size, so a changed file is not served from the cache.
     public var fileValidator: String?
+    /// The HTTP status (0 for files and data: URLs).
+    public var status = 0
+    /// When the request was sent and when its response arrived, seconds since the epoch (0 when not http).
+    public var requestTime: Double = 0
+    public var responseTime: Double = 0
 
     public init(bytes: [UInt8], notModified: Bool = false, headers: HTTPHeaders = HTTPHeaders(), downloadedBytes: Int64 = 0, fileValidator: String? = nil) {
         self.bytes = bytes

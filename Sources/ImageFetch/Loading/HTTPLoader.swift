@@ -9,6 +9,9 @@ public final class HTTPLoader: Sendable {
     private let transport = Mutex<CurlTransport?>(nil)
     private let closed = Atomic<Bool>(false)
 
+    /// The `User-Agent` of every request.
+    public static var userAgent: String { "imgfetch/\(ImageFetchVersion.string)" }
+
     public init(maxConnections: Int = 0, maxPerHost: Int = 0) {
         self.maxConnections = maxConnections
         self.maxPerHost = maxPerHost
@@ -50,17 +53,23 @@ public final class HTTPLoader: Sendable {
         var transfer = TransferRequest(url: url, headers: headers, connectTimeout: request.connectTimeout,
                                        timeout: request.timeout, maxBytes: request.maxBytes,
                                        maxRedirects: request.maxRedirects,
-                                       userAgent: "imgfetch/\(ImageFetchVersion.string)")
+                                       userAgent: HTTPLoader.userAgent)
         transfer.tap = request.bodyTap
         let transport: CurlTransport
         do { transport = try sharedTransport() } catch {
             request.bodyTap?.end(complete: false)
             throw error
         }
+        let requestTime = FileSystem.now()
         let result = await transport.perform(transfer)
+        let responseTime = FileSystem.now()
         if let error = HTTPLoader.classify(result, request: request) { throw error }
-        return LoadResponse(bytes: result.body, notModified: result.httpStatus == 304, headers: result.headers,
-                            downloadedBytes: Int64(result.body.count))
+        var response = LoadResponse(bytes: result.body, notModified: result.httpStatus == 304, headers: result.headers,
+                                    downloadedBytes: Int64(result.body.count))
+        response.status = result.httpStatus
+        response.requestTime = requestTime
+        response.responseTime = responseTime
+        return response
     }
 
     /// Maps a finished transfer to the error it represents, or nil for a usable 2xx / 304.

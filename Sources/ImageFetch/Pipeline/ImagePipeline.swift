@@ -68,7 +68,7 @@ public final class ImagePipeline: Sendable {
                     memoryCache?.set(cached, for: key)
                     return makeResult(source, key, cached, .hit)
                 }
-                if options.cachePolicy == .offline { return makeResult(source, key, cached, .stale) }
+                if options.cachePolicy == .offline { return servedOffline(source, key, cached) }
                 stale = cached
             }
             if stale == nil, !processing.isOriginal,
@@ -78,6 +78,10 @@ public final class ImagePipeline: Sendable {
             }
         }
         if options.cachePolicy == .cacheOnly || options.cachePolicy == .offline { throw .notCached }
+        if let stale, source.isNetwork, options.serveStaleWhileRevalidating,
+           let result = staleWhileRevalidate(source, key, stale, now: now) {
+            return result
+        }
 
         var load = LoadRequest(source: source, allowsConstrainedNetworkAccess: retrieval.allowsConstrainedNetworkAccess,
                                connectTimeout: options.connectTimeout, timeout: options.timeout,
@@ -109,9 +113,7 @@ public final class ImagePipeline: Sendable {
                     try await sleeper.sleep(seconds: wait)
                     continue
                 }
-                if let stale, error.isNetworkUnreachable {
-                    var result = makeResult(source, key, stale, .stale)
-                    result.warnings.append("\(source): network unreachable (\(error.message)); serving an expired cached copy")
+                if let stale, source.isNetwork, let result = staleOnError(source, key, stale, error: error) {
                     return result
                 }
                 throw error
@@ -124,18 +126,22 @@ public final class ImagePipeline: Sendable {
                   options: FetchOptions, processing: Processing,
                   streamed: (any StreamingDecode)? = nil) async throws(FetchError) -> ImageResult {
         let now = FileSystem.now()
-        let freshness = source.isNetwork
-            ? Freshness.from(headers: response.headers, now: now, defaultTTL: options.defaultTTL)
-            : Freshness(storable: true, mustRevalidate: false, expires: nil)
         if response.notModified, let stale {
-            var entry = stale.entry
-            entry.expires = freshness.expires
-            entry.mustRevalidate = freshness.mustRevalidate
-            entry.etag = response.headers["etag"] ?? entry.etag
-            entry.lastModified = response.headers["last-modified"] ?? entry.lastModified
+            let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL)
             var result = makeResult(source, key, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
             do { try cache.refresh(entry) } catch { result.cacheError = error }
             return result
+        }
+        var stored: StoredResponse?
+        let freshness: Freshness
+        if source.isNetwork {
+            let exchange = StoredResponse(status: response.status, requestTime: response.requestTime,
+                                          responseTime: response.responseTime, defaultTTL: options.defaultTTL,
+                                          headers: response.headers)
+            stored = exchange
+            freshness = exchange.freshness
+        } else {
+            freshness = Freshness(storable: true, mustRevalidate: false, expires: nil)
         }
         let bytes = response.bytes
         var decoded: ProcessedImage?
@@ -152,11 +158,13 @@ public final class ImagePipeline: Sendable {
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
         guard freshness.storable else { return result }
         let validator = response.fileValidator ?? response.headers["etag"]
-        let entry = CacheEntry(key: key.rawValue, identity: source.identity, source: source.description,
+        var entry = CacheEntry(key: key.rawValue, identity: source.identity, source: source.description,
                                variant: processing.identifier, format: image.format, width: image.width, height: image.height,
                                bytes: Int64(image.bytes.count), checksum: "", created: now, expires: freshness.expires,
                                etag: validator, lastModified: response.headers["last-modified"],
                                mustRevalidate: freshness.mustRevalidate)
+        entry.response = stored
+        entry.vary = stored.flatMap { Vary.names($0.headers) }.flatMap(Vary.selection)
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             if options.keepOriginal && !processing.isOriginal {
