@@ -4,7 +4,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 BIN = .build/release/imgfetch
 
-.PHONY: all deps build debug test demo bench install uninstall lint clean
+.PHONY: all deps build debug test conformance demo bench install uninstall lint clean
 
 all: build
 
@@ -23,6 +23,14 @@ debug:
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	python3 Tests/Conformance/conformance.py --strict
+
+# RFC 9111 conformance: imgfetch's scenarios for the 174 ids of http-tests/cache-tests a private
+# command-line cache can express (Tests/Conformance/cases.py), run against the debug binary; prints
+# the pass rates by group, required and optional. --verbose lists every case.
+conformance: deps
+	$(SWIFT) build
+	python3 Tests/Conformance/conformance.py --verbose
 
 # Serves the bundled sample images on 127.0.0.1, fetches them through imgfetch (a miss, then a hit),
 # prefetches a list, and lists the cache.
