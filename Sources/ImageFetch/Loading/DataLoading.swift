@@ -36,9 +36,10 @@ public struct LoadResponse: Sendable {
     public var downloadedBytes: Int64
     /// For local files: a validator made of mtime and size, so a changed file is not served from the cache.
     public var fileValidator: String?
-    /// The HTTP status (0 for files and data: URLs).
-    public var status = 0
-    /// When the request was sent and when its response arrived, seconds since the epoch (0 when not http).
+    /// The HTTP status (200 for files and data: URLs).
+    public var status = 200
+    /// When the request was sent and when its response arrived, seconds since the epoch (0: unknown,
+    /// taken as the time the pipeline received the response).
     public var requestTime: Double = 0
     public var responseTime: Double = 0
 

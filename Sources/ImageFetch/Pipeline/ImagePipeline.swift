@@ -126,6 +126,9 @@ public final class ImagePipeline: Sendable {
                   options: FetchOptions, processing: Processing,
                   streamed: (any StreamingDecode)? = nil) async throws(FetchError) -> ImageResult {
         let now = FileSystem.now()
+        var response = response
+        if response.responseTime <= 0 { response.responseTime = now }
+        if response.requestTime <= 0 || response.requestTime > response.responseTime { response.requestTime = response.responseTime }
         if response.notModified, let stale {
             let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL)
             var result = makeResult(source, key, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
