@@ -12,6 +12,7 @@ Routes (query parameters compose):
                          Last-Modified; If-None-Match / If-Modified-Since give 304.
       ?no304=1           never answer 304
       ?cc=VALUE          send "Cache-Control: VALUE"
+      ?bare304=1         a 304 carries no Cache-Control / Expires (only the validators)
       ?expires=now       send an Expires date in the past
       ?chunked=1         chunked transfer encoding, no Content-Length
       ?trickle=MS        the body in pieces of 4000 bytes, MS milliseconds apart (decoding while
@@ -300,6 +301,8 @@ class Handler(BaseHTTPRequestHandler):
 
         if query.get("no304") != "1" and self.not_modified(etag, mtime):
             self.send_response(304)
+            if query.get("bare304") == "1":
+                headers = headers[:2]
             for key, value in headers:
                 self.send_header(key, value)
             self.end_headers()
