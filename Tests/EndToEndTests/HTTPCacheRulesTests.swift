@@ -64,3 +64,61 @@ final class HTTPCacheRulesTests: E2ETestCase {
         XCTAssertEqual(singleRecord(again).string("cache"), "hit", "the entry was refreshed by the revalidation")
     }
 }
+
+/// Redirects are followed by imgfetch one hop at a time; each hop is cached by its own rules.
+final class RedirectCacheTests: E2ETestCase {
+    private func redirect(_ code: Int, cc: String? = nil, to target: String) -> (url: String, path: String) {
+        var query = "to=\(target)&code=\(code)"
+        if let cc { query += "&cc=\(cc)" }
+        return (server.url("/redirect?\(query)"), "/redirect?\(query)")
+    }
+
+    func testA302WithoutFreshnessIsAskedAgainButTheImageBehindItIsAHit() throws {
+        let hop = redirect(302, to: "/img/tiny.jpg?cc=max-age%3D600")
+        for name in ["a.jpg", "b.jpg"] { assertExit(try get([hop.url, "-o", file(name).path]), 0) }
+        XCTAssertEqual(try server.requestCount(hop.path), 2, "a 302 without freshness is not reused")
+        XCTAssertEqual(try server.requestCount("/img/tiny.jpg?cc=max-age=600"), 1, "the image keeps its own fresh entry")
+        assertImageFile(file("b.jpg"), .jpeg, width: 100, height: 67)
+    }
+
+    func testA302WithMaxAgeAndA301AreReused() throws {
+        for hop in [redirect(302, cc: "max-age%3D600", to: "/img/tiny.jpg"), redirect(301, to: "/img/tiny.jpg?v=301"),
+                    redirect(308, to: "/img/tiny.jpg?v=308")] {
+            assertExit(try get([hop.url, "-o", file("a.jpg").path]), 0)
+            let r = try get([hop.url, "--json", "-o", file("b.jpg").path])
+            assertExit(r, 0)
+            XCTAssertEqual(try server.requestCount(hop.path), 1, "\(hop.path) reused")
+            XCTAssertEqual(singleRecord(r).string("cache"), "hit")
+            XCTAssertEqual(singleRecord(r).string("source"), hop.url, "the record names the source asked for")
+        }
+    }
+
+    func testA307IsNotReusedWithoutFreshnessAndAChangedTargetIsSeen() throws {
+        let hop = redirect(307, to: "/img/tiny.jpg")
+        assertExit(try get([hop.url, "-o", file("a.jpg").path]), 0)
+        let moved = redirect(307, to: "/img/small.gif")
+        XCTAssertNotEqual(hop.url, moved.url)
+        assertExit(try get([hop.url, "-o", file("b.jpg").path]), 0)
+        XCTAssertEqual(try server.requestCount(hop.path), 2)
+    }
+
+    func testRedirectsAreBoundedAndEveryHopIsSeen() throws {
+        var target = "/img/tiny.jpg"
+        for _ in 0..<6 { target = "/redirect?to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! }
+        let r = try get([server.url(target), "--json", "-o", file("a.jpg").path])
+        assertExit(r, 1)
+        XCTAssertEqual(errorCode(singleRecord(r)), "redirect_refused")
+        XCTAssertEqual(try server.requestCount("/img/tiny.jpg"), 0)
+        XCTAssertEqual(try server.totalRequests(), 6, "five redirects followed, the sixth refused")
+    }
+
+    func testOfflineFollowsAStoredRedirect() throws {
+        let hop = redirect(301, to: "/img/tiny.jpg")
+        assertExit(try get([hop.url, "-o", file("a.jpg").path]), 0)
+        let total = try server.totalRequests()
+        let r = try get([hop.url, "--offline", "--json", "-o", file("b.jpg").path])
+        assertExit(r, 0)
+        XCTAssertEqual(try server.totalRequests(), total)
+        assertImageFile(file("b.jpg"), .jpeg, width: 100, height: 67)
+    }
+}

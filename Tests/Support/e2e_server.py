@@ -27,7 +27,7 @@ Routes (query parameters compose):
   GET /slow/NAME?seconds=S
                          sleeps S seconds (default 0.3), then answers as /img/NAME
   GET /hang?seconds=S    sleeps S seconds, then answers 200 with a small text body
-  GET /redirect?to=URL   302 to URL
+  GET /redirect?to=URL   302 to URL (&code=301|303|307|308 another status, &cc=VALUE a Cache-Control)
   GET /__stats           JSON {"total", "paths": {path+query: count}, "log": [{"path", "method",
                          "headers", "t", "status"}]} (header names lower-cased; t: arrival time in
                          seconds since the epoch; status: the response code, once sent);
@@ -238,7 +238,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_text(200, "done hanging\n")
         if route == "/redirect":
             target = query.get("to", "/img/photo.jpg")
-            return self.send_text(302, "redirecting\n", headers=[("Location", target)])
+            headers = [("Location", target)]
+            if "cc" in query:
+                headers.append(("Cache-Control", query["cc"]))
+            return self.send_text(int(query.get("code", "302")), "redirecting\n", headers=headers)
         return self.send_text(404, "not found: %s\n" % route)
 
     def serve_script(self, script_id):

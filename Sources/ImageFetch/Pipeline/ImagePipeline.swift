@@ -50,8 +50,31 @@ public final class ImagePipeline: Sendable {
                                          milliseconds: retrieval.elapsedMilliseconds, key: request.key))
     }
 
-    /// One source: its cache entry, else (when allowed) the loader with retries, then processing and storing.
+    /// One source, following its redirects (`ImagePipeline+Redirects`): each hop is a response of
+    /// its own, reused from the cache only as its own rules allow.
     func retrieve(source: Source, retrieval: inout Retrieval) async throws(FetchError) -> ImageResult {
+        var current = source
+        var previous: Source?
+        var hops = 0
+        while true {
+            switch try await retrieveHop(current, redirectedFrom: previous, retrieval: &retrieval) {
+            case .image(var result):
+                result.source = source
+                return result
+            case .redirect(let target):
+                hops += 1
+                guard hops <= retrieval.request.options.maxRedirects else {
+                    throw .redirectRefused("more than \(retrieval.request.options.maxRedirects) redirects")
+                }
+                previous = current
+                current = target
+            }
+        }
+    }
+
+    /// One hop: its cache entry (or a stored redirect), else (when allowed) the loader with retries,
+    /// then processing and storing, or the redirect it answered.
+    func retrieveHop(_ source: Source, redirectedFrom: Source?, retrieval: inout Retrieval) async throws(FetchError) -> Hop {
         let request = retrieval.request
         let processing = request.processing
         let options = request.options
@@ -61,31 +84,35 @@ public final class ImagePipeline: Sendable {
 
         if options.cachePolicy != .forceRefresh {
             if let hit = memoryCache?.value(for: key), isFresh(hit.entry, source: source, now: now) {
-                return makeResult(source, key, hit, .hit)
+                return .image(makeResult(source, key, hit, .hit))
             }
             if let cached = cache.lookup(key) {
                 if isFresh(cached.entry, source: source, now: now) {
                     memoryCache?.set(cached, for: key)
-                    return makeResult(source, key, cached, .hit)
+                    return .image(makeResult(source, key, cached, .hit))
                 }
-                if options.cachePolicy == .offline { return servedOffline(source, key, cached) }
+                if options.cachePolicy == .offline { return .image(servedOffline(source, key, cached)) }
                 stale = cached
+            }
+            if stale == nil, let target = storedRedirect(of: source, now: now, offline: options.cachePolicy == .offline) {
+                return .redirect(target)
             }
             if stale == nil, !processing.isOriginal,
                let original = cache.lookup(CacheKey(source: source, processing: .original)),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
-                return try await derive(from: original, source: source, key: key, processing: processing, options: options)
+                return .image(try await derive(from: original, source: source, key: key, processing: processing, options: options))
             }
         }
         if options.cachePolicy == .cacheOnly || options.cachePolicy == .offline { throw .notCached }
         if let stale, source.isNetwork, options.serveStaleWhileRevalidating,
            let result = staleWhileRevalidate(source, key, stale, now: now) {
-            return result
+            return .image(result)
         }
 
         var load = LoadRequest(source: source, allowsConstrainedNetworkAccess: retrieval.allowsConstrainedNetworkAccess,
                                connectTimeout: options.connectTimeout, timeout: options.timeout,
-                               maxBytes: options.maxBytes, maxRedirects: options.maxRedirects)
+                               maxBytes: options.maxBytes)
+        load.redirectedFrom = redirectedFrom
         if source.isNetwork, let stale {
             load.etag = stale.entry.etag
             load.lastModified = stale.entry.lastModified
@@ -102,8 +129,11 @@ public final class ImagePipeline: Sendable {
                 load.bodyTap = streamed?.tap
                 defer { withExtendedLifetime(streamed) {} }   // its tap's context must outlive the load
                 let response = try await loader.load(load)
-                return try await complete(response, source: source, key: key, stale: stale, options: options,
-                                          processing: processing, streamed: streamed)
+                if let location = response.redirectLocation {
+                    return .redirect(try followRedirect(from: source, to: location, response: response, options: options))
+                }
+                return .image(try await complete(response, source: source, key: key, stale: stale, options: options,
+                                                 processing: processing, streamed: streamed))
             } catch {
                 if case .constrained = error {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
@@ -114,7 +144,7 @@ public final class ImagePipeline: Sendable {
                     continue
                 }
                 if let stale, source.isNetwork, let result = staleOnError(source, key, stale, error: error) {
-                    return result
+                    return .image(result)
                 }
                 throw error
             }
