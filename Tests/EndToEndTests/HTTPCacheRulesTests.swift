@@ -47,6 +47,27 @@ final class HTTPCacheRulesTests: E2ETestCase {
         XCTAssertEqual(singleRecord(r).string("stale_reason"), "network unreachable")
     }
 
+    func testCacheInfoShowsTheFreshnessDecision() throws {
+        let url = imageURL("tiny.jpg", "cc=max-age%3D0%2C%20must-revalidate")
+        assertExit(try get([url, "-o", file("a.jpg").path]), 0)
+        let r = try imgfetch(["cache", "info", url, "--json", "--cache-dir", cacheDir.path])
+        assertExit(r, 0)
+        XCTAssertFalse(r.json.isEmpty)
+        for record in r.json {
+            let freshness = try XCTUnwrap(record["freshness"] as? [String: Any], "\(record)")
+            XCTAssertEqual(freshness["fresh"] as? Bool, false)
+            XCTAssertEqual(freshness["lifetime"] as? Int, 0)
+            XCTAssertEqual(freshness["status"] as? Int, 200)
+            let reason = try XCTUnwrap(freshness["reason"] as? String)
+            XCTAssertTrue(reason.hasPrefix("max-age=0; stale"), reason)
+            XCTAssertTrue(reason.contains("must-revalidate"), reason)
+            XCTAssertTrue((freshness["headers"] as? [String])?.contains("cache-control: max-age=0, must-revalidate") ?? false)
+        }
+        let text = try imgfetch(["cache", "info", url, "--cache-dir", cacheDir.path])
+        XCTAssertTrue(text.stdoutText.contains("freshness:"), text.stdoutText)
+        XCTAssertTrue(text.stdoutText.contains("stored:         cache-control: max-age=0, must-revalidate"), text.stdoutText)
+    }
+
     func testStaleWhileRevalidateServesAtOnceThenRevalidates() throws {
         let query = "cc=max-age%3D3%2C%20stale-while-revalidate%3D60"
         let url = imageURL("tiny.jpg", query)
