@@ -279,7 +279,6 @@ case("other-fresh-content-disposition-attachment", C, "other",
 case("other-set-cookie", O, "other", two([("Cache-Control", "max-age=90000"), ("Date", 0), ("Set-Cookie", "k=v")], "cached"))
 
 # Cases imgfetch fails on purpose, and why (each a documented choice; see the man page, CACHING).
-NEGATIVE = "error responses are not cached: a failed get always asks the server again"
 KNOWN_FAILURES = {
     "freshness-none": "--ttl (default 7d) is the heuristic lifetime of a 200 without any freshness information",
     "freshness-max-age-two-stale-fresh-sameline": "of two max-age directives the first is used (RFC 9111 4.2.1)",
@@ -294,7 +293,3 @@ KNOWN_FAILURES = {
     "ccreq-no-cache-lm": "--force-refresh downloads unconditionally",
     "ccreq-no-cache-etag": "--force-refresh downloads unconditionally",
 }
-for _code in [404, 405, 410, 414, 501, 599]:
-    KNOWN_FAILURES["heuristic-%d-cached" % _code] = NEGATIVE
-for _code in [400, 404, 410, 499, 500, 502, 503, 504, 599]:
-    KNOWN_FAILURES["status-%d-fresh" % _code] = NEGATIVE

@@ -98,7 +98,12 @@ def judge(expect, step, record, new, code):
     if record.get("error"):
         seen += ", error %s" % record["error"].get("code")
     if expect == "cached":
-        return None if ok and state in SERVED else seen
+        if ok and state in SERVED:
+            return None
+        # A response that is not an image: scored by the server's request count (the cached failure, told again).
+        code_of = (record.get("error") or {}).get("code")
+        not_image = step["status"] >= 300 and step["status"] != 304
+        return None if not_image and not new and not ok and code_of == "http_status" else seen
     if expect == "not_cached":
         return None if new and not (ok and state in SERVED) else seen
     if expect in ("etag", "lm"):

@@ -147,6 +147,17 @@ final class FreshnessTests: XCTestCase {
         XCTAssertTrue(evaluate([("Cache-Control", "public")], status: 599).storable)
     }
 
+    func testAnErrorStatusGetsATenthOfItsLastModifiedAgeAtMostTheDefault() {
+        let date = ("Date", HTTPDate.format(now))
+        let day = evaluate([date, ("Last-Modified", HTTPDate.format(now - 86_400))], status: 404)
+        XCTAssertTrue(day.storable)
+        XCTAssertEqual(day.lifetime, 8640)
+        let old = evaluate([date, ("Last-Modified", HTTPDate.format(now - 1e9))], status: 410)
+        XCTAssertEqual(old.lifetime, ttl)
+        XCTAssertFalse(evaluate([date], status: 404).storable, "no Last-Modified: no heuristic for an error")
+        XCTAssertEqual(evaluate([("Cache-Control", "max-age=30")], status: 503).lifetime, 30)
+    }
+
     func testVaryStarIsNotStored() {
         for lines in [["*"], ["Accept, *"], ["", "*"]] {
             XCTAssertFalse(freshness(lines.map { ("Vary", $0) }).storable, "\(lines)")

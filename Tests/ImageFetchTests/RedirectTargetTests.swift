@@ -31,6 +31,6 @@ final class RedirectTargetTests: XCTestCase {
     }
 
     func testARedirectHasItsOwnKey() {
-        XCTAssertNotEqual(CacheKey(redirectOf: base), CacheKey(source: base, processing: .original))
+        XCTAssertNotEqual(CacheKey(responseOf: base), CacheKey(source: base, processing: .original))
     }
 }

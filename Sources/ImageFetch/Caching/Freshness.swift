@@ -65,6 +65,13 @@ public struct Freshness: Sendable, Equatable {
             } else {
                 f.basis = "invalid Expires: already expired"
             }
+        } else if status >= 400, heuristicallyCacheable.contains(status) || cc.has("public") {
+            // An error response: a tenth of the time since Last-Modified (none without one), at most the default.
+            explicit = false
+            let modified = headers.values("last-modified").first.flatMap { HTTPDate.parse($0, now: responseTime) }
+            f.lifetime = modified.map { min(max(0, defaultTTL), max(0, date - $0) / 10) } ?? 0
+            f.basis = "heuristic for an error status: a tenth of the time since Last-Modified, \(Int(f.lifetime)) s"
+            if modified == nil { f.storable = false }
         } else if heuristicallyCacheable.contains(status) || cc.has("public") {
             explicit = false
             f.lifetime = max(0, defaultTTL)

@@ -12,6 +12,9 @@ public struct LoadRequest: Sendable {
     /// The previous hop when this request follows a redirect (nil for the source itself): what a
     /// per-hop decision (which headers go along) looks at.
     public var redirectedFrom: Source?
+    /// Return an http response of an error status as a response (its `failure` set) instead of
+    /// throwing it, so that its caching rules can be read. Default false.
+    public var errorResponses = false
     /// Where an http body goes as it arrives (decoding while downloading); nil = nowhere.
     /// Loaders of other sources ignore it.
     public var bodyTap: BodyTap?
@@ -37,6 +40,8 @@ public struct LoadResponse: Sendable {
     public var downloadedBytes: Int64
     /// For local files: a validator made of mtime and size, so a changed file is not served from the cache.
     public var fileValidator: String?
+    /// With `LoadRequest.errorResponses`: the error an error status means (the response is not an image).
+    public var failure: FetchError?
     /// A redirect (301, 302, 303, 307, 308 with a `Location`): its target as sent, unresolved. The
     /// loader never follows it; the pipeline does (one hop at a time).
     public var redirectLocation: String?

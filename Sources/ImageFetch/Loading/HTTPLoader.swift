@@ -63,10 +63,17 @@ public final class HTTPLoader: Sendable {
         let requestTime = FileSystem.now()
         let result = await transport.perform(transfer)
         let responseTime = FileSystem.now()
-        if let error = HTTPLoader.classify(result, request: request) { throw error }
+        let failure = HTTPLoader.classify(result, request: request)
+        if let failure {
+            guard request.errorResponses, case .httpStatus = failure else { throw failure }
+        }
         var response = LoadResponse(bytes: result.body, notModified: result.httpStatus == 304, headers: result.headers,
                                     downloadedBytes: Int64(result.body.count))
         response.status = result.httpStatus
+        if let failure {
+            response.failure = failure
+            response.bytes = []
+        }
         if HTTPLoader.redirectStatuses.contains(result.httpStatus) { response.redirectLocation = result.headers["location"] }
         response.requestTime = requestTime
         response.responseTime = responseTime

@@ -12,7 +12,7 @@ extension ImagePipeline {
 
     /// The target of a stored redirect of `source`, when it may be used now (fresh, or offline).
     func storedRedirect(of source: Source, now: Double, offline: Bool) -> Source? {
-        guard source.isNetwork, let stored = cache.lookup(CacheKey(redirectOf: source)),
+        guard source.isNetwork, let stored = cache.lookup(CacheKey(responseOf: source)),
               stored.entry.format == CacheEntry.redirectFormat,
               offline || stored.entry.isFresh(at: now),
               let target = String(validating: stored.bytes, as: UTF8.self) else { return nil }
@@ -28,7 +28,7 @@ extension ImagePipeline {
                                     responseTime: response.responseTime > 0 ? response.responseTime : now,
                                     defaultTTL: options.defaultTTL, headers: response.headers)
         let freshness = stored.freshness
-        let key = CacheKey(redirectOf: source)
+        let key = CacheKey(responseOf: source)
         if freshness.storable && !freshness.mustRevalidate && (freshness.expires ?? 0) > now {
             let bytes = Array(target.identity.utf8)
             var entry = CacheEntry(key: key.rawValue, identity: source.identity, source: source.description,
@@ -45,13 +45,19 @@ extension CacheEntry {
     /// The format (and variant) of a stored redirect.
     public static let redirectFormat = "redirect"
 
+    /// The format (and variant) of a stored error response.
+    public static let statusFormat = "status"
+
     public var isRedirect: Bool { format == CacheEntry.redirectFormat }
+    /// An image, not a stored redirect or error response.
+    public var holdsImage: Bool { format != CacheEntry.redirectFormat && format != CacheEntry.statusFormat }
 }
 
 extension CacheKey {
-    /// Where the redirect answered for `source` is stored (never an image's key).
-    public init(redirectOf source: Source) {
-        self.init(digest: SHA256.hex("imgfetch-v1\n\(source.identity)\nredirect"))
+    /// Where a response of `source` that is not an image (a redirect, an error status) is stored
+    /// (never an image's key).
+    public init(responseOf source: Source) {
+        self.init(digest: SHA256.hex("imgfetch-v1\n\(source.identity)\nresponse"))
     }
 }
 

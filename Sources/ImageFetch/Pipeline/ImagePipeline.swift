@@ -97,6 +97,7 @@ public final class ImagePipeline: Sendable {
             if stale == nil, let target = storedRedirect(of: source, now: now, offline: options.cachePolicy == .offline) {
                 return .redirect(target)
             }
+            if let failure = storedFailure(of: source, newerThan: stale?.entry.created, now: now) { throw failure }
             if stale == nil, !processing.isOriginal,
                let original = cache.lookup(CacheKey(source: source, processing: .original)),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
@@ -113,6 +114,7 @@ public final class ImagePipeline: Sendable {
                                connectTimeout: options.connectTimeout, timeout: options.timeout,
                                maxBytes: options.maxBytes)
         load.redirectedFrom = redirectedFrom
+        load.errorResponses = source.isNetwork
         if source.isNetwork, let stale {
             load.etag = stale.entry.etag
             load.lastModified = stale.entry.lastModified
@@ -123,12 +125,16 @@ public final class ImagePipeline: Sendable {
         while true {
             attempt += 1
             retrieval.attempts += 1
-            do {
+            do throws(FetchError) {
                 // Decoding while downloading: a fresh decode per attempt, alive until the load returns.
                 let streamed = processor.streamingDecode(for: source, processing: processing, maxPixels: options.maxPixels)
                 load.bodyTap = streamed?.tap
                 defer { withExtendedLifetime(streamed) {} }   // its tap's context must outlive the load
                 let response = try await loader.load(load)
+                if let failure = response.failure {
+                    storeFailure(of: source, response: response, options: options)
+                    throw failure
+                }
                 if let location = response.redirectLocation {
                     return .redirect(try followRedirect(from: source, to: location, response: response, options: options))
                 }
