@@ -59,8 +59,16 @@ final class StoredResponseTests: XCTestCase {
         let entry = CacheEntry(key: "k", identity: "i", source: "s", variant: "original", format: "png", width: 1, height: 1,
                                bytes: 3, checksum: "xxh64:0", created: now, expires: now + 5)
         var text = String(decoding: entry.encoded(), as: UTF8.self)
-        text = text.replacingOccurrences(of: "end\n", with: "status\t99999\nrequest_time\tnan\nresponse_time\t1\nttl\t-1\nheaders\tx: y\nend\n")
+        text = text.replacingOccurrences(of: "end\n", with: "status\t99999\nrequest_time\tnan\nresponse_time\t1\nttl\t-1\nheader\tx: y\nend\n")
         let decoded = try XCTUnwrap(CacheEntry.decode(Array(text.utf8)))
         XCTAssertNil(decoded.response)
+        // Foreign or broken header lines are dropped, at most 32 are read.
+        var lines = String(decoding: entry.encoded(), as: UTF8.self)
+        let many = (0..<40).map { "header\tetag: \"\($0)\"\n" }.joined()
+        lines = lines.replacingOccurrences(of: "end\n", with: "status\t200\nrequest_time\t1\nresponse_time\t2\nttl\t3\nheader\tset-cookie: a=b\n" + many + "end\n")
+        let bounded = try XCTUnwrap(CacheEntry.decode(Array(lines.utf8))?.response)
+        XCTAssertEqual(bounded.headerLines.count, 32)
+        XCTAssertEqual(bounded.headers.all.count, 31)
+        XCTAssertTrue(bounded.headers.values("set-cookie").isEmpty)
     }
 }

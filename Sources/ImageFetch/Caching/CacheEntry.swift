@@ -96,7 +96,7 @@ extension CacheEntry {
         if let response {
             add("status", String(response.status)); add("request_time", String(response.requestTime))
             add("response_time", String(response.responseTime)); add("ttl", String(response.defaultTTL))
-            add("headers", response.headerText)
+            for line in response.headerLines { add("header", line) }
         }
         add("vary", vary)
         lines.append("end")
@@ -114,7 +114,7 @@ extension CacheEntry {
         var key: String?, identity: String?, source: String?, variant: String?, format: String?
         var width: Int?, height: Int?, size: Int64?, checksum: String?, created: Double?
         var expires: Double?, etag: String?, lastModified: String?, mustRevalidate = false
-        var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headers: String?, vary: String?
+        var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
         while lineStart < end {
@@ -143,7 +143,7 @@ extension CacheEntry {
             case 12 where name.elementsEqual("request_time".utf8): requestTime = Double(value).flatMap { $0.isFinite ? $0 : nil }
             case 13 where name.elementsEqual("response_time".utf8): responseTime = Double(value).flatMap { $0.isFinite ? $0 : nil }
             case 3 where name.elementsEqual("ttl".utf8): ttl = Double(value).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-            case 7 where name.elementsEqual("headers".utf8): headers = value.utf8.count <= 80_000 ? value : nil
+            case 6 where name.elementsEqual("header".utf8): if headerLines.count < 32 && value.utf8.count <= 2100 { headerLines.append(value) }
             case 4 where name.elementsEqual("vary".utf8): vary = value.utf8.count <= 8_192 ? value : nil
             default: break  // a field from a newer version: ignored
             }
@@ -154,9 +154,9 @@ extension CacheEntry {
         var entry = CacheEntry(key: key, identity: identity, source: source, variant: variant, format: format,
                                width: width, height: height, bytes: size, checksum: checksum, created: created,
                                expires: expires, etag: etag, lastModified: lastModified, mustRevalidate: mustRevalidate)
-        if let status, let requestTime, let responseTime, let ttl, let headers {
+        if let status, let requestTime, let responseTime, let ttl {
             entry.response = StoredResponse(status: status, requestTime: requestTime, responseTime: responseTime,
-                                            defaultTTL: ttl, headers: HTTPHeaders(parsing: headers))
+                                            defaultTTL: ttl, headerLines: headerLines)
         }
         entry.vary = vary
         return entry

@@ -8,7 +8,13 @@ public struct StoredResponse: Sendable, Equatable {
     public var responseTime: Double
     /// The heuristic lifetime in effect when it was stored, in seconds.
     public var defaultTTL: Double
-    public var headers: HTTPHeaders
+    /// The kept fields as `name: value` lines (the `.meta` form: read without parsing on every lookup).
+    public private(set) var headerLines: [String]
+
+    /// The kept header fields (parsed from `headerLines` on each use: never on the cache-hit path).
+    public var headers: HTTPHeaders {
+        StoredResponse.kept(HTTPHeaders(parsing: headerLines.joined(separator: "\n")))
+    }
 
     /// The header fields kept (lower-case).
     public static let keptFields: Set<String> = ["cache-control", "expires", "date", "age", "last-modified", "etag",
@@ -19,7 +25,16 @@ public struct StoredResponse: Sendable, Equatable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.defaultTTL = defaultTTL
-        self.headers = StoredResponse.kept(headers)
+        self.headerLines = StoredResponse.kept(headers).all.map { $0.name + ": " + $0.value }
+    }
+
+    /// From the `.meta` form, as read: `headers` drops lines that do not name a kept field.
+    init(status: Int, requestTime: Double, responseTime: Double, defaultTTL: Double, headerLines: [String]) {
+        self.status = status
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.defaultTTL = defaultTTL
+        self.headerLines = headerLines   // checked when parsed (`headers`): never on the cache-hit path
     }
 
     static func kept(_ headers: HTTPHeaders) -> HTTPHeaders {
@@ -50,9 +65,6 @@ public struct StoredResponse: Sendable, Equatable {
         return StoredResponse(status: status, requestTime: requestTime, responseTime: responseTime,
                               defaultTTL: defaultTTL, headers: HTTPHeaders(merged))
     }
-
-    /// `name: value` lines joined by newlines (the `.meta` form).
-    var headerText: String { headers.all.map { $0.name + ": " + $0.value }.joined(separator: "\n") }
 }
 
 extension HTTPHeaders: Equatable {
