@@ -293,3 +293,27 @@ KNOWN_FAILURES = {
     "ccreq-no-cache-lm": "--force-refresh downloads unconditionally",
     "ccreq-no-cache-etag": "--force-refresh downloads unconditionally",
 }
+
+# --- probes: behaviours outside the suite that issue 10 found wrong; not in the suite's figures ----
+PROBES = []
+
+
+def probe(name, steps):
+    PROBES.append((name, "probe", "probes", steps))
+
+
+probe("probe-no-store-on-an-earlier-line",
+      two([("Cache-Control", "no-store"), ("Cache-Control", "max-age=7200")], "not_cached", pause=False))
+probe("probe-bare-304-keeps-max-age",
+      [step([("Cache-Control", "max-age=4"), ("ETag", '"p-1"')], pause=5),
+       step([("ETag", '"p-1"')], validate=True, expect="etag"),
+       step(expect="cached", pause=5),
+       step([("ETag", '"p-1"')], validate=True, expect="etag")])
+probe("probe-bare-304-keeps-no-cache",
+      [step([("Cache-Control", "no-cache"), ("ETag", '"p-2"')]),
+       step([("ETag", '"p-2"')], validate=True, expect="etag"),
+       step([("ETag", '"p-2"')], validate=True, expect="etag")])
+probe("probe-age-behind-a-cdn",
+      two([("Date", 0), ("Cache-Control", "max-age=600"), ("Age", "599")], "not_cached", pause=True))
+probe("probe-s-maxage-is-for-shared-caches",
+      two(ma("max-age=1, s-maxage=86400"), "not_cached"))

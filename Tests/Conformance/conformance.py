@@ -4,6 +4,7 @@ pass rates by group, for the suite's required tests and for the others (optimal 
 
 Usage: conformance.py [--binary PATH] [--jobs N] [--verbose] [--only ID,...] [--strict]
 
+cases.PROBES (behaviours outside the suite) run too and are counted apart.
 Each case gets its own cache directory and its own scripted path on one e2e server
 (Tests/Support/e2e_server.py, on 127.0.0.1); every step runs `imgfetch get URL --json -o FILE`.
 --strict exits 1 when a case listed as passing (not in cases.KNOWN_FAILURES) fails, or a known
@@ -132,7 +133,7 @@ def main():
     if not os.access(opts.binary, os.X_OK):
         sys.stderr.write("conformance: no imgfetch binary at %s (build first)\n" % opts.binary)
         return 2
-    selected = [c for c in cases.CASES if not opts.only or c[0] in opts.only.split(",")]
+    selected = [c for c in cases.CASES + cases.PROBES if not opts.only or c[0] in opts.only.split(",")]
     server = Server()
     try:
         with ThreadPoolExecutor(max_workers=opts.jobs) as pool:
@@ -142,7 +143,16 @@ def main():
 
     groups = {}
     problems = []
+    probes = [0, 0]
     for (test_id, kind, group, _), (passed, why) in zip(selected, outcomes):
+        if kind == "probe":
+            probes[1] += 1
+            probes[0] += 1 if passed else 0
+            if opts.verbose or not passed:
+                print("%-4s %-9s %-48s %s" % ("pass" if passed else "FAIL", kind, test_id, why))
+            if not passed:
+                problems.append("%s failed: %s" % (test_id, why))
+            continue
         g = groups.setdefault(group, {"required": [0, 0], "other": [0, 0]})
         bucket = g["required" if kind == "required" else "other"]
         bucket[1] += 1
@@ -175,6 +185,8 @@ def main():
     print("%-14s %-18s %-18s %-18s" % ("total", rate(*total["required"]), rate(*total["other"]),
                                         rate(total["required"][0] + total["other"][0],
                                              total["required"][1] + total["other"][1])))
+    if probes[1]:
+        print("%-14s %s   (issue 10's probes, outside the suite)" % ("probes", rate(*probes)))
     if opts.strict and problems:
         print()
         for p in problems:
