@@ -6,10 +6,9 @@
 
 #include "cvips.h"
 
-/* Called inside ifv_load, after dlopen and before vips_init: when $VIPSHOME is the directory given
- * to ifv_set_module_home, link the heif and jxl modules of the libvips containing `vips_symbol`
- * (version major.minor) into it. */
-void ifv_prepare_module_home(void *vips_symbol, int major, int minor);
+/* Called inside ifv_load, after vips_init: when ifv_restrict_modules took effect, opens the heif
+ * and jxl modules of the libvips containing `vips_symbol` (version major.minor) by absolute path. */
+void ifv_load_format_modules(void *vips_symbol, int major, int minor);
 
 /* The operations of vips_shim.c, run once; vips_errors.c wraps them as the public ifv_* entry
  * points, so that each failure reports its own message (libvips' error buffer is process-wide). */

@@ -137,7 +137,6 @@ static void ifv_do_load(void) {
     RESOLVE(g_type_from_name);
     RESOLVE(g_log_set_handler);
     p_vips_version = (int (*)(int))dlsym(handle, "vips_version");
-    if (p_vips_version != NULL) ifv_prepare_module_home((void *)p_vips_init, p_vips_version(0), p_vips_version(1));
 
     /* Silence VIPS-WARNING and friends before init (init itself may warn about modules). */
     p_g_log_set_handler("VIPS",
@@ -151,6 +150,8 @@ static void ifv_do_load(void) {
         if (e) p_g_free(e);
         return;
     }
+    /* Before blocking untrusted operations, which applies to the operations registered by then. */
+    if (p_vips_version != NULL) ifv_load_format_modules((void *)p_vips_init, p_vips_version(0), p_vips_version(1));
     p_vips_block_untrusted_set(1);
     p_vips_cache_set_max(0);
     if (concurrency > 0 && getenv("VIPS_CONCURRENCY") == NULL) p_vips_concurrency_set(concurrency);

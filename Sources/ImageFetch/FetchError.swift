@@ -7,6 +7,9 @@ public enum FetchError: Error, Sendable, Equatable {
     case constrained
     /// The server answered with a non-2xx status. `retryAfter` is the parsed `Retry-After`, in seconds.
     case httpStatus(Int, retryAfter: Double?)
+    /// A retryable HTTP status whose `Retry-After` (`wait`, in seconds) would end beyond the retry
+    /// time limit (`limit`, in seconds): failed at once rather than waited for. Its code is `http_status`.
+    case retryAfterBeyondLimit(status: Int, wait: Double, limit: Double)
     /// The connect or total timeout expired.
     case timeout(String)
     /// The connection failed or was reset mid-transfer.
@@ -41,7 +44,7 @@ public enum FetchError: Error, Sendable, Equatable {
         switch self {
         case .invalidSource: "invalid_source"
         case .constrained: "constrained"
-        case .httpStatus: "http_status"
+        case .httpStatus, .retryAfterBeyondLimit: "http_status"
         case .timeout: "timeout"
         case .connection: "connection"
         case .unreachable: "unreachable"
@@ -81,6 +84,8 @@ public enum FetchError: Error, Sendable, Equatable {
         case .invalidSource(let s): "not a source imgfetch understands: \(s)"
         case .constrained: "not allowed on a constrained network (low-data mode)"
         case .httpStatus(let status, _): "HTTP \(status)"
+        case .retryAfterBeyondLimit(let status, let wait, let limit):
+            "HTTP \(status), and its Retry-After asks for a wait of \(FetchError.seconds(wait)), beyond the retry time limit of \(FetchError.seconds(limit)): not retried"
         case .timeout(let m), .connection(let m), .unreachable(let m), .redirectRefused(let m), .tls(let m),
              .tooLarge(let m), .invalidImage(let m), .unsupportedFormat(let m), .fileError(let m),
              .cacheUnavailable(let m), .dependencyMissing(let m):
@@ -91,6 +96,13 @@ public enum FetchError: Error, Sendable, Equatable {
             "all \(failures.count) sources failed: "
                 + failures.map { "\($0.source): \($0.error.message)" }.joined(separator: "; ")
         }
+    }
+
+    /// Whole seconds when the value is whole ("300 s"), else one decimal ("2.5 s").
+    static func seconds(_ value: Double) -> String {
+        let v = min(max(value, 0), 1e15)
+        if v == v.rounded() { return "\(Int64(v)) s" }
+        return "\((v * 10).rounded() / 10) s"
     }
 
     /// True when every underlying failure is `notCached` (exit code 3 rather than 1).

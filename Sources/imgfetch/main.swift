@@ -35,7 +35,7 @@ func runMain() async -> ExitCode {
 }
 
 signal(SIGPIPE, SIG_IGN)
-VipsModules.configure()
+VipsBridge.restrictModules()
 let code = await runMain()
 // _exit, not exit: output is written with write(2), unbuffered, so nothing needs flushing, and the
 // atexit handlers of dlopen'ed libcurl/OpenSSL/libvips would tear down state that their own threads

@@ -355,8 +355,9 @@ final class CacheSafetyTests: E2ETestCase {
     }
 }
 
-/// Results of concurrent runs, one slot each.
-private final class ResultSlots: @unchecked Sendable {
+/// Results of concurrent runs, one slot each (shared by the concurrency tests). @unchecked: every
+/// access to `slots` holds `lock`.
+final class ResultSlots: @unchecked Sendable {
     private let lock = NSLock()
     private var slots: [RunResult?]
     init(count: Int) { slots = Array(repeating: nil, count: count) }

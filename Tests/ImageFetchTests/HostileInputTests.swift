@@ -33,9 +33,9 @@ final class HostileInputTests: XCTestCase {
         XCTAssertNil(HTTPLoader.retryAfter("1e20"))
         XCTAssertNil(HTTPLoader.retryAfter("99999999999"))
         XCTAssertEqual(HTTPLoader.retryAfter("120"), 120)
-        let policy = RetryPolicy(maxRetries: 1)
         let far = FetchError.httpStatus(503, retryAfter: 1e12)
-        XCTAssertEqual(policy.delay(beforeRetry: 1, after: far, elapsed: 0), RetryPolicy.longestRetryAfter)
+        XCTAssertEqual(RetryPolicy(maxRetries: 1, maxTime: nil).delay(beforeRetry: 1, after: far, elapsed: 0), RetryPolicy.longestRetryAfter)
+        XCTAssertEqual(RetryPolicy(maxRetries: 1).decision(beforeRetry: 1, after: far, elapsed: 0), .waitBeyondLimit(1e12))
         XCTAssertEqual(RetryPolicy(maxRetries: 1, maxTime: 10).delay(beforeRetry: 1, after: .httpStatus(429, retryAfter: 5), elapsed: 0), 5)
     }
 

@@ -205,6 +205,23 @@ final class ImagePipelineTests: XCTestCase {
         XCTAssertEqual(f.sleeper.recorded, [7, 7])
     }
 
+    func testARetryAfterBeyondTheRetryTimeLimitFailsAtOnceWithoutSleeping() async throws {
+        let f = PipelineFixture()
+        f.loader.script(a, .fail(.httpStatus(503, retryAfter: 999_999_999)))
+        let failure = try await f.fail(request(retries: 1))
+        XCTAssertEqual(failure.error, .retryAfterBeyondLimit(status: 503, wait: 999_999_999, limit: 300))
+        XCTAssertEqual(failure.attempts, 1)
+        XCTAssertTrue(f.sleeper.recorded.isEmpty, "\(f.sleeper.recorded)")
+    }
+
+    func testRetryAfterZeroStillWaitsTheRetryDelay() async throws {
+        let f = PipelineFixture()
+        f.loader.script(a, .fail(.httpStatus(503, retryAfter: 0)))
+        let failure = try await f.fail(request(retries: 3))
+        XCTAssertEqual(failure.attempts, 4)
+        XCTAssertEqual(f.sleeper.recorded, [1, 1, 1], "attempts stay --retry-delay (1 s) apart")
+    }
+
     // MARK: - cache policies and revalidation
 
     func testCacheOnlyMissIsNotCachedWithoutLoading() async throws {

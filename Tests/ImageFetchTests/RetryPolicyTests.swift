@@ -68,7 +68,7 @@ final class RetryPolicyTests: XCTestCase {
         XCTAssertEqual(delay(RetryPolicy(maxRetries: 1, maxDelay: 3), 1, .httpStatus(503, retryAfter: 120)), 120)
         // ...but by maxTime.
         XCTAssertNil(delay(RetryPolicy(maxRetries: 1, maxTime: 60), 1, .httpStatus(503, retryAfter: 120)))
-        XCTAssertEqual(delay(policy, 1, .httpStatus(503, retryAfter: 0)), 0)
+        XCTAssertEqual(delay(policy, 1, .httpStatus(503, retryAfter: 0)), 1, "never sooner than the base delay")
     }
 
     func testMaxTimeStopsRetries() {
@@ -106,5 +106,56 @@ final class RetryPolicyTests: XCTestCase {
         XCTAssertFalse(FetchError.sourcesExhausted([]).isNotCached)
         XCTAssertTrue(FetchError.unreachable("x").isNetworkUnreachable)
         XCTAssertFalse(FetchError.timeout("x").isNetworkUnreachable)
+    }
+}
+
+/// The retry budget (`--retry-max-time`, 300 s by default) and the spacing of attempts after a
+/// `Retry-After`: a hostile header neither hangs a retrieval nor makes it hammer the server.
+final class RetryBudgetTests: XCTestCase {
+    private func decision(_ p: RetryPolicy, _ retry: Int, _ error: FetchError, elapsed: Double = 0) -> RetryPolicy.Decision {
+        p.decision(beforeRetry: retry, after: error, elapsed: elapsed, random: { 0 })
+    }
+
+    func testMaxTimeDefaultsToFiveMinutes() {
+        XCTAssertEqual(RetryPolicy().maxTime, 300)
+        XCTAssertEqual(RetryPolicy(maxRetries: 3).maxTime, RetryPolicy.defaultMaxTime)
+        XCTAssertEqual(FetchOptions().retry.maxTime, 300)
+    }
+
+    func testARetryAfterBeyondTheBudgetFailsAtOnceNamingTheWait() {
+        let p = RetryPolicy(maxRetries: 1)
+        XCTAssertEqual(decision(p, 1, .httpStatus(503, retryAfter: 999_999_999)), .waitBeyondLimit(999_999_999))
+        XCTAssertEqual(decision(p, 1, .httpStatus(429, retryAfter: 301)), .waitBeyondLimit(301))
+        XCTAssertEqual(decision(p, 1, .httpStatus(429, retryAfter: 300)), .retry(after: 300), "ends exactly at the limit")
+        XCTAssertEqual(decision(p, 1, .httpStatus(429, retryAfter: 60), elapsed: 250), .waitBeyondLimit(60), "the budget runs from the start")
+        XCTAssertNil(p.delay(beforeRetry: 1, after: .httpStatus(503, retryAfter: 999_999_999), elapsed: 0))
+        // Not retryable, or no retries left: the plain failure, whatever the header says.
+        XCTAssertEqual(decision(p, 2, .httpStatus(503, retryAfter: 999_999_999)), .giveUp)
+        XCTAssertEqual(decision(p, 1, .httpStatus(404, retryAfter: 999_999_999)), .giveUp)
+        XCTAssertEqual(decision(RetryPolicy(), 1, .httpStatus(503, retryAfter: 999_999_999)), .giveUp)
+
+        let error = FetchError.retryAfterBeyondLimit(status: 503, wait: 999_999_999, limit: 300)
+        XCTAssertEqual(error.code, "http_status")
+        XCTAssertFalse(error.isRetryable)
+        XCTAssertTrue(error.message.contains("HTTP 503"), error.message)
+        XCTAssertTrue(error.message.contains("999999999 s"), error.message)
+        XCTAssertTrue(error.message.contains("300 s"), error.message)
+        XCTAssertTrue(FetchError.retryAfterBeyondLimit(status: 429, wait: 2.25, limit: 1.5).message.contains("2.3 s"))
+    }
+
+    func testAttemptsStayAtLeastTheBaseDelayApartAfterRetryAfter() {
+        let p = RetryPolicy(maxRetries: 100, baseDelay: 0.5)
+        XCTAssertEqual(decision(p, 1, .httpStatus(503, retryAfter: 0)), .retry(after: 0.5))
+        XCTAssertEqual(decision(p, 99, .httpStatus(503, retryAfter: 0.1)), .retry(after: 0.5))
+        XCTAssertEqual(decision(p, 1, .httpStatus(503, retryAfter: 2)), .retry(after: 2), "a longer Retry-After is used as is")
+        XCTAssertEqual(decision(RetryPolicy(maxRetries: 1, baseDelay: 0), 1, .httpStatus(503, retryAfter: 0)), .retry(after: 0),
+                       "--retry-delay 0 asks for no spacing")
+        // The floor counts against the budget too.
+        XCTAssertEqual(decision(RetryPolicy(maxRetries: 1, baseDelay: 5, maxTime: 10), 1, .httpStatus(503, retryAfter: 0), elapsed: 8), .giveUp)
+    }
+
+    func testWithoutALimitTheHourCapStays() {
+        let p = RetryPolicy(maxRetries: 1, maxTime: nil)
+        XCTAssertEqual(decision(p, 1, .httpStatus(503, retryAfter: 999_999_999)), .retry(after: RetryPolicy.longestRetryAfter))
     }
 }

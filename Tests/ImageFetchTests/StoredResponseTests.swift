@@ -44,7 +44,7 @@ final class StoredResponseTests: XCTestCase {
     }
 
     func testTheMetaFormKeepsTheResponseAndOlderEntriesStillDecode() throws {
-        var entry = CacheEntry(key: "k", identity: "i", source: "s", variant: "original", format: "png", width: 1, height: 1,
+        var entry = CacheEntry(key: String(repeating: "ab", count: 32), identity: "i", source: "s", variant: "original", format: "png", width: 1, height: 1,
                                bytes: 3, checksum: "xxh64:0", created: now, expires: now + 5)
         let plain = try XCTUnwrap(CacheEntry.decode(entry.encoded()))
         XCTAssertNil(plain.response)
@@ -56,7 +56,7 @@ final class StoredResponseTests: XCTestCase {
     }
 
     func testHostileMetaFieldsAreIgnored() throws {
-        let entry = CacheEntry(key: "k", identity: "i", source: "s", variant: "original", format: "png", width: 1, height: 1,
+        let entry = CacheEntry(key: String(repeating: "ab", count: 32), identity: "i", source: "s", variant: "original", format: "png", width: 1, height: 1,
                                bytes: 3, checksum: "xxh64:0", created: now, expires: now + 5)
         var text = String(decoding: entry.encoded(), as: UTF8.self)
         text = text.replacingOccurrences(of: "end\n", with: "status\t99999\nrequest_time\tnan\nresponse_time\t1\nttl\t-1\nheader\tx: y\nend\n")

@@ -19,6 +19,8 @@ Routes (query parameters compose):
                          downloading sees many small pieces)
       ?short=N           Content-Length of the whole body, but only its first N bytes, then the
                          connection closes (a transfer cut off mid-body)
+      ?etag=VALUE        send VALUE (percent-decoded: it may hold a bare CR) as the ETag
+      ?lm=VALUE          send VALUE (percent-decoded) as Last-Modified
       ?v=ANY             only makes a distinct URL
   GET /status/CODE       responds CODE with a small text body
   GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
@@ -295,6 +297,10 @@ class Handler(BaseHTTPRequestHandler):
         ext = os.path.splitext(name)[1].lower()
         content_type = CONTENT_TYPES.get(ext, "application/octet-stream")
         last_modified = email.utils.formatdate(mtime, usegmt=True)
+        if "etag" in query:
+            etag = query["etag"]
+        if "lm" in query:
+            last_modified = query["lm"]
 
         headers = [("ETag", etag), ("Last-Modified", last_modified)]
         if "cc" in query:

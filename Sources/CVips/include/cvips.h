@@ -11,11 +11,11 @@
 
 /* dlopen libvips, vips_init, block untrusted loaders, operation cache off, g_log warnings silenced. */
 int ifv_load(char *err, size_t errlen);
-/* Before ifv_load: ifv_load links only the image-format modules (heif: AVIF/HEIC, jxl) from the
- * real module directory into home/<libdir>/vips-modules-M.m (unless $VIPSHOME names another
- * directory). With $VIPSHOME == home, vips_init then skips ImageMagick, poppler and openslide
- * (~15 ms and ~5 MB per process). */
-void ifv_set_module_home(const char *home);
+/* Call while the process is single-threaded (it may setenv), before ifv_load: unless the user set
+ * $VIPSHOME, vips_init then loads no module from any directory, and ifv_load loads just the
+ * image-format modules (heif: AVIF/HEIC, jxl) by absolute path from the system's module directory
+ * beside libvips. ImageMagick, poppler and openslide stay unloaded (~15 ms and ~5 MB per process). */
+void ifv_restrict_modules(void);
 /* Threads per image pipeline (1 = one thread per image), unless $VIPS_CONCURRENCY is set: applied
  * now if libvips is loaded, else when it loads (it never loads it). Call before images are processed. */
 void ifv_set_concurrency(int n);

@@ -80,6 +80,11 @@ public struct CacheEntry: Sendable, Equatable {
 
 extension CacheEntry {
     static let magic = "imgfetch-meta 1"
+    /// Bounds of the numbers a `.meta` may hold: 1 TiB of image, 2^31 pixels a side, times within
+    /// ±300,000 years of the epoch (an `Expires` in the year 9999 still fits).
+    static let maxBytes: Int64 = 1 << 40
+    static let maxDimension = Int(Int32.max)
+    static func isTime(_ t: Double) -> Bool { t.isFinite && abs(t) <= 1e13 }
 
     /// A line-based text form: fast to parse (100,000 entries must list in well under 2 s) and readable.
     func encoded() -> [UInt8] {
@@ -127,7 +132,8 @@ extension CacheEntry {
             switch name.count {
             case 3 where name.elementsEqual("key".utf8): key = value
             case 8 where name.elementsEqual("identity".utf8): identity = value
-            case 6 where name.elementsEqual("source".utf8): source = value
+            // Redacted as it is read: an entry written before redaction may hold a password.
+            case 6 where name.elementsEqual("source".utf8): source = Source.redacted(value)
             case 7 where name.elementsEqual("variant".utf8): variant = value
             case 6 where name.elementsEqual("format".utf8): format = value
             case 5 where name.elementsEqual("width".utf8): width = Int(value)
@@ -151,10 +157,16 @@ extension CacheEntry {
         }
         guard let key, let identity, let source, let variant, let format, let width, let height,
               let size, let checksum, let created else { return nil }
+        // Everything read from disk is bounded before any arithmetic sees it (a planted Int64.max
+        // once trapped in the size total): an entry out of bounds is torn, a miss.
+        guard CacheLayout.isKey(key), (0...maxBytes).contains(size),
+              (0...maxDimension).contains(width), (0...maxDimension).contains(height),
+              isTime(created), expires.map(isTime) ?? true else { return nil }
         var entry = CacheEntry(key: key, identity: identity, source: source, variant: variant, format: format,
                                width: width, height: height, bytes: size, checksum: checksum, created: created,
                                expires: expires, etag: etag, lastModified: lastModified, mustRevalidate: mustRevalidate)
-        if let status, let requestTime, let responseTime, let ttl {
+        if let status, let requestTime, let responseTime, let ttl, isTime(requestTime), isTime(responseTime),
+           ttl <= 4_000_000_000 {
             entry.response = StoredResponse(status: status, requestTime: requestTime, responseTime: responseTime,
                                             defaultTTL: ttl, headerLines: headerLines)
         }

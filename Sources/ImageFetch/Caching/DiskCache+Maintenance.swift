@@ -6,16 +6,30 @@ import Glibc
 extension DiskCache {
     /// Every committed entry (metadata that parses), with last access from the image's mtime.
     public func allEntries() -> [CacheEntry] {
+        guard let version = try? openVersion() else { return [] }
+        return scan(version).entries
+    }
+
+    /// What a walk of the shards finds: entries whose metadata parses and names its own file, and
+    /// the shard and key of every other `<key>.meta` (torn: a miss, removed by `verify --repair`).
+    /// Only shards that are real directories are read; links and foreign names are skipped.
+    func scan(_ version: DirectoryHandle) -> (entries: [CacheEntry], torn: [(shard: String, key: String)]) {
         var entries: [CacheEntry] = []
-        for shard in FileSystem.list(root) where shard.utf8.count == 2 {
-            let dir = root + "/" + shard
-            for name in FileSystem.list(dir) where name.hasSuffix(".meta") {
-                guard let bytes = try? FileSystem.read(dir + "/" + name), var entry = CacheEntry.decode(bytes) else { continue }
-                if let status = FileSystem.status(dataPath(entry)) { entry.lastAccess = status.modified }
+        var torn: [(shard: String, key: String)] = []
+        for shardName in version.list() where CacheLayout.isShard(shardName) {
+            guard let shard = try? version.subdirectory(shardName) else { continue }
+            for name in shard.list() {
+                guard let file = CacheLayout.entryFile(name, inShard: shardName), file.ext == "meta" else { continue }
+                guard let (bytes, _) = try? shard.read(name), var entry = CacheEntry.decode(bytes),
+                      entry.key.utf8.elementsEqual(file.key.utf8) else {
+                    torn.append((shardName, String(file.key)))
+                    continue
+                }
+                if let status = shard.status(dataName(entry)) { entry.lastAccess = status.modified }
                 entries.append(entry)
             }
         }
-        return entries
+        return (entries, torn)
     }
 
     /// Entries whose source identity is `identity` (all variants of one source).
@@ -23,31 +37,41 @@ extension DiskCache {
         allEntries().filter { $0.identity == identity }
     }
 
-    /// Removes everything in the cache directory's layout (entries, temporary files, usage).
+    /// Removes every entry (files named as entries only: anything else in the directory stays),
+    /// the temporary files and the usage total. Returns the number of entries removed.
     public func clear() -> Int {
-        let entries = FileSystem.withLock(lockPath) { () -> [CacheEntry] in
-            let all = allEntries()
-            for entry in all { remove(entry) }
-            for shard in FileSystem.list(root) where shard.utf8.count == 2 {
-                let dir = root + "/" + shard
-                for name in FileSystem.list(dir) { FileSystem.remove(dir + "/" + name) }
-                rmdir(dir)
+        guard let version = try? openVersion() else { return 0 }
+        let count = version.withLock(CacheLayout.lockFile) { () -> Int in
+            var count = 0
+            for shardName in version.list() where CacheLayout.isShard(shardName) {
+                guard let shard = try? version.subdirectory(shardName) else { continue }  // a link: never followed
+                let files = shard.list().compactMap { name in CacheLayout.entryFile(name, inShard: shardName).map { (name, $0.ext) } }
+                // Metadata first: each entry is gone from its removal on.
+                for (name, ext) in files where ext == "meta" { if shard.remove(name) { count += 1 } }
+                for (name, ext) in files where ext != "meta" { shard.remove(name) }
+                version.removeDirectory(shardName)  // only when nothing else is left in it
             }
-            return all
+            return count
         }
-        cleanTemporaryFiles(olderThan: 0)
-        writeUsage(0)
-        return entries.count
+        cleanTemporaryFiles(olderThan: 0, in: version)
+        writeUsage(0, version)
+        return count
     }
 
     /// Removes temporary files left by interrupted writes (kill -9) older than `age` seconds.
     @discardableResult
     public func cleanTemporaryFiles(olderThan age: Double = 3600) -> Int {
+        guard let version = try? openVersion() else { return 0 }
+        return cleanTemporaryFiles(olderThan: age, in: version)
+    }
+
+    @discardableResult
+    func cleanTemporaryFiles(olderThan age: Double, in version: DirectoryHandle) -> Int {
+        guard let temporary = try? version.subdirectory(CacheLayout.temporaryDirectory) else { return 0 }
         let now = FileSystem.now()
         var count = 0
-        for name in FileSystem.list(temporaryDirectory) {
-            let path = temporaryDirectory + "/" + name
-            if let status = FileSystem.status(path), now - status.modified >= age, FileSystem.remove(path) { count += 1 }
+        for name in temporary.list() where CacheLayout.isTemporary(name) {
+            if let status = temporary.status(name), now - status.modified >= age, temporary.remove(name) { count += 1 }
         }
         return count
     }
@@ -55,17 +79,18 @@ extension DiskCache {
     /// `cache prune`: removes expired entries (when `expired`), then least recently used ones until the
     /// cache fits `maxSize`. Returns the removed entries.
     public func prune(expired: Bool, maxSize: Int64?) -> [CacheEntry] {
+        guard let version = try? openVersion() else { return [] }
         var removed: [CacheEntry] = []
         if expired {
             let now = FileSystem.now()
-            FileSystem.withLock(lockPath) {
-                for entry in allEntries() where entry.isExpired(at: now) {
+            version.withLock(CacheLayout.lockFile) {
+                for entry in scan(version).entries where entry.isExpired(at: now) {
                     if remove(entry) { removed.append(entry) }
                 }
             }
         }
-        if let maxSize { removed += evict(toFit: maxSize) }
-        cleanTemporaryFiles()
+        if let maxSize { removed += evict(toFit: maxSize, keeping: nil, in: version) }
+        cleanTemporaryFiles(olderThan: 3600, in: version)
         return removed
     }
 
@@ -77,17 +102,19 @@ extension DiskCache {
     }
 
     /// `cache verify`: checks every entry's image exists, matches its size and checksum, and (when
-    /// `decodes` is given) still decodes; also finds image files without metadata (orphans).
-    /// With `repair`, bad entries and orphans are removed.
+    /// `decodes` is given) still decodes; also finds metadata that does not parse or names another
+    /// key (torn) and image files without metadata (orphans). With `repair`, all of them are removed.
     public func verify(repair: Bool, decodes: (([UInt8]) -> String?)? = nil) -> (checked: Int, problems: [Problem]) {
+        guard let version = try? openVersion() else { return (0, []) }
         var problems: [Problem] = []
         var referenced = Set<String>()
-        let entries = allEntries()
+        let (entries, torn) = scan(version)
         for entry in entries {
-            let path = dataPath(entry)
-            referenced.insert(path)
+            guard let shard = try? version.subdirectory(shardName(entry.key)) else { continue }
+            let name = dataName(entry)
+            referenced.insert(name)
             var reason: String?
-            if let bytes = try? FileSystem.read(path) {
+            if let (bytes, _) = try? shard.read(name) {
                 if Int64(bytes.count) != entry.bytes {
                     reason = "size \(bytes.count) differs from the recorded \(entry.bytes)"
                 } else if Checksum.string(bytes) != entry.checksum {
@@ -100,23 +127,24 @@ extension DiskCache {
             }
             if let reason {
                 problems.append(Problem(key: entry.key, source: entry.source, reason: reason))
-                if repair { remove(entry) }
+                if repair { remove(entry, in: shard) }
             }
         }
-        for shard in FileSystem.list(root) where shard.utf8.count == 2 {
-            let dir = root + "/" + shard
-            for name in FileSystem.list(dir) where !name.hasSuffix(".meta") {
-                let path = dir + "/" + name
-                if !referenced.contains(path) {
-                    let key = String(name.prefix { $0 != "." })
-                    // Written but not yet committed by a writer running now? Only report files over a minute old.
-                    if let status = FileSystem.status(path), FileSystem.now() - status.modified < 60 { continue }
-                    problems.append(Problem(key: key, source: "", reason: "image without metadata (orphan)"))
-                    if repair { FileSystem.remove(path) }
-                }
+        for (shardName, key) in torn {
+            problems.append(Problem(key: key, source: "", reason: "metadata unreadable or not this entry's (torn)"))
+            if repair, let shard = try? version.subdirectory(shardName) { shard.remove(key + ".meta") }
+        }
+        for shardName in version.list() where CacheLayout.isShard(shardName) {
+            guard let shard = try? version.subdirectory(shardName) else { continue }
+            for name in shard.list() where !referenced.contains(name) {
+                guard let file = CacheLayout.entryFile(name, inShard: shardName), file.ext != "meta" else { continue }
+                // Written but not yet committed by a writer running now? Only report files over a minute old.
+                if let status = shard.status(name), FileSystem.now() - status.modified < 60 { continue }
+                problems.append(Problem(key: String(file.key), source: "", reason: "image without metadata (orphan)"))
+                if repair { shard.remove(name) }
             }
         }
-        if repair { cleanTemporaryFiles() }
+        if repair { cleanTemporaryFiles(olderThan: 3600, in: version) }
         return (entries.count, problems)
     }
 
@@ -137,8 +165,9 @@ extension DiskCache {
         let now = FileSystem.now()
         for e in allEntries() {
             s.entries += 1
-            s.bytes += e.bytes
-            if e.isOriginal { s.originals += 1; s.originalBytes += e.bytes } else { s.variants += 1; s.variantBytes += e.bytes }
+            s.bytes = s.bytes.saturatingAdd(e.bytes)
+            if e.isOriginal { s.originals += 1; s.originalBytes = s.originalBytes.saturatingAdd(e.bytes) }
+            else { s.variants += 1; s.variantBytes = s.variantBytes.saturatingAdd(e.bytes) }
             if !e.isFresh(at: now) { s.expired += 1 }
             s.oldest = min(s.oldest ?? e.created, e.created)
             s.newest = max(s.newest ?? e.created, e.created)

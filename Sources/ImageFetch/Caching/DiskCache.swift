@@ -12,6 +12,9 @@ import Synchronization
 ///   stores do not fsync by default (`synchronous: true` adds it, for filesystems without ordering).
 /// - Several processes may share the directory (also on a network filesystem): correctness rests on
 ///   atomic renames only; an advisory lock just keeps two evictions from working at once.
+/// - Nothing in the directory is trusted: keys are checked against their file names, numbers are
+///   bounded, no symbolic link inside it is followed (every file is reached relative to a directory
+///   descriptor, see `DirectoryHandle`), and only files named as entries (`CacheLayout`) are removed.
 /// - Last access is the image file's mtime, set at most once a minute per entry on a hit.
 /// - `sizeLimit` is a hard limit: a store that takes the cache over it evicts least recently used
 ///   entries at once. The running total lives in `v1/usage` (recomputed exactly by every full scan).
@@ -24,6 +27,8 @@ public final class DiskCache: ImageCaching, Sendable {
     public let sizeLimit: Int64?
     /// Whether stores fsync before renaming. Default off: checksums already turn a torn entry into a miss.
     public let synchronous: Bool
+    /// The keyed digest of credentials in sources; its secret is `v1/secret` (0600), made on first use.
+    public let credentials: CredentialDigest
 
     public init(directory: String, sizeLimit: Int64? = 1 << 30, synchronous: Bool = false) {
         var dir = directory
@@ -32,45 +37,55 @@ public final class DiskCache: ImageCaching, Sendable {
         self.root = dir + "/v1"
         self.sizeLimit = sizeLimit
         self.synchronous = synchronous
+        self.credentials = CredentialDigest(secretFile: dir + "/v1/secret")
     }
 
-    var temporaryDirectory: String { root + "/tmp" }
+    /// Set once this process has checked (and when needed written) the directory's tag.
+    let tagChecked = Atomic<Bool>(false)
 
-    func shardDirectory(_ key: String) -> String { root + "/" + String(key.prefix(2)) }
+    func shardName(_ key: String) -> String { String(key.prefix(2)) }
+    func shardDirectory(_ key: String) -> String { root + "/" + shardName(key) }
     public func metaPath(_ key: String) -> String { shardDirectory(key) + "/" + key + ".meta" }
-    public func dataPath(_ key: String, format: String) -> String {
-        shardDirectory(key) + "/" + key + "." + (ImageFormat(name: format)?.fileExtension ?? "img")
-    }
+    public func dataPath(_ key: String, format: String) -> String { shardDirectory(key) + "/" + dataName(key, format: format) }
     func dataPath(_ entry: CacheEntry) -> String { dataPath(entry.key, format: entry.format) }
+    func dataName(_ key: String, format: String) -> String { key + "." + (ImageFormat(name: format)?.fileExtension ?? "img") }
+    func dataName(_ entry: CacheEntry) -> String { dataName(entry.key, format: entry.format) }
 
     // MARK: - lookup
 
     public func lookup(_ key: CacheKey) -> CachedImage? { lookup(rawKey: key.rawValue) }
 
     func lookup(rawKey key: String) -> CachedImage? {
-        guard let metaBytes = try? FileSystem.read(metaPath(key)),
+        guard CacheLayout.isKey(key), let shard = openShard(of: key),
+              let (metaBytes, _) = try? shard.read(key + ".meta"),
               let entry = CacheEntry.decode(metaBytes), entry.key == key else { return nil }
-        let path = dataPath(entry)
-        guard let (bytes, status) = try? FileSystem.readWithStatus(path) else { return nil }
+        let name = dataName(entry)
+        guard let (bytes, status) = try? shard.read(name) else { return nil }
         guard Int64(bytes.count) == entry.bytes, Checksum.string(bytes) == entry.checksum else {
             // Never served. Removed only if it is still the same metadata (another writer may have replaced it).
-            if let again = try? FileSystem.read(metaPath(key)), again == metaBytes { remove(entry) }
+            if let again = try? shard.read(key + ".meta").bytes, again == metaBytes { remove(entry, in: shard) }
             return nil
         }
         var found = entry
         let now = FileSystem.now()
-        if let status {
-            found.lastAccess = status.modified
-            if now - status.modified > 60 { FileSystem.touch(path, at: now); found.lastAccess = now }
-        }
-        return CachedImage(entry: found, bytes: bytes, path: path)
+        found.lastAccess = status.modified
+        if now - status.modified > 60 { shard.touch(name, at: now); found.lastAccess = now }
+        return CachedImage(entry: found, bytes: bytes, path: dataPath(entry))
     }
 
     /// The metadata of an entry without reading its image (for listing); nil when absent or torn.
     public func entry(forKey key: String) -> CacheEntry? {
-        guard let bytes = try? FileSystem.read(metaPath(key)), var entry = CacheEntry.decode(bytes) else { return nil }
-        if let status = FileSystem.status(dataPath(entry)) { entry.lastAccess = status.modified }
+        guard CacheLayout.isKey(key), let shard = openShard(of: key),
+              let (bytes, _) = try? shard.read(key + ".meta"),
+              var entry = CacheEntry.decode(bytes), entry.key == key else { return nil }
+        if let status = shard.status(dataName(entry)) { entry.lastAccess = status.modified }
         return entry
+    }
+
+    /// The shard directory of `key`, never through a link; nil when it (or `v1`) is absent or unusable.
+    func openShard(of key: String) -> DirectoryHandle? {
+        guard let version = try? openVersion() else { return nil }
+        return try? version.subdirectory(shardName(key))
     }
 
     // MARK: - store
@@ -79,37 +94,43 @@ public final class DiskCache: ImageCaching, Sendable {
     public func store(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> String? {
         var entry = entry
         entry.bytes = Int64(bytes.count)
+        guard CacheLayout.isKey(entry.key) else { throw .cacheUnavailable("not a cache key: \(entry.key)") }
         // An entry that cannot fit even in an empty cache is not stored (it would evict everything).
         if let sizeLimit, entry.footprint > sizeLimit { return nil }
-        try prepareDirectories(for: entry.key)
         if entry.checksum.isEmpty { entry.checksum = Checksum.string(bytes) }
-        let path = dataPath(entry)
         let meta = entry.encoded()
-        do {
-            try FileSystem.writeAtomically(bytes, to: path, temporaryDirectory: temporaryDirectory, sync: synchronous)
-            try FileSystem.writeAtomically(meta, to: metaPath(entry.key), temporaryDirectory: temporaryDirectory, sync: synchronous)
-        } catch {
-            throw .cacheUnavailable("cannot write to the cache directory \(directory): \(error.message)")
+        let version = try write { (version, temporary) throws(FileSystem.Failure) in
+            let shard = try version.subdirectory(shardName(entry.key), create: true)
+            try shard.writeAtomically(bytes, to: dataName(entry), via: temporary, sync: synchronous)
+            try shard.writeAtomically(meta, to: entry.key + ".meta", via: temporary, sync: synchronous)
         }
-        recordWrite(entry.footprint, keeping: entry.key)
-        return path
+        recordWrite(entry.footprint, keeping: entry.key, in: version)
+        return dataPath(entry)
     }
 
     public func refresh(_ entry: CacheEntry) throws(FetchError) {
-        do {
-            try FileSystem.writeAtomically(entry.encoded(), to: metaPath(entry.key), temporaryDirectory: temporaryDirectory, sync: synchronous)
-        } catch {
-            throw .cacheUnavailable("cannot write to the cache directory \(directory): \(error.message)")
+        guard CacheLayout.isKey(entry.key) else { throw .cacheUnavailable("not a cache key: \(entry.key)") }
+        let meta = entry.encoded()
+        _ = try write { (version, temporary) throws(FileSystem.Failure) in
+            let shard = try version.subdirectory(shardName(entry.key), create: true)
+            try shard.writeAtomically(meta, to: entry.key + ".meta", via: temporary, sync: synchronous)
         }
     }
 
-    func prepareDirectories(for key: String) throws(FetchError) {
-        do {
-            if !FileSystem.isDirectory(temporaryDirectory) { try FileSystem.makeDirectories(temporaryDirectory) }
-            let shard = shardDirectory(key)
-            if !FileSystem.isDirectory(shard) { try FileSystem.makeDirectories(shard) }
-        } catch {
-            throw .cacheUnavailable("cannot use the cache directory \(directory): \(error.message)")
+    /// Runs `body` with `v1` and `v1/tmp` (made when missing, never through a link) and returns `v1`.
+    /// A directory removed under it by a concurrent `cache clear` (ENOENT) is made again, once.
+    func write(_ body: (DirectoryHandle, DirectoryHandle) throws(FileSystem.Failure) -> Void) throws(FetchError) -> DirectoryHandle {
+        var retried = false
+        while true {
+            do {
+                let version = try createVersion()
+                let temporary = try version.subdirectory(CacheLayout.temporaryDirectory, create: true)
+                try body(version, temporary)
+                return version
+            } catch {
+                if error.errno == ENOENT && !retried { retried = true; continue }
+                throw .cacheUnavailable("cannot write to the cache directory \(directory): \(error.message)")
+            }
         }
     }
 
@@ -118,8 +139,16 @@ public final class DiskCache: ImageCaching, Sendable {
     /// Removes an entry: its metadata first (the entry is gone from then on), then its image.
     @discardableResult
     public func remove(_ entry: CacheEntry) -> Bool {
-        let removed = FileSystem.remove(metaPath(entry.key))
-        FileSystem.remove(dataPath(entry))
+        guard CacheLayout.isKey(entry.key), let shard = openShard(of: entry.key) else { return false }
+        return remove(entry, in: shard)
+    }
+
+    /// Removes `<key>.meta` and `<key>.<ext>` from `shard` (the key was checked to be 64 hex digits).
+    @discardableResult
+    func remove(_ entry: CacheEntry, in shard: DirectoryHandle) -> Bool {
+        guard CacheLayout.isKey(entry.key) else { return false }
+        let removed = shard.remove(entry.key + ".meta")
+        shard.remove(dataName(entry))
         return removed
     }
 }

@@ -17,4 +17,11 @@ public protocol ImageCaching: Sendable {
     func store(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> String?
     /// After a 304: a new expiry (and validators when the server sent new ones), without rewriting bytes.
     func refresh(_ entry: CacheEntry) throws(FetchError)
+    /// Keys the credentials of sources that carry them (see `CredentialDigest`). Default: this
+    /// process's ephemeral secret, right for a cache that keeps nothing on disk.
+    var credentials: CredentialDigest { get }
+}
+
+extension ImageCaching {
+    public var credentials: CredentialDigest { .ephemeral }
 }

@@ -41,7 +41,7 @@ public struct StoredResponse: Sendable, Equatable {
         var out: [(name: String, value: String)] = []
         for h in headers.all where out.count < 32 && h.value.utf8.count <= 2048 {
             let name = h.name.lowercased()
-            guard keptFields.contains(name), !h.value.unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" }) else { continue }
+            guard keptFields.contains(name), HTTPHeaders.validValue(h.value) != nil else { continue }
             out.append((name: name, value: h.value))
         }
         return HTTPHeaders(out)

@@ -13,7 +13,7 @@ public final class CoalescingLoader: DataLoading, Sendable {
     public func cancelAll() { base.cancelAll() }
 
     public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
-        let key = [request.source.identity, request.etag ?? "", request.lastModified ?? "",
+        let key = [request.source.exactIdentity, request.etag ?? "", request.lastModified ?? "",
                    request.allowsConstrainedNetworkAccess ? "1" : "0"].joined(separator: "\n")
         let base = self.base
         let (task, owner) = inFlight.withLock { map in

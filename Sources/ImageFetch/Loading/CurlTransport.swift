@@ -83,6 +83,16 @@ public struct HTTPHeaders: Sendable {
         return nil
     }
 
+    /// The value of a validator header (`etag`, `last-modified`) when it may be sent back in a
+    /// request header; nil when absent or not a valid field value.
+    public func validator(_ name: String) -> String? { self[name].flatMap(HTTPHeaders.validValue) }
+
+    /// `value` when it is a valid header field value (RFC 9110: no CR, LF, NUL or other control
+    /// character but tab), else nil: such a value could end a header line and start another.
+    public static func validValue(_ value: String) -> String? {
+        value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) ? nil : value
+    }
+
     private static func trim(_ s: Substring) -> Substring {
         var s = s
         while let c = s.first, c == " " || c == "\t" || c == "\r" { s.removeFirst() }

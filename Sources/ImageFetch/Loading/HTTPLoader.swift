@@ -48,8 +48,9 @@ public final class HTTPLoader: Sendable {
     public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
         guard case .http(let url) = request.source else { throw .invalidSource(request.source.description) }
         var headers: [String] = []
-        if let etag = request.etag { headers.append("If-None-Match: \(etag)") }
-        if let lastModified = request.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
+        // Never a header value that could end the line (the validators came from a server and a file).
+        if let etag = request.etag.flatMap(HTTPHeaders.validValue) { headers.append("If-None-Match: \(etag)") }
+        if let lastModified = request.lastModified.flatMap(HTTPHeaders.validValue) { headers.append("If-Modified-Since: \(lastModified)") }
         var transfer = TransferRequest(url: url, headers: headers, connectTimeout: request.connectTimeout,
                                        timeout: request.timeout, maxBytes: request.maxBytes,
                                        maxRedirects: 0,   // never followed in libcurl: the pipeline follows each hop

@@ -28,9 +28,10 @@ public final class SourceLoader: DataLoading, Sendable {
             return try await http.load(request)
         case .file(let path):
             return try files.load(path: path, maxBytes: request.maxBytes)
-        case .data(_, let bytes):
-            if Int64(bytes.count) > request.maxBytes { throw .tooLarge("\(bytes.count) bytes exceeds --max-bytes \(request.maxBytes)") }
-            return LoadResponse(bytes: bytes)
+        case .data(let payload):
+            // Counted when parsed: refused before a byte is decoded.
+            if Int64(payload.byteCount) > request.maxBytes { throw .tooLarge(DataURL.tooLargeMessage(payload, request.maxBytes)) }
+            return LoadResponse(bytes: payload.decoded())
         }
     }
 }

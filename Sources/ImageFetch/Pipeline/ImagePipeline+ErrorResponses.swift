@@ -7,7 +7,8 @@ extension ImagePipeline {
     /// The failure a fresh stored error response of `source` stands for; nil when there is none, it is
     /// stale, or it is older than the image entry `newerThan` was created.
     func storedFailure(of source: Source, newerThan imageCreated: Double?, now: Double) -> FetchError? {
-        guard source.isNetwork, let stored = cache.lookup(CacheKey(responseOf: source)),
+        guard source.isNetwork, let key = try? CacheKey(responseOf: source, credentials: cache.credentials),
+              let stored = cache.lookup(key),
               stored.entry.format == CacheEntry.statusFormat, stored.entry.isFresh(at: now),
               stored.entry.created > (imageCreated ?? -Double.infinity),
               let status = stored.entry.response?.status else { return nil }
@@ -22,9 +23,11 @@ extension ImagePipeline {
                                     responseTime: response.responseTime > 0 ? response.responseTime : now,
                                     defaultTTL: options.defaultTTL, headers: response.headers)
         let freshness = stored.freshness
-        guard freshness.storable, !freshness.mustRevalidate, let expires = freshness.expires, expires > now else { return }
+        guard freshness.storable, !freshness.mustRevalidate, let expires = freshness.expires, expires > now,
+              let key = try? CacheKey(responseOf: source, credentials: cache.credentials),
+              let identity = try? source.identity(credentials: cache.credentials) else { return }
         let bytes = Array(String(response.status).utf8)
-        var entry = CacheEntry(key: CacheKey(responseOf: source).rawValue, identity: source.identity, source: source.description,
+        var entry = CacheEntry(key: key.rawValue, identity: identity, source: source.description,
                                variant: CacheEntry.statusFormat, format: CacheEntry.statusFormat, width: 0, height: 0,
                                bytes: Int64(bytes.count), checksum: "", created: now, expires: expires)
         entry.response = stored

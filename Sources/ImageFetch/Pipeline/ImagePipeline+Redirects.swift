@@ -12,7 +12,8 @@ extension ImagePipeline {
 
     /// The target of a stored redirect of `source`, when it may be used now (fresh, or offline).
     func storedRedirect(of source: Source, now: Double, offline: Bool) -> Source? {
-        guard source.isNetwork, let stored = cache.lookup(CacheKey(responseOf: source)),
+        guard source.isNetwork, let key = try? CacheKey(responseOf: source, credentials: cache.credentials),
+              let stored = cache.lookup(key),
               stored.entry.format == CacheEntry.redirectFormat,
               offline || stored.entry.isFresh(at: now),
               let target = String(validating: stored.bytes, as: UTF8.self) else { return nil }
@@ -28,10 +29,14 @@ extension ImagePipeline {
                                     responseTime: response.responseTime > 0 ? response.responseTime : now,
                                     defaultTTL: options.defaultTTL, headers: response.headers)
         let freshness = stored.freshness
-        let key = CacheKey(responseOf: source)
-        if freshness.storable && !freshness.mustRevalidate && (freshness.expires ?? 0) > now {
-            let bytes = Array(target.identity.utf8)
-            var entry = CacheEntry(key: key.rawValue, identity: source.identity, source: source.description,
+        // A redirect is stored only when its rules allow and neither end carries credentials (a stored
+        // target would write them down).
+        if freshness.storable && !freshness.mustRevalidate && (freshness.expires ?? 0) > now,
+           !source.hasCredentials, !target.hasCredentials,
+           let key = try? CacheKey(responseOf: source, credentials: cache.credentials),
+           let identity = try? source.identity(credentials: cache.credentials) {
+            let bytes = Array(target.description.utf8)
+            var entry = CacheEntry(key: key.rawValue, identity: identity, source: source.description,
                                    variant: CacheEntry.redirectFormat, format: CacheEntry.redirectFormat, width: 0, height: 0,
                                    bytes: Int64(bytes.count), checksum: "", created: now, expires: freshness.expires)
             entry.response = stored
@@ -56,8 +61,8 @@ extension CacheEntry {
 extension CacheKey {
     /// Where a response of `source` that is not an image (a redirect, an error status) is stored
     /// (never an image's key).
-    public init(responseOf source: Source) {
-        self.init(digest: SHA256.hex("imgfetch-v1\n\(source.identity)\nresponse"))
+    public init(responseOf source: Source, credentials: CredentialDigest) throws(FetchError) {
+        self.init(digest: SHA256.hex("imgfetch-v1\n\(try source.identity(credentials: credentials))\nresponse"))
     }
 }
 

@@ -73,8 +73,8 @@ extension ImagePipeline {
         entry.response = updated
         entry.expires = f.expires
         entry.mustRevalidate = f.mustRevalidate
-        entry.etag = updated.headers.values("etag").first ?? entry.etag
-        entry.lastModified = updated.headers.values("last-modified").first ?? entry.lastModified
+        entry.etag = updated.headers.validator("etag") ?? entry.etag
+        entry.lastModified = updated.headers.validator("last-modified") ?? entry.lastModified
         entry.vary = Vary.names(updated.headers).flatMap(Vary.selection)
         return entry
     }

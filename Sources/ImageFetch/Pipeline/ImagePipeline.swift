@@ -47,7 +47,14 @@ public final class ImagePipeline: Sendable {
             }
         }
         return .failure(RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
-                                         milliseconds: retrieval.elapsedMilliseconds, key: request.key))
+                                         milliseconds: retrieval.elapsedMilliseconds, key: failureKey(request)))
+    }
+
+    /// The key a failure reports: nil when it cannot be made (an unusable credential secret) or when
+    /// making it would read a data: URL refused unread for its size (its key is a digest of its bytes).
+    func failureKey(_ request: ImageRequest) -> CacheKey? {
+        if case .data(let payload) = request.source, Int64(payload.byteCount) > request.options.maxBytes { return nil }
+        return try? request.key(credentials: cache.credentials)
     }
 
     /// One source, following its redirects (`ImagePipeline+Redirects`): each hop is a response of
@@ -78,7 +85,11 @@ public final class ImagePipeline: Sendable {
         let request = retrieval.request
         let processing = request.processing
         let options = request.options
-        let key = CacheKey(source: source, processing: processing)
+        // A data: URL's size is known without decoding it: refused before any work.
+        if case .data(let payload) = source, Int64(payload.byteCount) > options.maxBytes {
+            throw .tooLarge(DataURL.tooLargeMessage(payload, options.maxBytes))
+        }
+        let key = try CacheKey(source: source, processing: processing, credentials: cache.credentials)
         let now = FileSystem.now()
         var stale: CachedImage?
 
@@ -99,7 +110,7 @@ public final class ImagePipeline: Sendable {
             }
             if let failure = storedFailure(of: source, newerThan: stale?.entry.created, now: now) { throw failure }
             if stale == nil, !processing.isOriginal,
-               let original = cache.lookup(CacheKey(source: source, processing: .original)),
+               let original = cache.lookup(try CacheKey(source: source, processing: .original, credentials: cache.credentials)),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
                 return .image(try await derive(from: original, source: source, key: key, processing: processing, options: options))
             }
@@ -116,8 +127,9 @@ public final class ImagePipeline: Sendable {
         load.redirectedFrom = redirectedFrom
         load.errorResponses = source.isNetwork
         if source.isNetwork, let stale {
-            load.etag = stale.entry.etag
-            load.lastModified = stale.entry.lastModified
+            // Read from the cache directory: a value that is not a valid header value is never sent.
+            load.etag = stale.entry.etag.flatMap(HTTPHeaders.validValue)
+            load.lastModified = stale.entry.lastModified.flatMap(HTTPHeaders.validValue)
         }
         loader.prepare(for: source)
         processor.prepare(for: source, processing: processing)
@@ -145,9 +157,16 @@ public final class ImagePipeline: Sendable {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
                     throw error
                 }
-                if let wait = options.retry.delay(beforeRetry: attempt, after: error, elapsed: retrieval.elapsedSeconds) {
+                switch options.retry.decision(beforeRetry: attempt, after: error, elapsed: retrieval.elapsedSeconds) {
+                case .retry(let wait):
                     try await sleeper.sleep(seconds: wait)
                     continue
+                case .waitBeyondLimit(let wait):
+                    if case .httpStatus(let status, _) = error, let limit = options.retry.maxTime {
+                        throw .retryAfterBeyondLimit(status: status, wait: wait, limit: limit)
+                    }
+                case .giveUp:
+                    break
                 }
                 if let stale, source.isNetwork, let result = staleOnError(source, key, stale, error: error) {
                     return .image(result)
@@ -196,18 +215,20 @@ public final class ImagePipeline: Sendable {
         }
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
         guard freshness.storable else { return result }
-        let validator = response.fileValidator ?? response.headers["etag"]
-        var entry = CacheEntry(key: key.rawValue, identity: source.identity, source: source.description,
+        let validator = response.fileValidator ?? response.headers.validator("etag")
+        var entry = CacheEntry(key: key.rawValue, identity: try source.identity(credentials: cache.credentials),
+                               source: source.description,
                                variant: processing.identifier, format: image.format, width: image.width, height: image.height,
                                bytes: Int64(image.bytes.count), checksum: "", created: now, expires: freshness.expires,
-                               etag: validator, lastModified: response.headers["last-modified"],
+                               etag: validator, lastModified: response.headers.validator("last-modified"),
                                mustRevalidate: freshness.mustRevalidate)
         entry.response = stored
         entry.vary = stored.flatMap { Vary.names($0.headers) }.flatMap(Vary.selection)
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             if options.keepOriginal && !processing.isOriginal {
-                let original = entry.describing(CacheKey(source: source, processing: .original), variant: .original,
+                let original = entry.describing(try CacheKey(source: source, processing: .original, credentials: cache.credentials),
+                                                variant: .original,
                                                 format: image.sourceFormat, width: image.sourceWidth,
                                                 height: image.sourceHeight, bytes: bytes.count)
                 try cache.store(bytes, entry: original)

@@ -56,5 +56,6 @@ public struct RetrievalFailure: Error, Sendable {
     public var error: FetchError
     public var attempts: Int
     public var milliseconds: Double
-    public var key: CacheKey
+    /// nil when the key could not be made (the cache's credential secret is unusable).
+    public var key: CacheKey?
 }

@@ -8,12 +8,27 @@ public struct ListItem: Sendable, Equatable {
 }
 
 /// Parses prefetch list lines: `SOURCE [low-data=SOURCE] [alt=SOURCE]...`; blank lines and lines
-/// starting with `#` are skipped. A malformed line is an error naming the problem (the caller adds LIST:LINE).
+/// starting with `#` are skipped. A malformed line is an error naming the problem (the caller adds
+/// LIST:LINE); the text it quotes is shortened and its control characters escaped.
 public enum ListParser {
     public enum Line: Sendable, Equatable {
         case skip
         case item(ListItem)
         case malformed(line: Int, message: String)
+    }
+
+    /// Parses a line read by `ListReader`: a line longer than `ListLine.maxLength` or holding a NUL
+    /// byte is malformed; other bytes are UTF-8 (invalid sequences become U+FFFD).
+    public static func parse(_ line: ListLine, currentDirectory: String? = nil) -> Line {
+        let text = String(decoding: line.bytes, as: UTF8.self)
+        if line.isTooLong {
+            if text.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("#") { return .skip }
+            return .malformed(line: line.number, message: "line longer than \(ListLine.maxLength / 1024) KiB, skipped; it starts with \(quoted(text, limit: 40))")
+        }
+        if line.bytes.contains(0) {
+            return .malformed(line: line.number, message: "line holds a NUL byte: \(quoted(text, limit: 40))")
+        }
+        return parse(Substring(text), line: line.number, currentDirectory: currentDirectory)
     }
 
     public static func parse(_ text: Substring, line: Int, currentDirectory: String? = nil) -> Line {
@@ -26,7 +41,7 @@ public enum ListParser {
             for field in fields.dropFirst() {
                 if field.hasPrefix("#") { break }
                 guard let eq = field.firstIndex(of: "=") else {
-                    return .malformed(line: line, message: "unexpected '\(field)': expected low-data=SOURCE or alt=SOURCE")
+                    return .malformed(line: line, message: "unexpected \(quoted(field)): expected low-data=SOURCE or alt=SOURCE")
                 }
                 let name = field[..<eq]
                 let value = String(field[field.index(after: eq)...])
@@ -37,12 +52,37 @@ public enum ListParser {
                 case "alt":
                     alternatives.append(try Source(parsing: value, currentDirectory: currentDirectory))
                 default:
-                    return .malformed(line: line, message: "unknown option '\(name)=': expected low-data= or alt=")
+                    return .malformed(line: line, message: "unknown option \(quoted(name + "=")): expected low-data= or alt=")
                 }
             }
             return .item(ListItem(line: line, source: source, lowDataSource: lowData, alternatives: alternatives))
         } catch {
+            if case .invalidSource(let text) = error {
+                return .malformed(line: line, message: FetchError.invalidSource(quoted(text, marks: false)).message)
+            }
             return .malformed(line: line, message: error.message)
         }
+    }
+
+    /// `text` for a message: its first `limit` characters, control characters (C0, DEL, C1) escaped
+    /// as `\xNN` / `\u{NN}`, in single quotes unless `marks` is false.
+    public static func quoted(_ text: some StringProtocol, limit: Int = 80, marks: Bool = true) -> String {
+        var out = ""
+        var count = 0
+        for scalar in text.unicodeScalars {
+            if count == limit { out += "..."; break }
+            count += 1
+            switch scalar.value {
+            case 0..<0x20, 0x7F: out += "\\x" + hex(scalar.value)
+            case 0x80..<0xA0: out += "\\u{" + hex(scalar.value) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return marks ? "'" + out + "'" : out
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return digits.count < 2 ? "0" + digits : digits
     }
 }

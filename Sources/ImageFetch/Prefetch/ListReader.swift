@@ -2,67 +2,141 @@
 import Glibc
 #endif
 import Dispatch
+import Synchronization
 
-/// Streams the lines of a list file or stdin in batches, on a thread outside Swift's cooperative pool
-/// (a slow pipe never blocks the pipeline's threads). Memory holds one batch, whatever the list length.
+/// Streams the lines of a list file or stdin as they arrive, on a thread outside Swift's cooperative
+/// pool (a slow pipe never blocks the pipeline's threads). Memory holds one 64 KiB read and at most
+/// `ListLine.maxLength` bytes of an unfinished line, whatever the list (`/dev/zero` included).
 public final class ListReader: @unchecked Sendable {
-    // @unchecked: `file` and `lineNumber` are only touched inside `queue`, a serial queue.
-    private let file: UnsafeMutablePointer<FILE>
+    // @unchecked: `splitter`, `ended` and `buffer` are only touched inside `queue`, a serial queue;
+    // `fd` is immutable.
+    private let fd: Int32
     private let queue = DispatchQueue(label: "imgfetch.list-reader")
-    private var lineNumber = 0
+    private var splitter = ListLineSplitter()
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var ended = false
+    private let failure = Mutex<String?>(nil)
+
+    /// True when the list is a regular file (it can be counted ahead without consuming it).
+    public let isRegularFile: Bool
 
     /// Opens `path`, or stdin for nil / "-". Throws a message naming the list when it cannot be read.
     public init(path: String?) throws(FetchError) {
+        let name: String
         if let path, path != "-" {
-            if FileSystem.status(path)?.isDirectory == true { throw .fileError("\(path): is a directory") }
-            guard let f = fopen(path, "r") else {
-                throw .fileError("\(path): \(String(cString: strerror(errno)))")
-            }
-            file = f
+            name = path
+            fd = open(path, O_RDONLY | O_CLOEXEC)
         } else {
-            guard let f = fdopen(dup(0), "r") else { throw .fileError("stdin: \(String(cString: strerror(errno)))") }
-            file = f
+            name = "stdin"
+            fd = dup(0)
         }
+        guard fd >= 0 else { throw .fileError("\(name): \(String(cString: strerror(errno)))") }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw .fileError("\(name): \(message)")
+        }
+        if st.st_mode & S_IFMT == S_IFDIR {
+            close(fd)
+            throw .fileError("\(name): is a directory")
+        }
+        isRegularFile = st.st_mode & S_IFMT == S_IFREG
     }
 
-    deinit { fclose(file) }
+    deinit { close(fd) }
 
-    /// Up to `max` (line number, text) pairs; empty at the end of the list.
-    public func nextBatch(max: Int = 256) async -> [(Int, String)] {
-        await withCheckedContinuation { continuation in
-            queue.async {
-                var batch: [(Int, String)] = []
-                var buffer: UnsafeMutablePointer<CChar>?
-                var capacity = 0
-                defer { free(buffer) }
-                while batch.count < max {
-                    let n = getline(&buffer, &capacity, self.file)
-                    if n < 0 { break }
-                    self.lineNumber += 1
-                    var text = String(cString: buffer!)
-                    while text.hasSuffix("\n") || text.hasSuffix("\r") { text.removeLast() }
-                    batch.append((self.lineNumber, text))
-                }
-                continuation.resume(returning: batch)
+    /// The lines that arrived with the next read (at least one), or empty at the end of the list.
+    /// A line is returned as soon as its line end arrives, so a pipe fed slowly is followed line by
+    /// line. Cancelling the calling task returns empty at once, even while a read waits for input
+    /// (the lines that read returns later are dropped: a cancelled run reads no further).
+    public func nextBatch() async -> [ListLine] {
+        let waiter = Waiter()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                guard waiter.install(continuation) else { return }
+                queue.async { waiter.resume(returning: self.readLines()) }
             }
+        } onCancel: {
+            waiter.cancel()
         }
     }
 
-    /// Counts the lines of a regular file quickly (for the progress bar's total); nil for pipes.
-    public static func countLines(path: String?) -> Int? {
-        guard let path, path != "-", let status = FileSystem.status(path), !status.isDirectory else { return nil }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var lines = 0
-        var last: UInt8 = 10
-        while true {
+    /// Why reading stopped early (a read error), once `nextBatch` returned empty; nil at a normal end.
+    public var readFailure: String? { failure.withLock { $0 } }
+
+    /// Blocks in `read` until at least one line is complete or the input ends. On `queue` only.
+    private func readLines() -> [ListLine] {
+        while !ended {
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
-            for i in 0..<n where buffer[i] == 10 { lines += 1 }
-            last = buffer[n - 1]
+            if n < 0 {
+                if errno == EINTR { continue }
+                let message = String(cString: strerror(errno))
+                failure.withLock { $0 = message }
+                ended = true
+            } else if n == 0 {
+                ended = true
+            } else {
+                let lines = buffer.withUnsafeBytes { splitter.feed(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+                if !lines.isEmpty { return lines }
+                continue
+            }
+            if let last = splitter.finish() { return [last] }
         }
-        return last == 10 ? lines : lines + 1
+        return []
+    }
+
+    /// Counts the source lines (not blank, not comments) of a regular file for the progress bar's
+    /// total, from the current offset with `pread` (the list is not consumed); nil for anything else
+    /// (a pipe, a FIFO, `<(...)`, a terminal: counting those would read them).
+    public func countSources() -> Int? {
+        guard isRegularFile else { return nil }
+        let start = lseek(fd, 0, SEEK_CUR)
+        guard start >= 0 else { return nil }
+        var offset = start
+        var counter = ListSourceCounter()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            chunk.withUnsafeBytes { counter.feed(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
+            offset += off_t(n)
+        }
+        return counter.count
+    }
+}
+
+/// One `nextBatch` call's continuation, resumed exactly once: by the read or by a cancellation,
+/// whichever comes first (a cancellation that comes before the continuation is installed wins too).
+private final class Waiter: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<[ListLine], Never>?
+        var cancelled = false
+    }
+    private let state = Mutex(State())
+
+    /// Stores the continuation; false (after resuming it empty) when the task is already cancelled.
+    func install(_ continuation: CheckedContinuation<[ListLine], Never>) -> Bool {
+        let cancelled = state.withLock { s in
+            if !s.cancelled { s.continuation = continuation }
+            return s.cancelled
+        }
+        if cancelled { continuation.resume(returning: []) }
+        return !cancelled
+    }
+
+    func resume(returning lines: [ListLine]) {
+        let continuation = state.withLock { s in defer { s.continuation = nil }; return s.continuation }
+        continuation?.resume(returning: lines)
+    }
+
+    func cancel() {
+        let continuation = state.withLock { s -> CheckedContinuation<[ListLine], Never>? in
+            s.cancelled = true
+            defer { s.continuation = nil }
+            return s.continuation
+        }
+        continuation?.resume(returning: [])
     }
 }

@@ -5,7 +5,7 @@ import Synchronization
 public final class Prefetcher: Sendable {
     public let pipeline: ImagePipeline
     public let jobs: Int
-    private let inFlight = Mutex<[CacheKey: Task<Result<ImageResult, RetrievalFailure>, Never>]>([:])
+    private let inFlight = Mutex<[String: Task<Result<ImageResult, RetrievalFailure>, Never>]>([:])
 
     /// Retrievals in flight: `jobs` transfers, `jobs` more queued in the curl engine so a finished
     /// transfer's slot starts the next one at once (not after the finished image is processed and
@@ -53,9 +53,12 @@ public final class Prefetcher: Sendable {
     }
 
     /// Identical keys in flight share one retrieval; the later ones report it as coalesced.
+    /// (data: URLs are not shared: they load no network, and their key would digest all their bytes
+    /// before the pipeline could refuse them for their size.)
     func retrieve(_ request: ImageRequest) async -> (Result<ImageResult, RetrievalFailure>, Bool) {
-        let key = request.key
         let pipeline = self.pipeline
+        if case .data = request.source { return (await pipeline.retrieve(request), false) }
+        let key = request.coalescingKey
         let (task, owner) = inFlight.withLock { map in
             if let existing = map[key] { return (existing, false) }
             let task = Task { await pipeline.retrieve(request) }

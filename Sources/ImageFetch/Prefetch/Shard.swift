@@ -13,7 +13,7 @@ public struct Shard: Sendable, Equatable {
 
     public func contains(_ source: Source) -> Bool {
         if count == 1 { return true }
-        return Int(Shard.hash(source.identity) % UInt64(count)) == index - 1
+        return Int(Shard.hash(source.exactIdentity) % UInt64(count)) == index - 1
     }
 
     /// The first 8 bytes of SHA-256(identity): the same on every machine and every run.

@@ -63,10 +63,13 @@ public enum VipsBridge {
         if rc != 0 { throw failure(err, fallback: "cannot load libvips") }
     }
 
-    /// The module directory libvips loads its modules from. Call before the first `load()`, with `$VIPSHOME` already set to `home` (while the process is
-    /// still single-threaded): libvips then loads only the image-format modules (heif, jxl).
-    public static func setModuleHome(_ home: String) {
-        ifv_set_module_home(home)
+    /// Loads only the image-format modules of libvips (heif for AVIF/HEIC, jxl), by absolute path from
+    /// the system's module directory beside libvips; ImageMagick, poppler and openslide stay unloaded,
+    /// and no module is ever loaded from a directory a user can write to. Unless `$VIPSHOME` is set
+    /// (then libvips loads what it names). Call first thing in `main`, while the process is still
+    /// single-threaded: it sets `$VIPSHOME` (setenv is not thread-safe). Does not load libvips.
+    public static func restrictModules() {
+        ifv_restrict_modules()
     }
 
     /// Threads per image pipeline (1 = one thread per image), unless `$VIPS_CONCURRENCY` is set.

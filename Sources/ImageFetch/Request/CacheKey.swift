@@ -3,8 +3,20 @@
 public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     public let rawValue: String
 
+    /// The key of `source` processed by `processing`. A source with credentials is keyed by their
+    /// digest under `credentials` (see `Source.identity(credentials:)`); other sources never use it.
+    public init(source: Source, processing: Processing, credentials: CredentialDigest) throws(FetchError) {
+        self.init(identity: try source.identity(credentials: credentials), processing: processing)
+    }
+
+    /// The key of a source with no credentials (one with credentials is keyed under this process's
+    /// ephemeral secret: use `init(source:processing:credentials:)` for anything stored).
     public init(source: Source, processing: Processing) {
-        rawValue = SHA256.hex("imgfetch-v1\n\(source.identity)\n\(processing.identifier)")
+        self.init(identity: source.identity, processing: processing)
+    }
+
+    init(identity: String, processing: Processing) {
+        rawValue = SHA256.hex("imgfetch-v1\n\(identity)\n\(processing.identifier)")
     }
 
     init(digest: String) { rawValue = digest }

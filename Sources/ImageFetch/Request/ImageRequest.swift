@@ -18,7 +18,13 @@ public struct ImageRequest: Sendable {
         self.options = options
     }
 
-    public var key: CacheKey { CacheKey(source: source, processing: processing) }
+    /// The cache key of `source` with `processing` (credentials keyed under `credentials`).
+    public func key(credentials: CredentialDigest) throws(FetchError) -> CacheKey {
+        try CacheKey(source: source, processing: processing, credentials: credentials)
+    }
+
+    /// Identifies identical requests in memory (credentials included): never printed or stored.
+    var coalescingKey: String { source.exactIdentity + "\n" + processing.identifier }
 }
 
 /// How the cache may be used for one request.

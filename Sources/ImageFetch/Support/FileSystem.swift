@@ -11,7 +11,11 @@ public enum FileSystem {
         public let errno: Int32
         public let path: String
         public let operation: String
-        public var message: String { "\(operation) \(path): \(String(cString: strerror(errno)))" }
+        public var message: String {
+            // O_NOFOLLOW on a link: say what it is rather than "Too many levels of symbolic links".
+            if errno == ELOOP { return "\(operation) \(path): is a symbolic link (never followed inside the cache)" }
+            return "\(operation) \(path): \(String(cString: strerror(errno)))"
+        }
     }
 
     /// Reads a whole file. Throws `Failure` (ENOENT when missing).
@@ -25,9 +29,14 @@ public enum FileSystem {
         guard fd >= 0 else { throw Failure(errno: errno, path: path, operation: "open") }
         defer { close(fd) }
         var st = stat()
-        var capacity = 64 * 1024
         let status = fstat(fd, &st) == 0 ? Status(st) : nil
-        if let status, status.size > 0 { capacity = Int(status.size) + 1 }
+        return (try readAll(fd: fd, path: path, sizeHint: status?.size ?? 0), status)
+    }
+
+    /// Reads `fd` to its end; `sizeHint` (the file's size, when known) sizes the buffer.
+    static func readAll(fd: Int32, path: String, sizeHint: Int64) throws(Failure) -> [UInt8] {
+        var capacity = 64 * 1024
+        if sizeHint > 0 && sizeHint < Int64(Int32.max) { capacity = Int(sizeHint) + 1 }
         var out = [UInt8](repeating: 0, count: capacity)
         var count = 0
         while true {
@@ -41,7 +50,7 @@ public enum FileSystem {
             count += n
         }
         out.removeSubrange(count...)
-        return (out, status)
+        return out
     }
 
     /// Writes all of `bytes` to `fd`, retrying after signals; the errno of a failed write, else nil.
@@ -108,12 +117,14 @@ public enum FileSystem {
         public var modified: Double
         public var isDirectory: Bool
         public var isRegular: Bool
+        public var isSymbolicLink: Bool
 
         init(_ st: stat) {
             size = Int64(st.st_size)
             modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9
             isDirectory = (st.st_mode & S_IFMT) == S_IFDIR
             isRegular = (st.st_mode & S_IFMT) == S_IFREG
+            isSymbolicLink = (st.st_mode & S_IFMT) == S_IFLNK
         }
     }
 
@@ -136,6 +147,11 @@ public enum FileSystem {
     public static func list(_ path: String) -> [String] {
         guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
+        return names(dir)
+    }
+
+    /// The names an open directory stream yields (without "." and "..").
+    static func names(_ dir: OpaquePointer) -> [String] {
         var names: [String] = []
         // Read d_name in place: a record from readdir may be shorter than sizeof(struct dirent), so
         // copying the struct (or its 256-byte d_name) can read past the end of the directory buffer.
@@ -164,14 +180,5 @@ public enum FileSystem {
     /// A unique temporary file name: `.tmp-<pid>-<random>` (never matched as an entry).
     static func temporaryName() -> String {
         ".tmp-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-    }
-
-    /// Takes an exclusive advisory lock on `path` (created if needed) while `body` runs.
-    /// Correctness never depends on it; it only keeps two evictions from racing.
-    public static func withLock<T>(_ path: String, _ body: () throws -> T) rethrows -> T {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if fd >= 0 { _ = flock(fd, LOCK_EX) }
-        defer { if fd >= 0 { flock(fd, LOCK_UN); close(fd) } }
-        return try body()
     }
 }

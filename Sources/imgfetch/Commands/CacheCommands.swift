@@ -6,10 +6,19 @@ enum CacheCommands {
     static func run(_ parsed: ParsedCommand) throws(UsageError) -> ExitCode {
         let directory = RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
         let cache = DiskCache(directory: directory, sizeLimit: nil)
-        switch parsed.path.dropFirst().first {
-        case "path":
+        let command = parsed.path.dropFirst().first
+        if command == "path" {
             Console.line(directory)
             return .ok
+        }
+        // Every other command tags a directory an earlier imgfetch made; one that holds anything
+        // imgfetch does not make is never removed from.
+        if let foreign = cache.claim(), removes(parsed) {
+            Console.errorLine("refusing to remove anything from \(TerminalText.escaped(directory)): it has no \(CacheLayout.tagName) "
+                + "and holds \(TerminalText.escaped(foreign)), which imgfetch does not make (not a cache directory of imgfetch's?)")
+            return .cacheUnusable
+        }
+        switch command {
         case "ls": return list(parsed, cache)
         case "info": return try info(parsed, cache)
         case "rm": return try remove(parsed, cache)
@@ -21,6 +30,15 @@ enum CacheCommands {
         case "verify": return verify(parsed, cache)
         case "stats": return stats(parsed, cache)
         default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path)", commandPath: ["cache"])
+        }
+    }
+
+    /// Whether the command removes files: `clear`, `rm`, `prune`, `verify --repair`.
+    static func removes(_ parsed: ParsedCommand) -> Bool {
+        switch parsed.path.dropFirst().first {
+        case "clear", "rm", "prune": true
+        case "verify": parsed.flag("repair")
+        default: false
         }
     }
 
@@ -46,7 +64,8 @@ enum CacheCommands {
         var rows = [["KEY", "SIZE", "DIMS", "FORMAT", "AGE", "EXPIRES", "VARIANT", "SOURCE"]]
         for e in entries {
             rows.append([String(e.key.prefix(12)), Formatting.size(e.bytes), "\(e.width)x\(e.height)", e.format,
-                         Formatting.duration(now - e.created), Formatting.expiry(e, now: now), e.variant, e.source])
+                         Formatting.duration(now - e.created), Formatting.expiry(e, now: now), e.variant, e.source]
+                .map(TerminalText.escaped))
         }
         if entries.isEmpty { return }
         Console.out(Formatting.table(rows))
@@ -90,7 +109,10 @@ enum CacheCommands {
             return cache.entry(forKey: key.rawValue).map { [$0] } ?? []
         }
         do {
-            return cache.entries(forIdentity: try Source(parsing: text).identity)
+            let source = try Source(parsing: text)
+            // Without a secret, nothing with credentials was ever stored (and a lookup makes none).
+            if source.hasCredentials && !cache.credentials.secretExists { return [] }
+            return cache.entries(forIdentity: try source.identity(credentials: cache.credentials))
         } catch {
             throw UsageError("\(Source.abbreviated(text)): not a source or a cache key", commandPath: ["cache", command])
         }
@@ -100,7 +122,7 @@ enum CacheCommands {
         let text = parsed.positional("SOURCE|KEY") ?? ""
         let entries = try resolve(text, cache, command: "info")
         guard !entries.isEmpty else {
-            Console.errorLine("\(text): not in the cache")
+            Console.errorLine("\(TerminalText.escaped(Source.abbreviated(text))): not in the cache")
             return .failed
         }
         for e in entries {
@@ -123,7 +145,7 @@ enum CacheCommands {
                     + (decision.lifetime.map { [["lifetime", "\(Int(min($0, 2_147_483_648))) s"]] } ?? [])
                     + (decision.status.map { [["http status", "\($0)"]] } ?? [])
                     + decision.headers.all.map { ["stored", $0.name + ": " + $0.value] }
-                Console.out(Formatting.table(rows.map { [$0[0] + ":", $0[1]] }) + (entries.count > 1 ? "\n" : ""))
+                Console.out(Formatting.table(rows.map { [$0[0] + ":", TerminalText.escaped($0[1])] }) + (entries.count > 1 ? "\n" : ""))
             }
         }
         return .ok
@@ -134,12 +156,12 @@ enum CacheCommands {
         for text in parsed.positionalValues("SOURCE|KEY") {
             let entries = try resolve(text, cache, command: "rm")
             if entries.isEmpty {
-                Console.errorLine("\(text): not in the cache")
+                Console.errorLine("\(TerminalText.escaped(Source.abbreviated(text))): not in the cache")
                 code = .failed
                 continue
             }
             for e in entries { cache.remove(e) }
-            Console.line("removed \(entries.count) entr\(entries.count == 1 ? "y" : "ies") of \(entries[0].source)")
+            Console.line("removed \(entries.count) entr\(entries.count == 1 ? "y" : "ies") of \(TerminalText.escaped(entries[0].source))")
         }
         return code
     }
@@ -148,7 +170,7 @@ enum CacheCommands {
         let maxSize = try parsed.parse("max-size", ValueParsers.byteSize)
         let expired = parsed.flag("expired") || maxSize == nil
         let removed = cache.prune(expired: expired, maxSize: maxSize)
-        let bytes = removed.reduce(Int64(0)) { $0 + $1.bytes }
+        let bytes = removed.reduce(Int64(0)) { $0.saturatingAdd($1.bytes) }
         Console.line("removed \(removed.count) entr\(removed.count == 1 ? "y" : "ies") (\(Formatting.size(bytes)))")
         return .ok
     }
@@ -158,7 +180,7 @@ enum CacheCommands {
         let repair = parsed.flag("repair")
         let (checked, problems) = cache.verify(repair: repair, decodes: { processor.decodeFailure($0) })
         for p in problems {
-            Console.line("\(repair ? "removed" : "bad") \(p.key.prefix(12)) \(p.source.isEmpty ? "-" : p.source): \(p.reason)")
+            Console.line("\(repair ? "removed" : "bad") \(p.key.prefix(12)) \(p.source.isEmpty ? "-" : TerminalText.escaped(p.source)): \(TerminalText.escaped(p.reason))")
         }
         Console.err("imgfetch: checked \(checked) entr\(checked == 1 ? "y" : "ies"), \(problems.count) problem\(problems.count == 1 ? "" : "s")\(repair && !problems.isEmpty ? " repaired" : "")\n")
         return problems.isEmpty || repair ? .ok : .failed
@@ -180,7 +202,7 @@ enum CacheCommands {
             o.add("newest", s.newest.map(Formatting.timestamp))
             Console.line(o.text)
         } else {
-            let rows = [["directory:", cache.directory], ["entries:", "\(s.entries) (\(s.expired) expired)"],
+            let rows = [["directory:", TerminalText.escaped(cache.directory)], ["entries:", "\(s.entries) (\(s.expired) expired)"],
                         ["bytes:", "\(s.bytes) (\(Formatting.size(s.bytes)))"],
                         ["originals:", "\(s.originals) (\(Formatting.size(s.originalBytes)))"],
                         ["variants:", "\(s.variants) (\(Formatting.size(s.variantBytes)))"],

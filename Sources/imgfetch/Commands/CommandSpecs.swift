@@ -11,8 +11,8 @@ enum Specs {
         .value("low-data-source", valueName: "SOURCE", help: "What to load instead of SOURCE in low-data mode."),
         OptionSpec(long: "alt", valueName: "SOURCE", help: "An alternative source, tried in order when the current one fails.", kind: .repeatedValue),
         .value("retry", valueName: "N", help: "Retry timeouts, connection failures, HTTP 408, 429 and 5xx up to N times.", defaultDescription: "0"),
-        .value("retry-delay", valueName: "SECONDS", help: "First backoff; doubles each retry, with jitter. Retry-After is honoured.", defaultDescription: "1"),
-        .value("retry-max-time", valueName: "SECONDS", help: "Stop retrying after this long."),
+        .value("retry-delay", valueName: "SECONDS", help: "First backoff; doubles each retry, with jitter. A Retry-After replaces the backoff but never waits less than SECONDS (Retry-After: 0 included).", defaultDescription: "1"),
+        .value("retry-max-time", valueName: "SECONDS", help: "Make no retry whose wait would end later than this after the first attempt; a longer Retry-After fails at once, naming its wait.", defaultDescription: "300"),
         .value("timeout", valueName: "SECONDS", help: "Total time of one request, from when it is sent.", defaultDescription: "60"),
         .value("connect-timeout", valueName: "SECONDS", help: "Time to connect.", defaultDescription: "10"),
         .value("max-bytes", valueName: "SIZE", help: "Refuse larger downloads (K, M, G suffixes).", defaultDescription: "100M"),
@@ -33,7 +33,7 @@ enum Specs {
     static let get = CommandSpec(
         name: "get", abstract: "Fetch one image, to stdout or -o FILE.",
         usage: "imgfetch get [options] SOURCE",
-        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). Without it, stdout when stdout is not a terminal.")] + retrieval,
+        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal.")] + retrieval,
         positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL.")],
         discussion: """
         Exit codes: 0 delivered; 1 the source failed; 2 usage error; 3 not cached and the network
@@ -56,8 +56,13 @@ enum Specs {
         ],
         positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line; - or nothing reads stdin.", arity: .optional)],
         discussion: """
-        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]...; blank lines and # comments are ignored.
-        A malformed line is reported as LIST:LINE: message and skipped.
+        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]...; blank lines and
+        # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark
+        are accepted. Each line starts as soon as it arrives (a pipe is followed
+        line by line). A malformed line (or one over 64 KiB) is reported as
+        LIST:LINE: message and skipped.
+        Exit codes: as get's, and 141 when stdout is closed (| head), after the
+        summary; see man imgfetch for interrupts.
         """)
 
     static let cache = CommandSpec(
@@ -73,7 +78,7 @@ enum Specs {
                         positionals: [PositionalSpec(name: "SOURCE|KEY", help: "A source or a 64-hex-digit key.")]),
             CommandSpec(name: "rm", abstract: "Remove entries (a source removes all its variants).",
                         positionals: [PositionalSpec(name: "SOURCE|KEY", help: "Sources or keys.", arity: .oneOrMore)]),
-            CommandSpec(name: "clear", abstract: "Remove everything."),
+            CommandSpec(name: "clear", abstract: "Remove every entry (files named as entries only)."),
             CommandSpec(name: "prune", abstract: "Evict expired and least recently used entries.", options: [
                 .flag("expired", help: "Remove expired entries."),
                 .value("max-size", valueName: "SIZE", help: "Evict least recently used entries until the cache fits SIZE."),
@@ -83,7 +88,11 @@ enum Specs {
             CommandSpec(name: "stats", abstract: "Entries, bytes, originals vs variants, oldest, newest.",
                         options: [.flag("json", help: "As one JSON object.")]),
             CommandSpec(name: "path", abstract: "Print the cache directory."),
-        ])
+        ],
+        discussion: """
+        A new cache directory gets a CACHEDIR.TAG. clear, rm, prune and verify --repair refuse (exit 4) \
+        a directory without one that holds files imgfetch does not make.
+        """)
 
     static let root = CommandSpec(
         name: "imgfetch",

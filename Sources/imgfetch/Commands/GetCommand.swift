@@ -17,6 +17,10 @@ enum GetCommand {
         // Decide where the image goes before doing any work.
         let destination: Destination
         if let output, output != "-" {
+            // A directory or a dangling link is a bad -o value: said before anything is fetched.
+            do { _ = try FileSystem.outputKind(output) } catch {
+                throw UsageError("invalid value '\(output)' for '-o': \(error.message)", commandPath: ["get"])
+            }
             destination = .file(output)
         } else if output == "-" || !settings.json {
             if Console.stdoutIsTerminal {
@@ -48,16 +52,15 @@ enum GetCommand {
     enum Destination {
         case stdout, file(String), none
 
-        /// Writes the image; a message on failure. A file is replaced atomically (never half-written).
+        /// Writes the image; a message on failure. A regular file is replaced atomically (never
+        /// half-written); a device, FIFO or descriptor name is written in place (`FileSystem.writeOutput`).
         func write(_ bytes: [UInt8]) -> String? {
             switch self {
             case .none: return nil
             case .stdout: return Console.write(fd: 1, bytes) ? nil : "cannot write the image to stdout"
             case .file(let path):
-                let slash = path.lastIndex(of: "/")
-                let dir = slash.map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
                 do {
-                    try FileSystem.writeAtomically(bytes, to: path, temporaryDirectory: dir, sync: false)
+                    try FileSystem.writeOutput(bytes, to: path)
                     return nil
                 } catch {
                     return "cannot write \(path): \(error.message)"

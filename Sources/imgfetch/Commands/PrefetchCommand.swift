@@ -26,22 +26,30 @@ enum PrefetchCommand {
 
         let showProgress = !parsed.flag("no-progress") && !settings.quiet
             && (parsed.flag("progress") || Console.stderrIsTerminal)
-        let progress = showProgress ? ProgressBar(total: ListReader.countLines(path: listPath)) : nil
+        // Counted ahead only in a regular file: counting a pipe or FIFO would read it away.
+        let progress = showProgress ? ProgressBar(total: reader.countSources()) : nil
         let pipeline = Pipelines.make(settings, maxConnections: jobs, maxPerHost: perHost, rate: rate)
         let prefetcher = Prefetcher(pipeline: pipeline, jobs: jobs)
         let run = PrefetchRun(settings: settings, listName: listName, shard: shard, reader: reader, progress: progress)
         let started = FileSystem.monotonic()
 
         let work = Task { await prefetcher.run(next: { await run.next() }, onCompletion: { run.report($0) }) }
-        let interrupted = Interrupts.onSignal {
+        let stop: @Sendable () -> Void = {
             pipeline.cancelAllLoads()   // first, so no freed connection starts a queued transfer
             work.cancel()
         }
+        let interrupted = Interrupts.onSignal(stop)
+        run.outputClosed.install(stop)
         await work.value
         progress?.finish()
         let summary = run.summary
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
         if interrupted.happened { return .interrupted }
+        if run.outputClosed.happened { return .outputClosed }
+        if let failure = reader.readFailure {
+            Console.errorLine("cannot read the list \(listName): \(failure)")
+            return .usage
+        }
         if summary.failed == 0 && summary.malformed == 0 { return summary.cacheErrors > 0 ? .cacheUnusable : .ok }
         if summary.failed > 0 && summary.failed == summary.notCached && summary.malformed == 0 { return .notCached }
         return .failed
@@ -55,7 +63,10 @@ final class PrefetchRun: Sendable {
     let shard: Shard?
     let reader: ListReader
     let progress: ProgressBar?
-    private let pending = Mutex<[(Int, String)]>([])
+    /// Set when a write to stdout finds its reader gone (EPIPE): the run stops as on an interrupt.
+    let outputClosed = StopSwitch()
+    /// The last batch of lines read and the index of the next one.
+    private let pending = Mutex<(lines: [ListLine], index: Int)>(([], 0))
     private let counts = Mutex(PrefetchSummary())
     private let output = Mutex(())
 
@@ -71,16 +82,8 @@ final class PrefetchRun: Sendable {
 
     /// The next request of the list: malformed lines are reported and skipped, other shards' lines skipped.
     func next() async -> (line: Int, request: ImageRequest)? {
-        while true {
-            var line = pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-            if line == nil {
-                let batch = await reader.nextBatch()
-                if batch.isEmpty { return nil }
-                pending.withLock { $0 = Array(batch.dropFirst()) }
-                line = batch[0]
-            }
-            guard let (number, text) = line else { return nil }
-            switch ListParser.parse(Substring(text), line: number) {
+        while !outputClosed.happened, let line = await nextLine() {
+            switch ListParser.parse(line) {
             case .skip:
                 continue
             case .malformed(let n, let message):
@@ -91,9 +94,24 @@ final class PrefetchRun: Sendable {
                     counts.withLock { $0.skippedByShard += 1 }
                     continue
                 }
-                return (number, settings.request(for: item.source, lowDataSource: item.lowDataSource, alternatives: item.alternatives))
+                return (line.number, settings.request(for: item.source, lowDataSource: item.lowDataSource, alternatives: item.alternatives))
             }
         }
+        return nil
+    }
+
+    /// The next line of the list, read as it arrives; nil at its end (or when the run is cancelled).
+    private func nextLine() async -> ListLine? {
+        let buffered = pending.withLock { p -> ListLine? in
+            guard p.index < p.lines.count else { return nil }
+            defer { p.index += 1 }
+            return p.lines[p.index]
+        }
+        if let buffered { return buffered }
+        let batch = await reader.nextBatch()
+        guard let first = batch.first else { return nil }
+        pending.withLock { $0 = (batch, 1) }
+        return first
     }
 
     func report(_ completion: Prefetcher.Completion) {
@@ -111,18 +129,23 @@ final class PrefetchRun: Sendable {
             if settings.json { record = ResultRecord.failure(failure, source: source).text }
             problems.append(Report.problem(of: failure, source: source))
         }
-        output.withLock { _ in
+        let closed = output.withLock { _ -> Bool in
             if let progress, !problems.isEmpty { progress.finish() }
             for problem in problems { Console.err("imgfetch: " + problem + "\n") }
-            if let record { Console.line(record) }
-            progress?.update(done: snapshot.total, failed: snapshot.failed, bytes: snapshot.bytesDownloaded, force: !problems.isEmpty)
+            // Malformed lines and other shards' lines are done too: the total counts every source line.
+            let done = snapshot.total + snapshot.malformed + snapshot.skippedByShard
+            progress?.update(done: done, failed: snapshot.failed, bytes: snapshot.bytesDownloaded, force: !problems.isEmpty)
+            guard let record, !outputClosed.happened else { return false }
+            return FileSystem.writeAll(fd: 1, Array((record + "\n").utf8)) == EPIPE
         }
+        if closed { outputClosed.fire() }   // the reader went away (`| head -1`): stop, as on an interrupt
     }
 
     func write(stderr text: String) { output.withLock { _ in progress?.finish(); Console.err(text) } }
 
     func printSummary(_ s: PrefetchSummary, ms: Double, interrupted: Bool) {
-        if settings.json {
+        let closed = outputClosed.happened
+        if settings.json && !closed {
             var o = JSONObject()
             o.add("summary", true)
             o.add("total", s.total)
@@ -139,13 +162,43 @@ final class PrefetchRun: Sendable {
             Console.line(o.text)
         }
         if !settings.quiet || s.failed > 0 {
-            var line = "imgfetch: prefetch\(interrupted ? " interrupted" : ""): \(s.ok) ok (\(s.hits) cached, \(s.lowData) low-data), \(s.failed) failed"
+            let stopped = interrupted ? " interrupted" : closed ? " stopped (standard output closed)" : ""
+            var line = "imgfetch: prefetch\(stopped): \(s.ok) ok (\(s.hits) cached, \(s.lowData) low-data), \(s.failed) failed"
             if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
             if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
             if s.cancelled > 0 { line += ", \(s.cancelled) cancelled" }
             line += ", \(Formatting.size(s.bytesDownloaded)) downloaded in \(Formatting.seconds(ms / 1000))"
             Console.err(line + "\n")
         }
+    }
+}
+
+/// Runs its stop action once, the first time it fires; an action installed after that runs at once.
+/// `happened` is an atomic load: it is read for every line of the list.
+final class StopSwitch: Sendable {
+    private let fired = Atomic<Bool>(false)
+    private let state = Mutex<(action: (@Sendable () -> Void)?, ran: Bool)>((nil, false))
+
+    var happened: Bool { fired.load(ordering: .acquiring) }
+
+    func install(_ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.action = action }
+        runOnce()
+    }
+
+    func fire() {
+        guard fired.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        runOnce()
+    }
+
+    private func runOnce() {
+        guard happened else { return }
+        let action = state.withLock { s -> (@Sendable () -> Void)? in
+            guard !s.ran, let action = s.action else { return nil }
+            s.ran = true
+            return action
+        }
+        action?()
     }
 }
 

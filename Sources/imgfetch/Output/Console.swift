@@ -12,6 +12,9 @@ enum ExitCode: Int32 {
     case cacheUnusable = 4
     /// Interrupted by SIGINT or SIGTERM (128 + 2, as shells report it).
     case interrupted = 130
+    /// `prefetch`'s standard output was closed by its reader (EPIPE, as in `| head -1`): the run
+    /// stopped early. 128 + SIGPIPE, what a shell reports for a writer that a closed pipe ended.
+    case outputClosed = 141
 }
 
 /// Writes to stdout and stderr with plain POSIX calls (no buffering surprises when exiting on an error path).

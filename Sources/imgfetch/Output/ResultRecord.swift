@@ -29,7 +29,7 @@ enum ResultRecord {
         o.add("status", "failed")
         o.add("original_source", source)
         o.add("source", source)
-        o.add("key", f.key.rawValue)
+        o.add("key", f.key?.rawValue)
         o.add("path", nil as String?)
         o.add("cache", nil as String?)
         o.add("low_data", false)
@@ -44,6 +44,7 @@ enum ResultRecord {
         o.add("code", e.code)
         o.add("message", e.message)
         if case .httpStatus(let status, _) = e { o.add("status", status) }
+        if case .retryAfterBeyondLimit(let status, _, _) = e { o.add("status", status) }
         o.add("retryable", e.isRetryable)
         if case .sourcesExhausted(let failures) = e {
             o.add("failures", objects: failures.map { f in

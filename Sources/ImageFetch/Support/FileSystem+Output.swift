@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writing a user's output path (`get -o PATH`) *into* what PATH is, as curl and coreutils do.
+///
+/// - A regular file, or a path that does not exist yet, is replaced atomically: a temporary file in
+///   the same directory, renamed over it (readers see the old image or the new one). An existing
+///   file keeps its permission bits, and its owner and group when run as root. A new file gets
+///   0666 less the umask.
+/// - Anything else (a character or block device, a FIFO, `/dev/stdout`, `/dev/fd/N`,
+///   `/proc/self/fd/N`) is opened and written in place; nothing is ever created or renamed there.
+/// - A symbolic link is written through, never renamed over: when its target is a regular file, the
+///   *target* is replaced atomically and the link stays; when it is something else, the target is
+///   written in place; a link to nothing is refused (as `cp` refuses a dangling link).
+/// - A directory is an error naming it.
+extension FileSystem {
+    /// How `writeOutput` will treat `path`, decided from `lstat`/`stat` before any work is done.
+    public enum OutputKind: Sendable, Equatable {
+        /// A regular file or a new path: replaced atomically (the path to rename over).
+        case replace(String)
+        /// A device, FIFO or open descriptor: opened and written in place.
+        case inPlace(String)
+    }
+
+    /// Decides what `path` is as an output. Throws for a directory, a dangling link, or a status that
+    /// cannot be read.
+    public static func outputKind(_ path: String) throws(Failure) -> OutputKind {
+        var st = stat()
+        if lstat(path, &st) != 0 {
+            guard errno == ENOENT else { throw Failure(errno: errno, path: path, operation: "cannot use") }
+            return .replace(path)
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: return .replace(path)
+        case S_IFDIR: throw Failure(errno: EISDIR, path: path, operation: "cannot write to")
+        case S_IFLNK: break
+        default: return .inPlace(path)
+        }
+        // A symbolic link: what it points to decides. /dev/stdout, /dev/fd/N and /proc/*/fd/N name an
+        // open descriptor (their "target" may be a pipe, or a file the shell opened for appending).
+        var target = stat()
+        guard stat(path, &target) == 0 else {
+            throw Failure(errno: errno, path: path, operation: errno == ENOENT ? "not writing through the dangling symbolic link" : "cannot use")
+        }
+        if (target.st_mode & S_IFMT) == S_IFDIR { throw Failure(errno: EISDIR, path: path, operation: "cannot write to") }
+        if (target.st_mode & S_IFMT) != S_IFREG || namesDescriptor(path) || namesDescriptor(linkTarget(path)) {
+            return .inPlace(path)
+        }
+        guard let resolved = realpath(path, nil) else { return .inPlace(path) }
+        defer { free(resolved) }
+        return .replace(String(cString: resolved))
+    }
+
+    /// Writes `bytes` to `path` as `outputKind(path)` says. On failure nothing is left behind (a
+    /// temporary file is removed) and a replaced file is untouched.
+    public static func writeOutput(_ bytes: [UInt8], to path: String) throws(Failure) {
+        switch try outputKind(path) {
+        case .replace(let file): try replaceAtomically(bytes, file: file)
+        case .inPlace(let file): try writeInPlace(bytes, file: file)
+        }
+    }
+
+    /// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/<pid|self>/fd/N`: names of open descriptors.
+    static func namesDescriptor(_ path: String) -> Bool {
+        if path == "/dev/stdout" || path == "/dev/stderr" || path.hasPrefix("/dev/fd/") { return true }
+        let parts = path.split(separator: "/")
+        return parts.count == 4 && parts[0] == "proc" && parts[2] == "fd"
+    }
+
+    /// What the symbolic link at `path` holds (one hop), "" when it cannot be read.
+    static func linkTarget(_ path: String) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { return "" }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    static func writeInPlace(_ bytes: [UInt8], file: String) throws(Failure) {
+        // Never O_CREAT: this path exists and is not ours to create. O_NOCTTY: a terminal given as
+        // PATH must not become the controlling terminal.
+        let fd = open(file, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(errno: errno, path: file, operation: "open") }
+        var st = stat()
+        // Truncate only where it means something (a regular file behind a descriptor name).
+        if fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, ftruncate(fd, 0) != 0 {
+            let failure = Failure(errno: errno, path: file, operation: "truncate")
+            close(fd)
+            throw failure
+        }
+        var failure = writeAll(fd: fd, bytes).map { Failure(errno: $0, path: file, operation: "write") }
+        if close(fd) != 0, failure == nil, errno != EINTR { failure = Failure(errno: errno, path: file, operation: "close") }
+        if let failure { throw failure }
+    }
+
+    static func replaceAtomically(_ bytes: [UInt8], file: String) throws(Failure) {
+        let slash = file.lastIndex(of: "/")
+        let directory = slash.map { file[..<$0].isEmpty ? "/" : String(file[..<$0]) } ?? "."
+        var existing = stat()
+        let exists = lstat(file, &existing) == 0 && (existing.st_mode & S_IFMT) == S_IFREG
+        // An existing file we may not write is not ours to replace (rename would bypass its mode).
+        if exists, faccessat(AT_FDCWD, file, W_OK, AT_EACCESS) != 0 {
+            throw Failure(errno: errno, path: file, operation: "cannot write")
+        }
+        let tmp = directory + "/" + temporaryName()
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw Failure(errno: errno, path: directory, operation: "create a file in") }
+        var failure: Failure?
+        if exists {
+            // Owner first: chown clears set-id bits, and the mode is set after it.
+            if geteuid() == 0, fchown(fd, existing.st_uid, existing.st_gid) != 0 {
+                failure = Failure(errno: errno, path: tmp, operation: "chown")
+            }
+            if failure == nil, fchmod(fd, existing.st_mode & 0o777) != 0 {
+                failure = Failure(errno: errno, path: tmp, operation: "chmod")
+            }
+        }
+        if failure == nil { failure = writeAll(fd: fd, bytes).map { Failure(errno: $0, path: tmp, operation: "write") } }
+        if close(fd) != 0, failure == nil, errno != EINTR { failure = Failure(errno: errno, path: tmp, operation: "close") }
+        if failure == nil, rename(tmp, file) != 0 { failure = Failure(errno: errno, path: file, operation: "rename to") }
+        if let failure {
+            unlink(tmp)
+            throw failure
+        }
+    }
+}
