@@ -68,6 +68,26 @@ final class HTTPCacheRulesTests: E2ETestCase {
         XCTAssertTrue(text.stdoutText.contains("stored:         cache-control: max-age=0, must-revalidate"), text.stdoutText)
     }
 
+    func testPrefetchServesWithinStaleWhileRevalidateAndRevalidatesInTheRun() throws {
+        let query = "cc=max-age%3D2%2C%20stale-while-revalidate%3D60"
+        let list = try writeList([imageURL("tiny.jpg", query), imageURL("small.gif", query)])
+        let prefetch = { () throws -> RunResult in
+            try self.imgfetch(["prefetch", "--cache-dir", self.cacheDir.path, "--json", list.path])
+        }
+        assertExit(try prefetch(), 0)
+        Thread.sleep(forTimeInterval: 2.5)
+        let r = try prefetch()
+        assertExit(r, 0)
+        let records = r.json.filter { $0["summary"] as? Bool != true }
+        XCTAssertEqual(records.compactMap { $0.string("cache") }, ["stale", "stale"], "\(r)")
+        XCTAssertEqual(Set(records.compactMap { $0.string("stale_reason") }), ["stale-while-revalidate"])
+        for name in ["tiny.jpg", "small.gif"] {
+            let log = try server.requests(imagePath(name, query))
+            XCTAssertEqual(log.count, 2, "\(name): revalidated during the run")
+            XCTAssertNotNil(log.last?.headers["if-none-match"], "\(name): the revalidation is conditional")
+        }
+    }
+
     func testStaleWhileRevalidateServesAtOnceThenRevalidates() throws {
         let query = "cc=max-age%3D3%2C%20stale-while-revalidate%3D60"
         let url = imageURL("tiny.jpg", query)
