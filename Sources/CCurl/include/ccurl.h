@@ -22,7 +22,7 @@ typedef struct {
     long connect_timeout_ms;         /* 0 = curl default */
     long timeout_ms;                 /* total, 0 = none */
     long long max_bytes;             /* byte cap on the body, 0 = none; holds without Content-Length */
-    int max_redirects;               /* followed; http/https only, for redirects too */
+    int max_redirects;               /* followed by libcurl (http/https only); 0 = not followed */
     /* Optional tap on the body as it arrives (for decoding while downloading), called on the loop
      * thread: tap_data for each piece of the final response's body if it is a 2xx one, in order
      * (a body of any other status ends the tap incomplete); tap_end exactly once
