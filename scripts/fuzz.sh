@@ -3,7 +3,7 @@
 #   FUZZ_TARGETS="list source headers meta jpeg" (default: all)   FUZZ_JOBS=1
 # Targets: list, source, headers, meta (Tests/Fuzz/ImageFetchFuzz.swift, compiled with ImageFetch's
 # sources into one module: SwiftPM executables do not link with -sanitize=fuzzer) and jpeg
-# (Tests/Fuzz/fuzz_jpeg.c on jpeg_fast.c + jpeg_resize.c). Each starts from its seed corpus in
+# (Tests/Fuzz/fuzz_jpeg.c on jpeg_fast.c + jpeg_resize.c + jpeg_stream.c). Each starts from its seed corpus in
 # Tests/Fuzz/<target>/corpus; what it learns goes to .build/fuzz/corpus/<target>, a crash to
 # .build/fuzz/crashes/<target>-crash-* (and the run fails). Prints one line per target:
 # inputs executed, seconds, crashes.
@@ -38,11 +38,11 @@ if [[ ! -x "$OUT/imagefetch-fuzz" || "$newest" -nt "$OUT/imagefetch-fuzz" ]]; th
     -I "$OUT/modules/CVips" -I "$OUT/modules/CCurl" $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift \
     "$OUT"/obj/*.o -use-ld=lld -ldl -lpthread -lm -o "$OUT/imagefetch-fuzz"
 fi
-if [[ ! -x "$OUT/jpeg-fuzz" || Tests/Fuzz/fuzz_jpeg.c -nt "$OUT/jpeg-fuzz" || Sources/CVips/jpeg_fast.c -nt "$OUT/jpeg-fuzz" \
-      || Sources/CVips/jpeg_resize.c -nt "$OUT/jpeg-fuzz" ]]; then
+JPEG_SOURCES=(Tests/Fuzz/fuzz_jpeg.c Sources/CVips/jpeg_fast.c Sources/CVips/jpeg_resize.c Sources/CVips/jpeg_stream.c)
+if [[ ! -x "$OUT/jpeg-fuzz" || "$(ls -t "${JPEG_SOURCES[@]}" Sources/CVips/*.h Sources/CVips/include/*.h "$OUT/jpeg-fuzz" | head -1)" != "$OUT/jpeg-fuzz" ]]; then
   echo "building $OUT/jpeg-fuzz" >&2
   "$CLANG" -g -O1 -fsanitize=fuzzer,address -ISources/CVips/include -ISources/CVips \
-    Tests/Fuzz/fuzz_jpeg.c Sources/CVips/jpeg_fast.c Sources/CVips/jpeg_resize.c -ldl -lpthread -lm -o "$OUT/jpeg-fuzz"
+    "${JPEG_SOURCES[@]}" -fuse-ld=lld -ldl -lpthread -lm -o "$OUT/jpeg-fuzz"
 fi
 
 # ---- run -----------------------------------------------------------------------------------------

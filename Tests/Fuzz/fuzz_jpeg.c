@@ -1,10 +1,12 @@
-/* fuzz_jpeg.c: libFuzzer target for the JPEG path (jpeg_fast.c + jpeg_resize.c): the thumbnail
- * (decode at a DCT scale, Lanczos3 resize, encode) in both fit modes, and the strict validation of
- * originals. libjpeg is dlopen'ed as in the shim. Built by scripts/fuzz.sh with
+/* fuzz_jpeg.c: libFuzzer target for the JPEG path (jpeg_fast.c + jpeg_resize.c + jpeg_stream.c):
+ * the thumbnail (decode at a DCT scale, Lanczos3 resize, encode) in both fit modes, the same decode
+ * fed in pieces while "downloading" (which must give the same bytes or decline), and the strict
+ * validation of originals. libjpeg is dlopen'ed as in the shim. Built by scripts/fuzz.sh with
  * clang -fsanitize=fuzzer,address. The first input byte picks the box (so the fuzzer explores the
  * scales and the resize), the rest is the JPEG. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cvips.h"
 
@@ -22,10 +24,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int status = ifj_thumbnail(jpeg, len, &opts, &res);
     if (status == IFJ_OK) {
         if (res.data == NULL || res.length == 0 || res.width < 1 || res.height < 1 || res.width > w || res.height > h) abort();
-        ifj_free(res.data);
     } else if (status != IFJ_DECLINED && status != IFJ_CORRUPT) {
         abort();
     }
+
+    /* The same bytes in pieces (their size from the first byte): exactly the thumbnail above, or a decline. */
+    ifj_stream *stream = ifj_stream_new(&opts, 0);
+    if (stream != NULL) {
+        size_t piece = 1 + (size_t)(data[0] % 7) * 97;
+        for (size_t at = 0; at < len; at += piece) ifj_stream_append(stream, jpeg + at, len - at < piece ? len - at : piece);
+        ifj_stream_end(stream, 1);
+        ifj_result streamed;
+        if (ifj_stream_result(stream, len, &streamed) == IFJ_OK) {
+            if (status != IFJ_OK || streamed.length != res.length || memcmp(streamed.data, res.data, res.length) != 0) abort();
+            ifj_free(streamed.data);
+        }
+        ifj_stream_release(stream);
+    }
+    if (status == IFJ_OK) ifj_free(res.data);
 
     int width = 0, height = 0;
     char msg[256];
