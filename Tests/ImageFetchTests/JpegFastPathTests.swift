@@ -67,6 +67,27 @@ final class JpegFastPathTests: XCTestCase {
         }
     }
 
+    /// Every processing path fails a corrupt JPEG with libjpeg's message, libvips' included, and the
+    /// check `cache verify` uses says why; the whole file passes all of them.
+    func testVipsProcessorFailsCorruptJpegsOnEveryPath() throws {
+        let photo = try bytes("photo.jpg"), icc = try bytes("icc.jpg")
+        let processings = [Processing(width: 50, height: 50), Processing(width: 50, height: 50, format: .webp),
+                           Processing(), Processing(format: .png), Processing(format: .jpeg, quality: 50)]
+        for (name, whole) in [("photo.jpg", photo), ("icc.jpg", icc)] {
+            let damaged = Array(whole.prefix(whole.count / 2)) + [0xFF, 0xD9]
+            for processing in processings {
+                XCTAssertNoThrow(try VipsProcessor().process(whole, with: processing, maxPixels: 100_000_000), "\(name) \(processing)")
+                XCTAssertThrowsError(try VipsProcessor().process(damaged, with: processing, maxPixels: 100_000_000),
+                                     "\(name) \(processing.identifier)") { error in
+                    XCTAssertEqual((error as? FetchError)?.code, "invalid_image")
+                    XCTAssertTrue((error as? FetchError)?.message.contains("premature end of data segment") == true, "\(error)")
+                }
+            }
+            XCTAssertNil(VipsProcessor().decodeFailure(whole), name)
+            XCTAssertEqual(VipsProcessor().decodeFailure(damaged), "libjpeg: Corrupt JPEG data: premature end of data segment", name)
+        }
+    }
+
     /// Raw RGB pixels of an encoded image (libvips writes a binary PPM: "P6 W H 255\n" + pixels).
     func pixels(_ encoded: [UInt8]) throws -> [UInt8] {
         let ppm = try VipsBridge.thumbnail(encoded, width: nil, height: nil, cover: false, suffix: ".ppm", quality: nil).bytes
