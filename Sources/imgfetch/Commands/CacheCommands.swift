@@ -72,21 +72,15 @@ enum CacheCommands {
         return o
     }
 
-    /// A key (64 hex digits) names one entry; a source names all its variants.
-    static func resolve(_ text: String, _ cache: DiskCache, command: String) throws(UsageError) -> [CacheEntry] {
-        if let key = CacheKey(hex: text.lowercased()) {
-            return cache.entry(forKey: key.rawValue).map { [$0] } ?? []
-        }
-        do {
-            return cache.entries(forIdentity: try Source(parsing: text).identity)
-        } catch {
-            throw UsageError("\(Source.abbreviated(text)): not a source or a cache key", commandPath: ["cache", command])
-        }
-    }
-
     static func info(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
         let text = parsed.positional("SOURCE|KEY") ?? ""
-        let entries = try resolve(text, cache, command: "info")
+        let entries: [CacheEntry]
+        switch try CacheReference.resolve(text, cache, command: "info") {
+        case .entries(let found): entries = found
+        case .ambiguous(let candidates):
+            CacheReference.reportAmbiguous(text, candidates)
+            return .usage
+        }
         guard !entries.isEmpty else {
             Console.errorLine("\(text): not in the cache")
             return .failed
@@ -110,9 +104,18 @@ enum CacheCommands {
     }
 
     static func remove(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
-        var code = ExitCode.ok
+        // Every argument is resolved before anything is removed: an ambiguous one removes nothing.
+        var resolved: [(text: String, entries: [CacheEntry])] = []
         for text in parsed.positionalValues("SOURCE|KEY") {
-            let entries = try resolve(text, cache, command: "rm")
+            switch try CacheReference.resolve(text, cache, command: "rm") {
+            case .entries(let entries): resolved.append((text, entries))
+            case .ambiguous(let candidates):
+                CacheReference.reportAmbiguous(text, candidates)
+                return .usage
+            }
+        }
+        var code = ExitCode.ok
+        for (text, entries) in resolved {
             if entries.isEmpty {
                 Console.errorLine("\(text): not in the cache")
                 code = .failed

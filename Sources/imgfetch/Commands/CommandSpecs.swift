@@ -70,9 +70,9 @@ enum Specs {
             ]),
             CommandSpec(name: "info", abstract: "One entry's metadata (every variant of a source).",
                         options: [.flag("json", help: "One JSON object per entry.")],
-                        positionals: [PositionalSpec(name: "SOURCE|KEY", help: "A source or a 64-hex-digit key.")]),
+                        positionals: [PositionalSpec(name: "SOURCE|KEY", help: "A source, or a key: any unique prefix of at least 6 hex digits (as cache ls prints). A file of that name wins; ./NAME forces a path, key:PREFIX a key.")]),
             CommandSpec(name: "rm", abstract: "Remove entries (a source removes all its variants).",
-                        positionals: [PositionalSpec(name: "SOURCE|KEY", help: "Sources or keys.", arity: .oneOrMore)]),
+                        positionals: [PositionalSpec(name: "SOURCE|KEY", help: "Sources, or keys or unique key prefixes (>= 6 hex digits; key:PREFIX forces a key). An ambiguous prefix removes nothing (exit 2).", arity: .oneOrMore)]),
             CommandSpec(name: "clear", abstract: "Remove everything."),
             CommandSpec(name: "prune", abstract: "Evict expired and least recently used entries.", options: [
                 .flag("expired", help: "Remove expired entries."),
