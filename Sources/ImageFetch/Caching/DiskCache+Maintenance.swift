@@ -53,18 +53,22 @@ extension DiskCache {
     }
 
     /// `cache prune`: removes expired entries (when `expired`), then least recently used ones until the
-    /// cache fits `maxSize`. Returns the removed entries.
-    public func prune(expired: Bool, maxSize: Int64?) -> [CacheEntry] {
-        var removed: [CacheEntry] = []
+    /// cache fits `maxSize`. Returns what was removed.
+    public func prune(expired: Bool, maxSize: Int64?) -> CacheRemoval {
+        var removed = CacheRemoval()
         if expired {
             let now = FileSystem.now()
             FileSystem.withLock(lockPath) {
                 for entry in allEntries() where entry.isExpired(at: now) {
-                    if remove(entry) { removed.append(entry) }
+                    if remove(entry) { removed.count += 1; removed.bytes += entry.bytes }
                 }
             }
         }
-        if let maxSize { removed += evict(toFit: maxSize) }
+        if let maxSize {
+            let evicted = evict(toFit: maxSize)
+            removed.count += evicted.count
+            removed.bytes += evicted.bytes
+        }
         cleanTemporaryFiles()
         return removed
     }

@@ -43,6 +43,7 @@ public final class Directory {
         guard copy >= 0 else { return }
         guard let dir = fdopendir(copy) else { close(copy); return }
         defer { closedir(dir) }
+        rewinddir(dir)  // the duplicate shares its offset with `fd`: start from the beginning every time
         // Read d_name in place: a record may be shorter than sizeof(struct dirent).
         let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {

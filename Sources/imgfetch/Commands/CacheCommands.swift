@@ -131,8 +131,7 @@ enum CacheCommands {
         let maxSize = try parsed.parse("max-size", ValueParsers.byteSize)
         let expired = parsed.flag("expired") || maxSize == nil
         let removed = cache.prune(expired: expired, maxSize: maxSize)
-        let bytes = removed.reduce(Int64(0)) { $0 + $1.bytes }
-        Console.line("removed \(removed.count) entr\(removed.count == 1 ? "y" : "ies") (\(Formatting.size(bytes)))")
+        Console.line("removed \(removed.count) entr\(removed.count == 1 ? "y" : "ies") (\(Formatting.size(removed.bytes)))")
         return .ok
     }
 
