@@ -2,9 +2,10 @@
 # Installs the Debian packages imgfetch needs, only those missing. Run as root, or with sudo available.
 #   libvips-dev, libcurl4-openssl-dev: headers (the binary dlopens libvips.so.42 and libcurl.so.4 at run time)
 #   python3: the end-to-end tests' HTTP server; mandoc: man page lint
+#   chromium: the end-to-end test that loads `cache gallery`'s page in a real browser (headless)
 #   BENCH_DEPS=1 adds what `make bench` compares against: libvips-tools, nginx-light, hyperfine, curl, aria2, time
 set -euo pipefail
-want=(libvips-dev libcurl4-openssl-dev pkg-config python3 mandoc)
+want=(libvips-dev libcurl4-openssl-dev pkg-config python3 mandoc chromium)
 if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(libvips-tools nginx-light hyperfine curl aria2 time); fi
 missing=()
 for p in "${want[@]}"; do

@@ -1,7 +1,7 @@
 import ArgumentKit
 import ImageFetch
 
-/// `imgfetch cache ls|info|rm|clear|prune|verify|stats|path`.
+/// `imgfetch cache ls|info|rm|clear|prune|verify|stats|path|gallery`.
 enum CacheCommands {
     static func run(_ parsed: ParsedCommand) throws(UsageError) -> ExitCode {
         let directory = RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
@@ -10,7 +10,7 @@ enum CacheCommands {
         case "path":
             Console.line(directory)
             return .ok
-        case "ls": return list(parsed, cache)
+        case "ls": return try CacheListCommand.run(parsed, cache)
         case "info": return try info(parsed, cache)
         case "rm": return try remove(parsed, cache)
         case "clear":
@@ -20,36 +20,9 @@ enum CacheCommands {
         case "prune": return try prune(parsed, cache)
         case "verify": return verify(parsed, cache)
         case "stats": return stats(parsed, cache)
-        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path)", commandPath: ["cache"])
+        case "gallery": return try CacheGalleryCommand.run(parsed, cache)
+        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path, gallery)", commandPath: ["cache"])
         }
-    }
-
-    static func list(_ parsed: ParsedCommand, _ cache: DiskCache) -> ExitCode {
-        var entries = cache.allEntries()
-        if let filter = parsed.value("source") { entries = entries.filter { $0.source.contains(filter) } }
-        switch parsed.value("sort") ?? "age" {
-        case "size": entries.sort { $0.bytes > $1.bytes }
-        case "source": entries.sort { ($0.source, $0.variant) < ($1.source, $1.variant) }
-        case "access": entries.sort { $0.lastAccess > $1.lastAccess }
-        default: entries.sort { $0.created > $1.created }
-        }
-        if parsed.flag("json") {
-            Console.out(entries.map { record($0, cache).text + "\n" }.joined())
-        } else {
-            printTable(entries)
-        }
-        return .ok
-    }
-
-    static func printTable(_ entries: [CacheEntry]) {
-        let now = FileSystem.now()
-        var rows = [["KEY", "SIZE", "DIMS", "FORMAT", "AGE", "EXPIRES", "VARIANT", "SOURCE"]]
-        for e in entries {
-            rows.append([String(e.key.prefix(12)), Formatting.size(e.bytes), "\(e.width)x\(e.height)", e.format,
-                         Formatting.duration(now - e.created), Formatting.expiry(e, now: now), e.variant, e.source])
-        }
-        if entries.isEmpty { return }
-        Console.out(Formatting.table(rows))
     }
 
     static func record(_ e: CacheEntry, _ cache: DiskCache) -> JSONObject {

@@ -63,9 +63,9 @@ enum Specs {
     static let cache = CommandSpec(
         name: "cache", abstract: "Inspect and manage the cache.",
         subcommands: [
-            CommandSpec(name: "ls", abstract: "List entries.", options: [
+            CommandSpec(name: "ls", abstract: "List entries, as they are read: in key order, the first at once, in bounded memory.", options: [
                 .flag("json", help: "One JSON object per entry."),
-                .value("sort", valueName: "FIELD", help: "Sort by age, size, source or access.", defaultDescription: "age"),
+                .value("sort", valueName: "FIELD", help: "key (streams), or age (newest first), size (largest first), source or access (most recent first): these read every entry before printing the first.", defaultDescription: "key"),
                 .value("source", valueName: "TEXT", help: "Only entries whose source contains TEXT."),
             ]),
             CommandSpec(name: "info", abstract: "One entry's metadata (every variant of a source).",
@@ -83,6 +83,15 @@ enum Specs {
             CommandSpec(name: "stats", abstract: "Entries, bytes, originals vs variants, oldest, newest.",
                         options: [.flag("json", help: "As one JSON object.")]),
             CommandSpec(name: "path", abstract: "Print the cache directory."),
+            CommandSpec(name: "gallery", abstract: "Write a static HTML gallery of the entries (filter and sort in the page; works from file://).", options: [
+                .value("output", short: "o", valueName: "DIR", help: "Where to write index.html, page-2.html, ... (created).", defaultDescription: "./imgfetch-gallery"),
+                .flag("copy", help: "Copy the images into DIR/images instead of linking to the cache's files."),
+                .value("page-size", valueName: "N", help: "Entries per page (pages follow key order; filter and sort work within a page).", defaultDescription: "200"),
+            ], discussion: """
+            Prints the path of index.html. Every entry is shown as a picture with its source, variant,
+            size, age and expiry. Example:
+              imgfetch cache gallery -o /tmp/gallery && xdg-open /tmp/gallery/index.html
+            """),
         ])
 
     static let root = CommandSpec(

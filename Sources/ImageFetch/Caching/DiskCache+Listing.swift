@@ -1,0 +1,26 @@
+/// Listing that streams: entries in key order, one shard directory in memory at a time.
+extension DiskCache {
+    /// The largest `.meta` file read; a larger one is not an entry (metadata is a few hundred bytes;
+    /// a `data:` source is stored abbreviated).
+    static let maximumMetadataBytes = 64 * 1024
+
+    /// Calls `body` with every committed entry in key order (shard directories `00`...`ff`, names
+    /// sorted within each), its last access from the image's mtime, until `body` returns false.
+    /// Memory is bounded by one shard directory's names, whatever the size of the cache: the first
+    /// entry arrives after one shard is read. Metadata whose key is not its file name, links, and
+    /// files over `maximumMetadataBytes` are skipped, as a torn entry is.
+    public func forEachEntry(_ body: (CacheEntry) -> Bool) {
+        guard let rootDirectory = Directory(root) else { return }
+        for shardName in rootDirectory.sortedNames() where CacheScan.isShardName(shardName) {
+            guard let shard = Directory(in: rootDirectory, shardName) else { continue }
+            for name in shard.sortedNames() {
+                guard let key = CacheKeyName.key(ofMeta: name), key.hasPrefix(shardName),
+                      let bytes = shard.read(name, limit: DiskCache.maximumMetadataBytes),
+                      var entry = CacheEntry.decode(bytes), entry.key == key else { continue }
+                let dataName = key + "." + (ImageFormat(name: entry.format)?.fileExtension ?? "img")
+                if let status = shard.status(dataName), status.isRegular { entry.lastAccess = status.modified }
+                if !body(entry) { return }
+            }
+        }
+    }
+}
