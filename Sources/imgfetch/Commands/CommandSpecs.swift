@@ -88,9 +88,9 @@ enum Specs {
                 .flag("copy", help: "Copy the images into DIR/images instead of linking to the cache's files."),
                 .value("page-size", valueName: "N", help: "Entries per page (pages follow key order; filter and sort work within a page).", defaultDescription: "200"),
             ], discussion: """
-            Prints the path of index.html. Every entry is shown as a picture with its source, variant,
-            size, age and expiry. Example:
-              imgfetch cache gallery -o /tmp/gallery && xdg-open /tmp/gallery/index.html
+            Prints the path of index.html (open it in a browser). Every entry is shown as a picture
+            with its source, variant, size, age and expiry. Example:
+              imgfetch cache gallery -o /tmp/gallery --copy
             """),
         ])
 
