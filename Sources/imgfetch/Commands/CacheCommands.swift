@@ -1,7 +1,7 @@
 import ArgumentKit
 import ImageFetch
 
-/// `imgfetch cache ls|info|rm|clear|prune|verify|stats|path|gallery`.
+/// `imgfetch cache ls|info|rm|clear|prune|verify|stats|path|gallery|sheet`.
 enum CacheCommands {
     static func run(_ parsed: ParsedCommand) throws(UsageError) -> ExitCode {
         let directory = RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
@@ -21,7 +21,8 @@ enum CacheCommands {
         case "verify": return verify(parsed, cache)
         case "stats": return stats(parsed, cache)
         case "gallery": return try CacheGalleryCommand.run(parsed, cache)
-        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path, gallery)", commandPath: ["cache"])
+        case "sheet": return try CacheSheetCommand.run(parsed, cache)
+        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path, gallery, sheet)", commandPath: ["cache"])
         }
     }
 

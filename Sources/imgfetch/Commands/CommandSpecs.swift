@@ -92,6 +92,16 @@ enum Specs {
             with its source, variant, size, age and expiry. Example:
               imgfetch cache gallery -o /tmp/gallery --copy
             """),
+            CommandSpec(name: "sheet", abstract: "Write a contact sheet: one picture of the newest entries, each labelled.", options: [
+                .value("output", short: "o", valueName: "FILE", help: "The sheet (.jpg, .png or .webp). Required."),
+                .value("columns", valueName: "N", help: "Pictures across (at most 100).", defaultDescription: "5"),
+                .value("size", valueName: "S", help: "Each picture's box, S x S pixels (at most 1024); never upscaled.", defaultDescription: "160"),
+                .value("limit", valueName: "N", help: "At most N entries, newest first (at most 10000).", defaultDescription: "100"),
+            ], discussion: """
+            Each cell is (S + 8) x (S + 26) pixels: the picture centred on white with its source's
+            name below (libvips thumbnail, text and arrayjoin). Example:
+              imgfetch cache sheet -o /tmp/sheet.jpg --columns 8 --size 128
+            """),
         ])
 
     static let root = CommandSpec(
