@@ -7,11 +7,14 @@ final class CacheSheetTests: E2ETestCase {
         try imgfetch(["cache", "sheet", "--cache-dir", cacheDir.path] + args, timeout: 60)
     }
 
-    /// Caches five fixtures (each original and its copy for -o: ten entries).
+    /// Caches five fixtures (each original and its copy for -o: ten entries) and one more.
     private func fillCache() throws {
         for name in ["photo.jpg", "portrait.jpg", "alpha.png", "small.webp", "small.gif"] {
             assertExit(try get([E2EPaths.fixture(name).path, "-o", file("o-\(name)").path]), 0)
         }
+        // A name that is Pango markup unless escaped (libvips' text operation reads markup).
+        try FileManager.default.copyItem(at: E2EPaths.fixture("tiny.jpg"), to: file("a&b<i>c.jpg"))
+        assertExit(try get([file("a&b<i>c.jpg").path, "--no-keep-original", "-o", file("o-markup.jpg").path]), 0)
     }
 
     func testTheSheetIsColumnsByRowsOfCellsAndDecodes() throws {

@@ -24,3 +24,17 @@ extension DiskCache {
         }
     }
 }
+
+extension DiskCache {
+    /// The image bytes of `entry`, read through the shard directory without following a link, and
+    /// only when they match the size and checksum of its metadata (as `lookup` requires); else nil.
+    /// For the commands that show entries (`cache sheet`, `cache gallery --copy`): no touch, no removal.
+    public func verifiedImage(of entry: CacheEntry) -> [UInt8]? {
+        guard entry.bytes >= 0, entry.bytes <= Int64(Int32.max),
+              let rootDirectory = Directory(root),
+              let shard = Directory(in: rootDirectory, String(entry.key.prefix(2))),
+              let bytes = shard.read(entry.key + "." + (ImageFormat(name: entry.format)?.fileExtension ?? "img"), limit: Int(entry.bytes)),
+              Int64(bytes.count) == entry.bytes, Checksum.string(bytes) == entry.checksum else { return nil }
+        return bytes
+    }
+}

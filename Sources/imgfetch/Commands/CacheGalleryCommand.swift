@@ -42,7 +42,7 @@ enum CacheGalleryCommand {
             let name = (path.split(separator: "/").last).map(String.init) ?? entry.key
             var url = "file://" + percentEncodePath(cacheRoot + String(path.dropFirst(cache.directory.count)))
             if copy {
-                guard let bytes = try? FileSystem.read(path) else { return true }  // removed meanwhile
+                guard let bytes = cache.verifiedImage(of: entry) else { return true }  // torn or removed meanwhile
                 if let error = save(bytes, to: output + "/images/" + name, temporaryDirectory: output) {
                     failure = error
                     return false

@@ -42,7 +42,7 @@ enum CacheSheetCommand {
             return .failed
         }
         let items = newest.map { e in
-            VipsBridge.SheetItem(bytes: (try? FileSystem.read(cache.dataPath(e.key, format: e.format))) ?? [], label: label(e))
+            VipsBridge.SheetItem(bytes: cache.verifiedImage(of: e) ?? [], label: label(e))
         }
         do {
             let sheet = try VipsBridge.contactSheet(items, layout: layout, suffix: suffix)
