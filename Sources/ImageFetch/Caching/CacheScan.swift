@@ -24,7 +24,7 @@ struct CacheScan {
         self.root = root
     }
 
-    /// Calls `body` for every entry, shard by shard (shards in order; entries in key order), with the
+    /// Calls `body` for every entry, shard by shard (shards in order; entries in directory order), with the
     /// open shard directory (for removals relative to it).
     func forEachEntry(_ body: (Directory, Entry) -> Void) {
         for shardName in root.sortedNames() where CacheScan.isShardName(shardName) {
@@ -37,7 +37,7 @@ struct CacheScan {
         name.utf8.count == 2 && name.utf8.allSatisfy(CacheKeyName.isLowerHexDigit)
     }
 
-    /// The entries of one shard directory, in key order.
+    /// The entries of one shard directory, in directory order.
     static func entries(in shard: Directory, shardName: String) -> [Entry] {
         var metas: [String] = []
         var data: [String: [String]] = [:]
@@ -49,7 +49,6 @@ struct CacheScan {
             }
             return true
         }
-        metas.sort()
         var out: [Entry] = []
         out.reserveCapacity(metas.count)
         for key in metas {

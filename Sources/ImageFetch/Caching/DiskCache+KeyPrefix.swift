@@ -36,6 +36,15 @@ enum CacheKeyName {
 
     static func isLowerHexDigit(_ c: UInt8) -> Bool { (48...57).contains(c) || (97...102).contains(c) }
 
+    /// The first 16 hex digits of a validated key as an integer (for sorting keys cheaply).
+    static func leadingValue(_ key: String) -> UInt64 {
+        var value: UInt64 = 0
+        for c in key.utf8.prefix(16) {
+            value = value << 4 | UInt64(c <= 57 ? c - 48 : c - 87)
+        }
+        return value
+    }
+
     /// The key of `<key>.meta`, else nil.
     static func key(ofMeta name: String) -> String? {
         guard name.utf8.count == 69, name.hasSuffix(".meta") else { return nil }

@@ -13,9 +13,19 @@ extension DiskCache {
         guard let rootDirectory = Directory(root) else { return }
         for shardName in rootDirectory.sortedNames() where CacheScan.isShardName(shardName) {
             guard let shard = Directory(in: rootDirectory, shardName) else { continue }
-            for name in shard.sortedNames() {
-                guard let key = CacheKeyName.key(ofMeta: name), key.hasPrefix(shardName),
-                      let bytes = shard.read(name, limit: DiskCache.maximumMetadataBytes),
+            // Sorted by the key's first 16 hex digits as an integer (then the key): integer
+            // comparisons, as string comparisons of a large shard would grow the cost per entry.
+            var keys: [(prefix: UInt64, key: String)] = []
+            shard.forEachName { name in
+                if let key = CacheKeyName.key(ofMeta: name), key.hasPrefix(shardName) {
+                    keys.append((CacheKeyName.leadingValue(key), key))
+                }
+                return true
+            }
+            keys.sort { $0.prefix != $1.prefix ? $0.prefix < $1.prefix : $0.key < $1.key }
+            for (_, key) in keys {
+                let name = key + ".meta"
+                guard let bytes = shard.read(name, limit: DiskCache.maximumMetadataBytes),
                       var entry = CacheEntry.decode(bytes), entry.key == key else { continue }
                 let dataName = key + "." + (ImageFormat(name: entry.format)?.fileExtension ?? "img")
                 if let status = shard.status(dataName), status.isRegular { entry.lastAccess = status.modified }
