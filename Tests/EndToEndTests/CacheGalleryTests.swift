@@ -42,7 +42,10 @@ final class CacheGalleryTests: E2ETestCase {
     private func browse(_ browser: URL, _ page: URL, _ extra: [String]) -> RunResult {
         var env = ProcessInfo.processInfo.environment
         env["HOME"] = home.path
+        // Tests talk only to 127.0.0.1: no background networking, and a dead local proxy for anything else.
         return ProcessRunner.run(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                           "--disable-background-networking", "--disable-component-update",
+                                           "--no-first-run", "--proxy-server=http://127.0.0.1:9",
                                            "--user-data-dir=\(root.appendingPathComponent("chromium").path)",
                                            "--window-size=1000,800", "--virtual-time-budget=10000"] + extra + [page.absoluteString],
                                  environment: env, timeout: 120)
