@@ -440,7 +440,7 @@ if want 11; then
   ensure_cache_100k
   D11="$RUN/f11"; mkdir -p "$D11/src"
   read -r N11 L11 < <(python3 "$HERE/report.py" footprint "$CD4")
-  SRC11=$(find "$CD4/v1/00" -name '*.jpg' | head -1)
+  SRC11=$(find "$CD4/v1/00" -name '*.jpg' -print -quit)
   S11=$(stat -c %s "$SRC11")
   M11=$(( (L11 - L11 * 8 / 10) / (S11 + 512) - 10 ))
   for ((i = 0; i < M11; i++)); do ln "$SRC11" "$D11/src/f$i.jpg"; done
