@@ -26,6 +26,9 @@
 #   8  peak RSS of the figure-6 prefetch                     vs 150 MB                                <= 1.0
 #   9  all-hit second run of the figure-6 prefetch           vs the cold run                          <= 0.1
 #  10  `prefetch -j 8` of 24 URLs at 512 KB/s per connection vs aria2c -j 8 -x 1                      <= 1.0
+#  11  one eviction cycle of stores into a full 100k cache   vs the same stores into an empty cache   <= 2.0
+#  12  `cache ls` of 1,000,000 entries, CPU (+ first entry, wall, RSS) vs 10 x `cache ls` of 100,000 <= 1.0
+#  13  `cache prune --max-size` of 1,000,000 entries (+ RSS) vs find -printf (a stat of every file)   <= 5.0
 # Only 127.0.0.1 is contacted. Reuses the corpus, the 100,000-entry cache and (for the same binary) the
 # 10,000-entry cache under $BENCH_DIR; everything else is rebuilt per run.
 set -euo pipefail
@@ -39,7 +42,7 @@ BENCH_DIR=${BENCH_DIR:-/tmp/imgfetch-bench}
 mkdir -p "$BENCH_DIR"
 BENCH_DIR=$(realpath "$BENCH_DIR")
 QUICK=${QUICK:-0}
-ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10}
+ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13}
 HF_TIMEOUT=${HF_TIMEOUT:-600}
 export VIPS_CONCURRENCY=${VIPS_CONCURRENCY:-2}
 export LC_ALL=C
@@ -267,10 +270,9 @@ if want 3; then
     "wall $(secs "$(python3 "$HERE/report.py" median "${gt[@]}")") vs $(secs "$(python3 "$HERE/report.py" median "${vt[@]}")")"
 fi
 
-# ------------------------------------------------------------------ 4: cache ls over 100,000 entries
-if want 4; then
-  log "figure 4: cache ls over 100,000 entries"
-  CD4="$BENCH_DIR/cache-100k"
+# ensure_cache_100k: $CD4, 100,000 valid entries (figures 4, 11, 12), generated once and kept
+CD4="$BENCH_DIR/cache-100k"
+ensure_cache_100k() {
   if ! grep -qs '^fake-cache v1 n=100000 ' "$CD4/STAMP"; then
     rm -rf "$CD4"
     # template: one real 64x48 entry, so the generated entries are valid (checksums match)
@@ -278,9 +280,25 @@ if want 4; then
     if "$BIN" get "$SMALL" -s 64 -o "$RUN/tpl.jpg" --no-keep-original --cache-dir "$RUN/tpl-cache" 2>/dev/null; then
       TPL=$(find "$RUN/tpl-cache/v1" -name '*.meta' | head -1)
     fi
-    echo "generating 100,000 cache entries in $CD4 (~20 s, kept for later runs)..." >&2
+    echo "generating 100,000 cache entries in $CD4 (~20-40 s, kept for later runs)..." >&2
     python3 "$HERE/fake-cache.py" "$CD4" 100000 $TPL
   fi
+}
+# ensure_cache_1m: $CD1M, 1,000,000 entries (figures 12, 13; ~2M files, ~8 GB of 4 KB blocks), kept
+CD1M="$BENCH_DIR/cache-1m"
+ensure_cache_1m() {
+  if ! grep -qs '^fake-cache v1 n=1000000 ' "$CD1M/STAMP"; then
+    rm -rf "$CD1M"
+    echo "generating 1,000,000 cache entries in $CD1M (minutes: 2M small files; kept for later runs)..." >&2
+    cc -O2 -o "$RUN/fake-cache" "$HERE/fake-cache.c"
+    "$RUN/fake-cache" "$CD1M" 1000000
+  fi
+}
+
+# ------------------------------------------------------------------ 4: cache ls over 100,000 entries
+if want 4; then
+  log "figure 4: cache ls over 100,000 entries"
+  ensure_cache_100k
   t4=$(date +%s.%N)
   rc=0; "$BIN" cache ls --cache-dir "$CD4" > "$RUN/f4-ls.txt" 2> "$RUN/f4-ls.err" || rc=$?
   t4=$(python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$t4" "$(date +%s.%N)")
@@ -408,6 +426,78 @@ if want 10; then
     fig 10 "24 URLs at 512 KB/s per connection (+ thumbnails for imgfetch)" "imgfetch prefetch -j 8" "$(med f10 "imgfetch prefetch -j 8 (slow)")" \
       "aria2c -j 8 -x 1" "$(med f10 "aria2c -j 8 -x 1 (slow)")" s 1.0 "<= 1.0"
   fi
+fi
+
+# ------------------------------------------------------------------ 11: store into a full cache vs an empty one
+# M distinct local files (hard links to one image of the cache's own entries, so new entries are the
+# size of the old ones) prefetched as they are (stored, no processing) into (a) an empty cache and
+# (b) a copy of the 100,000-entry cache sitting exactly at the same --cache-size-limit. M is one
+# eviction cycle: the first store into the full cache trims it to the 80% low-water mark (a scan of
+# every entry and ~20,000 removals), the other M-1 fit, so (b) / (a) is the amortised cost of a
+# store into a full cache. One run each (a cycle is ~20,000 stores).
+if want 11; then
+  log "figure 11: store cost, full cache of 100,000 entries vs empty"
+  ensure_cache_100k
+  D11="$RUN/f11"; mkdir -p "$D11/src"
+  read -r N11 L11 < <(python3 "$HERE/report.py" footprint "$CD4")
+  SRC11=$(find "$CD4/v1/00" -name '*.jpg' -print -quit)
+  S11=$(stat -c %s "$SRC11")
+  M11=$(( (L11 - L11 * 8 / 10) / (S11 + 512) - 10 ))
+  for ((i = 0; i < M11; i++)); do ln "$SRC11" "$D11/src/f$i.jpg"; done
+  ( cd "$D11/src" && ls | sed "s|^|$D11/src/|" ) > "$D11/list.txt"
+  P11="prefetch $(q "$D11/list.txt") --cache-size-limit $L11 --no-progress --quiet"
+  hf f11 "1 1 0" shell \
+    "store into an empty cache" "$G $P11 --cache-dir $(q "$D11/empty")" "rm -rf $(q "$D11/empty")" \
+    "store into a full cache (100k)" "$G $P11 --cache-dir $(q "$D11/full")" \
+      "rm -rf $(q "$D11/full") && cp -al $(q "$CD4") $(q "$D11/full") && rm -f $(q "$D11/full/v1/usage")"
+  read -r n11 b11 < <(python3 "$HERE/report.py" footprint "$D11/full")
+  [[ "$b11" -le "$L11" ]] || warn "[f11] the full cache ended at $b11 bytes, over its limit $L11"
+  fig 11 "$M11 stores (one eviction cycle) into a full cache of $N11 entries vs an empty one" \
+    "full cache" "$(med f11 "store into a full cache (100k)")" "empty cache" "$(med f11 "store into an empty cache")" s 2.0 "<= 2.0" \
+    "limit $L11 bytes; the full cache ends with $n11 entries"
+  rm -rf "$D11"
+fi
+
+# ------------------------------------------------------------------ 12: cache ls of 1,000,000 entries
+# Streams in key order: time to the first entry, and the whole listing against 10 x the 100,000-entry
+# listing, both warm (one untimed listing of each first). The ratio is on CPU time (user + sys of
+# /usr/bin/time), which load from other processes does not inflate; wall times are in the note.
+if want 12; then
+  log "figure 12: cache ls of 1,000,000 entries"
+  ensure_cache_100k; ensure_cache_1m
+  "$BIN" cache ls --cache-dir "$CD4" > /dev/null; "$BIN" cache ls --cache-dir "$CD1M" > /dev/null   # page cache warm
+  read -r f100 t100 n100 < <(python3 "$HERE/report.py" firstline "$BIN" cache ls --cache-dir "$CD4")
+  read -r f1m t1m n1m < <(python3 "$HERE/report.py" firstline "$BIN" cache ls --cache-dir "$CD1M")
+  [[ "$n1m" -eq 1000001 && "$n100" -eq 100001 ]] || warn "[f12] cache ls printed $n1m and $n100 lines, expected 1,000,001 and 100,001"
+  cpu_one() {   # cpu_one CMD... -> "PEAK_KB CPU_SECONDS WALL_SECONDS"
+    /usr/bin/time -f '%M %U %S %e' -o "$RUN/time.txt" "$@" > /dev/null 2>&1 || { echo "NA NA NA"; return; }
+    awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$RUN/time.txt"
+  }
+  read -r k100 c100 w100 < <(cpu_one "$BIN" cache ls --cache-dir "$CD4")
+  read -r k1m c1m w1m < <(cpu_one "$BIN" cache ls --cache-dir "$CD1M")
+  printf '12\timgfetch cache ls (100k)\t%s\t1\n12\timgfetch cache ls (1M)\t%s\t1\n' "$(mb "$k100")" "$(mb "$k1m")" >> "$RES/rss.tsv"
+  C10=$(python3 -c 'import sys; print(10 * float(sys.argv[1]))' "$c100")
+  fig 12 "cache ls CPU time, 1,000,000 entries vs 10 x 100,000" "1M entries" "$c1m" "10 x 100k" "$C10" s 1.0 "<= 1.0" \
+    "wall $(secs "$t1m") vs $(secs "$t100") (and $(secs "$w1m") vs $(secs "$w100")); first entry after $(python3 -c 'import sys; v=sys.argv[1]; print("n/a" if v == "NA" else "%.0f ms" % (float(v) * 1000))' "$f1m") (1M; target 100 ms); peak RSS $(mb "$k1m") MB (1M) vs $(mb "$k100") MB (100k)"
+fi
+
+# ------------------------------------------------------------------ 13: cache prune --max-size of 1,000,000 entries
+# A copy (hard links) of the 1,000,000-entry cache pruned to half its size, against a stat of every file
+# (find -printf), the least any size-based pruning does; peak RSS.
+if want 13; then
+  log "figure 13: cache prune --max-size of 1,000,000 entries"
+  ensure_cache_1m
+  D13="$RUN/f13"
+  read -r _ L13 < <(python3 "$HERE/report.py" footprint "$CD1M")
+  rm -rf "$D13"; cp -al "$CD1M" "$D13"; rm -f "$D13/v1/usage"
+  t0=$(date +%s.%N); find "$D13/v1" -type f -printf '%s %T@\n' > /dev/null; tf=$(python3 -c 'import sys; print(float(sys.argv[2]) - float(sys.argv[1]))' "$t0" "$(date +%s.%N)")
+  read -r k13 t13 < <(rss_one true "$BIN" cache prune --max-size $(( L13 / 2 )) --cache-dir "$D13")
+  read -r n13 b13 < <(python3 "$HERE/report.py" footprint "$D13")
+  [[ "$b13" -le $(( L13 / 2 )) ]] || warn "[f13] the pruned cache holds $b13 bytes, over $(( L13 / 2 ))"
+  printf '13\timgfetch cache prune --max-size (1M)\t%s\t1\n' "$(mb "$k13")" >> "$RES/rss.tsv"
+  fig 13 "cache prune --max-size half of 1,000,000 entries vs find -printf (stat of every file)" "imgfetch cache prune" "$t13" \
+    "find -printf" "$tf" s 5.0 "<= 5.0" "peak RSS $(mb "$k13") MB; $n13 entries left"
+  rm -rf "$D13"
 fi
 
 # ------------------------------------------------------------------ report

@@ -7,11 +7,12 @@
 #   zsh, fish: the completion tests load each generated script in its shell
 #   tmux, bsdutils (script): the progress bar tests draw it in a pseudo-terminal
 #   strace: a signal test holds a rename so a temporary file certainly exists
+#   chromium: the end-to-end test that loads `cache gallery`'s page in a real browser (headless)
 #   (`make sanitize` and `make fuzz` need nothing more: the Swift toolchain's clang and compiler-rt
 #   carry AddressSanitizer and libFuzzer)
 #   BENCH_DEPS=1 adds what `make bench` compares against: libvips-tools, nginx-light, hyperfine, curl, aria2, time
 set -euo pipefail
-want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config python3 mandoc python3-yaml jq zsh fish tmux bsdutils strace)
+want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config python3 mandoc python3-yaml jq zsh fish tmux bsdutils strace chromium)
 if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(libvips-tools nginx-light hyperfine curl aria2 time); fi
 missing=()
 for p in "${want[@]}"; do

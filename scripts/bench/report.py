@@ -6,6 +6,10 @@ report.py combine RES ID        merge RES/ID.r*.json (hyperfine rounds) into RES
 report.py summary FILE          "total ok failed hits" from the summary line of `prefetch --json` output
 report.py lsjson FILE           "variants originals SAMPLE_VARIANT_PATH" from `cache ls --json` output
 report.py median V...           median of numbers (NA when any is not a number or none is given)
+report.py firstline CMD...      runs CMD: "SECONDS_TO_LINE_2 SECONDS_TOTAL LINES" (line 2: the first entry
+                                after a table header), stdout read as it arrives
+report.py footprint DIR         "ENTRIES BYTES": a cache directory's entries and their footprint as the
+                                size limit counts it (image bytes + 512 per entry with a .meta)
 report.py table RES             the final table from RES/figures.tsv (+ raw medians, warnings)
 """
 import glob
@@ -84,6 +88,37 @@ def median(values):
         print("NA")
         return
     print("%.6f" % statistics.median(nums) if nums else "NA")
+
+
+def firstline(cmd):
+    import subprocess
+    import time
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    first, lines = None, 0
+    for _ in p.stdout:
+        lines += 1
+        if lines == 2:
+            first = time.monotonic() - t0
+    p.wait()
+    total = time.monotonic() - t0
+    print("%s %.6f %d" % ("NA" if first is None or p.returncode else "%.6f" % first, total, lines))
+
+
+def footprint(root):
+    entries = total = 0
+    v1 = os.path.join(root, "v1")
+    for shard in sorted(os.listdir(v1)):
+        if len(shard) != 2:
+            continue
+        names = os.listdir(os.path.join(v1, shard))
+        metas = {n[:-5] for n in names if n.endswith(".meta")}
+        for n in names:
+            key, _, ext = n.partition(".")
+            if ext != "meta" and key in metas:
+                entries += 1
+                total += os.lstat(os.path.join(v1, shard, n)).st_size + 512
+    print(entries, total)
 
 
 def fmt(value, unit):
@@ -171,6 +206,10 @@ def main():
         lsjson(*args)
     elif cmd == "median":
         median(args)
+    elif cmd == "firstline":
+        firstline(args)
+    elif cmd == "footprint":
+        footprint(*args)
     elif cmd == "table":
         table(*args)
     else:

@@ -53,6 +53,28 @@ void ifv_free(void *p);
 /* 1 when this libvips build has a buffer saver for the suffix (".avif" may be missing). */
 int ifv_can_save(const char *suffix);
 
+/* ---- vips_sheet.c: a contact sheet of thumbnails (vips arrayjoin, labels by vips text) ---- */
+typedef struct {
+    const void *data;          /* an image file's bytes (any format libvips loads); len 0 = a blank box */
+    size_t len;
+    const char *label_markup;  /* Pango markup (escape & < >), rendered under the picture; may be NULL */
+} ifv_sheet_item;
+
+typedef struct {
+    int columns;               /* cells across (fewer when there are fewer items) */
+    int size;                  /* the picture box, size x size; pictures are never upscaled */
+    int label_height;          /* pixels of text under each picture */
+    int pad;                   /* white around each cell's picture */
+    int dpi;                   /* text resolution (72: a 10-point font is ~10 pixels) */
+    const char *save_suffix;   /* ".jpg", ".png", ".webp" */
+    int quality;               /* lossy savers, 0 = 85 */
+} ifv_sheet_opts;
+
+/* Every cell is (size + 2 pad) wide and (size + 2 pad + label_height + pad) high, so the sheet is
+ * columns x rows cells exactly. On success *out is released with ifv_free. */
+int ifv_contact_sheet(const ifv_sheet_item *items, int n, const ifv_sheet_opts *opts,
+                      void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen);
+
 /* ---- jpeg_fast.c: JPEG -> JPEG thumbnails with libjpeg alone (no libvips load) ---- */
 enum { IFJ_OK = 0, IFJ_DECLINED = 1, IFJ_CORRUPT = 2 };
 

@@ -8,7 +8,8 @@ extension DiskCache {
     /// The largest total `v1/usage` may hold; anything else there is ignored (and recounted).
     static let usageLimit: Int64 = 1 << 62
 
-    /// Accounts for a write and evicts least recently used entries when the hard limit is exceeded.
+    /// Accounts for a write and, when the hard limit is exceeded, evicts least recently used entries
+    /// down to the low-water mark (`DiskCache+Trim.swift`).
     /// The first write of a process reads `v1/usage` (or scans once when it is missing).
     func recordWrite(_ bytes: Int64, keeping key: String, in version: DirectoryHandle) {
         guard let limit = sizeLimit else { return }
@@ -24,34 +25,7 @@ extension DiskCache {
             writeUsage(updated, version)
             return updated
         }
-        if total > limit { _ = evict(toFit: limit, keeping: key, in: version) }
-    }
-
-    /// Evicts least recently used entries until the cache holds at most `limit` bytes
-    /// (never the entry `keeping`, which was just written). Returns the entries removed.
-    @discardableResult
-    public func evict(toFit limit: Int64, keeping key: String? = nil) -> [CacheEntry] {
-        guard let version = try? openVersion() else { return [] }
-        return evict(toFit: limit, keeping: key, in: version)
-    }
-
-    func evict(toFit limit: Int64, keeping key: String?, in version: DirectoryHandle) -> [CacheEntry] {
-        version.withLock(CacheLayout.lockFile) {
-            var entries = scan(version).entries
-            var total = entries.reduce(Int64(0)) { $0.saturatingAdd($1.footprint) }
-            var removed: [CacheEntry] = []
-            if total > limit {
-                entries.sort { $0.lastAccess < $1.lastAccess }
-                for entry in entries where total > limit && entry.key != key {
-                    if remove(entry) {
-                        total -= entry.footprint
-                        removed.append(entry)
-                    }
-                }
-            }
-            writeUsage(total, version)
-            return removed
-        }
+        if total > limit { evict(toFit: DiskCache.lowWater(of: limit), keeping: key, in: version) }
     }
 
     /// The running total in `v1/usage`; nil when it is missing, not a regular file, or not a number
@@ -70,8 +44,9 @@ extension DiskCache {
         version.overwrite(Array((text + String(repeating: " ", count: max(0, 20 - text.count)) + "\n").utf8), at: CacheLayout.usageFile)
     }
 
+    /// The total footprint, from names and file sizes only (`CacheScan`: no `.meta` is read).
     func scanTotal(_ version: DirectoryHandle) -> Int64 {
-        scan(version).entries.reduce(0) { $0.saturatingAdd($1.footprint) }
+        CacheScan(root: root)?.total() ?? 0
     }
 }
 

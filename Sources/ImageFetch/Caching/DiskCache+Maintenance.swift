@@ -77,19 +77,23 @@ extension DiskCache {
     }
 
     /// `cache prune`: removes expired entries (when `expired`), then least recently used ones until the
-    /// cache fits `maxSize`. Returns the removed entries.
-    public func prune(expired: Bool, maxSize: Int64?) -> [CacheEntry] {
-        guard let version = try? openVersion() else { return [] }
-        var removed: [CacheEntry] = []
+    /// cache fits `maxSize`. Returns what was removed.
+    public func prune(expired: Bool, maxSize: Int64?) -> CacheRemoval {
+        guard let version = (try? openVersion()) ?? nil else { return CacheRemoval() }
+        var removed = CacheRemoval()
         if expired {
             let now = FileSystem.now()
             version.withLock(CacheLayout.lockFile) {
                 for entry in scan(version).entries where entry.isExpired(at: now) {
-                    if remove(entry) { removed.append(entry) }
+                    if remove(entry) { removed.count += 1; removed.bytes = removed.bytes.saturatingAdd(entry.bytes) }
                 }
             }
         }
-        if let maxSize { removed += evict(toFit: maxSize, keeping: nil, in: version) }
+        if let maxSize {
+            let evicted = evict(toFit: maxSize, keeping: nil, in: version)
+            removed.count += evicted.count
+            removed.bytes = removed.bytes.saturatingAdd(evicted.bytes)
+        }
         cleanTemporaryFiles(olderThan: 3600, in: version)
         return removed
     }

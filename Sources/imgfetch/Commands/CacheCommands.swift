@@ -1,11 +1,8 @@
 import ArgumentKit
 import ImageFetch
 
-/// `imgfetch cache ls|info|rm|clear|prune|verify|stats|path`.
+/// `imgfetch cache ls|info|rm|clear|prune|verify|stats|path|gallery|sheet`.
 enum CacheCommands {
-    /// `cache ls --sort` values; the first is the default.
-    static let sortFields = ["age", "size", "source", "access"]
-
     static func run(_ parsed: ParsedCommand) throws(UsageError) -> ExitCode {
         let directory = try RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
         let cache = DiskCache(directory: directory, sizeLimit: nil)
@@ -22,7 +19,7 @@ enum CacheCommands {
             return .cacheUnusable
         }
         switch command {
-        case "ls": return try list(parsed, cache)
+        case "ls": return try CacheListCommand.run(parsed, cache)
         case "info": return try info(parsed, cache)
         case "rm": return try remove(parsed, cache)
         case "clear":
@@ -32,7 +29,9 @@ enum CacheCommands {
         case "prune": return try prune(parsed, cache)
         case "verify": return verify(parsed, cache)
         case "stats": return stats(parsed, cache)
-        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path)", commandPath: ["cache"])
+        case "gallery": return try CacheGalleryCommand.run(parsed, cache)
+        case "sheet": return try CacheSheetCommand.run(parsed, cache)
+        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path, gallery, sheet)", commandPath: ["cache"])
         }
     }
 
@@ -43,36 +42,6 @@ enum CacheCommands {
         case "verify": parsed.flag("repair")
         default: false
         }
-    }
-
-    static func list(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
-        let sort = try parsed.parse("sort", ValueParsers.oneOf(sortFields)) ?? sortFields[0]
-        var entries = cache.allEntries()
-        if let filter = parsed.value("source") { entries = entries.filter { $0.source.contains(filter) } }
-        switch sort {
-        case "size": entries.sort { $0.bytes > $1.bytes }
-        case "source": entries.sort { ($0.source, $0.variant) < ($1.source, $1.variant) }
-        case "access": entries.sort { $0.lastAccess > $1.lastAccess }
-        default: entries.sort { $0.created > $1.created }
-        }
-        if parsed.flag("json") {
-            Console.out(entries.map { record($0, cache).text + "\n" }.joined())
-        } else {
-            printTable(entries)
-        }
-        return .ok
-    }
-
-    static func printTable(_ entries: [CacheEntry]) {
-        let now = FileSystem.now()
-        var rows = [["KEY", "SIZE", "DIMS", "FORMAT", "AGE", "EXPIRES", "VARIANT", "SOURCE"]]
-        for e in entries {
-            rows.append([String(e.key.prefix(12)), Formatting.size(e.bytes), "\(e.width)x\(e.height)", e.format,
-                         Formatting.duration(now - e.created), Formatting.expiry(e, now: now), e.variant, e.source]
-                .map(TerminalText.escaped))
-        }
-        if entries.isEmpty { return }
-        Console.out(Formatting.table(rows))
     }
 
     static func record(_ e: CacheEntry, _ cache: DiskCache) -> JSONObject {
@@ -107,24 +76,15 @@ enum CacheCommands {
         return f
     }
 
-    /// A key (64 hex digits) names one entry; a source names all its variants.
-    static func resolve(_ text: String, _ cache: DiskCache, command: String) throws(UsageError) -> [CacheEntry] {
-        if let key = CacheKey(hex: text.lowercased()) {
-            return cache.entry(forKey: key.rawValue).map { [$0] } ?? []
-        }
-        do {
-            let source = try Source(parsing: text)
-            // Without a secret, nothing with credentials was ever stored (and a lookup makes none).
-            if source.hasCredentials && !cache.credentials.secretExists { return [] }
-            return cache.entries(forIdentity: try source.identity(credentials: cache.credentials))
-        } catch {
-            throw UsageError("\(Source.abbreviated(text)): not a source or a cache key", commandPath: ["cache", command])
-        }
-    }
-
     static func info(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
         let text = parsed.positional("SOURCE|KEY") ?? ""
-        let entries = try resolve(text, cache, command: "info")
+        let entries: [CacheEntry]
+        switch try CacheReference.resolve(text, cache, command: "info") {
+        case .entries(let found): entries = found
+        case .ambiguous(let candidates):
+            CacheReference.reportAmbiguous(text, candidates)
+            return .usage
+        }
         guard !entries.isEmpty else {
             Console.errorLine("\(TerminalText.escaped(Source.abbreviated(text))): not in the cache")
             return .failed
@@ -156,9 +116,18 @@ enum CacheCommands {
     }
 
     static func remove(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
-        var code = ExitCode.ok
+        // Every argument is resolved before anything is removed: an ambiguous one removes nothing.
+        var resolved: [(text: String, entries: [CacheEntry])] = []
         for text in parsed.positionalValues("SOURCE|KEY") {
-            let entries = try resolve(text, cache, command: "rm")
+            switch try CacheReference.resolve(text, cache, command: "rm") {
+            case .entries(let entries): resolved.append((text, entries))
+            case .ambiguous(let candidates):
+                CacheReference.reportAmbiguous(text, candidates)
+                return .usage
+            }
+        }
+        var code = ExitCode.ok
+        for (text, entries) in resolved {
             if entries.isEmpty {
                 Console.errorLine("\(TerminalText.escaped(Source.abbreviated(text))): not in the cache")
                 code = .failed
@@ -174,8 +143,7 @@ enum CacheCommands {
         let maxSize = try parsed.parse("max-size", ValueParsers.byteSize)
         let expired = parsed.flag("expired") || maxSize == nil
         let removed = cache.prune(expired: expired, maxSize: maxSize)
-        let bytes = removed.reduce(Int64(0)) { $0.saturatingAdd($1.bytes) }
-        Console.line("removed \(removed.count) entr\(removed.count == 1 ? "y" : "ies") (\(Formatting.size(bytes)))")
+        Console.line("removed \(removed.count) entr\(removed.count == 1 ? "y" : "ies") (\(Formatting.size(removed.bytes)))")
         return .ok
     }
 

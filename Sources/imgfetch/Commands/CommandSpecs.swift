@@ -79,16 +79,16 @@ enum Specs {
     static let cache = CommandSpec(
         name: "cache", abstract: "Inspect and manage the cache.",
         subcommands: [
-            CommandSpec(name: "ls", abstract: "List entries.", options: [
+            CommandSpec(name: "ls", abstract: "List entries, as they are read: in key order, the first at once, in bounded memory.", options: [
                 .flag("json", help: "One JSON object per entry."),
-                .value("sort", valueName: "FIELD", help: "Sort by age, size, source or access.", defaultDescription: "age", completion: .choices(CacheCommands.sortFields)),
+                .value("sort", valueName: "FIELD", help: "key (streams), or age (newest first), size (largest first), source or access (most recent first): these read every entry before printing the first.", defaultDescription: "key", completion: .choices(CacheListCommand.sortFields)),
                 .value("source", valueName: "TEXT", help: "Only entries whose source contains TEXT."),
             ]),
             CommandSpec(name: "info", abstract: "One entry's metadata (every variant of a source).",
                         options: [.flag("json", help: "One JSON object per entry.")],
-                        positionals: [PositionalSpec(name: "SOURCE|KEY", help: "A source or a 64-hex-digit key.")]),
+                        positionals: [PositionalSpec(name: "SOURCE|KEY", help: "A source, or a key: any unique prefix of at least 6 hex digits (as cache ls prints). A file of that name wins; ./NAME forces a path, key:PREFIX a key.")]),
             CommandSpec(name: "rm", abstract: "Remove entries (a source removes all its variants).",
-                        positionals: [PositionalSpec(name: "SOURCE|KEY", help: "Sources or keys.", arity: .oneOrMore)]),
+                        positionals: [PositionalSpec(name: "SOURCE|KEY", help: "Sources, or keys or unique key prefixes (>= 6 hex digits; key:PREFIX forces a key). An ambiguous prefix removes nothing (exit 2).", arity: .oneOrMore)]),
             CommandSpec(name: "clear", abstract: "Remove every entry (files named as entries only)."),
             CommandSpec(name: "prune", abstract: "Evict expired and least recently used entries.", options: [
                 .flag("expired", help: "Remove expired entries."),
@@ -99,6 +99,25 @@ enum Specs {
             CommandSpec(name: "stats", abstract: "Entries, bytes, originals vs variants, oldest, newest.",
                         options: [.flag("json", help: "As one JSON object.")]),
             CommandSpec(name: "path", abstract: "Print the cache directory."),
+            CommandSpec(name: "gallery", abstract: "Write a static HTML gallery of the entries (filter and sort in the page; works from file://).", options: [
+                .value("output", short: "o", valueName: "DIR", help: "Where to write index.html, page-2.html, ... (created).", defaultDescription: "./imgfetch-gallery"),
+                .flag("copy", help: "Copy the images into DIR/images instead of linking to the cache's files."),
+                .value("page-size", valueName: "N", help: "Entries per page (pages follow key order; filter and sort work within a page).", defaultDescription: "200"),
+            ], discussion: """
+            Prints the path of index.html (open it in a browser). Every entry is shown as a picture
+            with its source, variant, size, age and expiry. Example:
+              imgfetch cache gallery -o /tmp/gallery --copy
+            """),
+            CommandSpec(name: "sheet", abstract: "Write a contact sheet: one picture of the newest entries, each labelled.", options: [
+                .value("output", short: "o", valueName: "FILE", help: "The sheet (.jpg, .png or .webp). Required."),
+                .value("columns", valueName: "N", help: "Pictures across (at most 100).", defaultDescription: "5"),
+                .value("size", valueName: "S", help: "Each picture's box, S x S pixels (at most 1024); never upscaled.", defaultDescription: "160"),
+                .value("limit", valueName: "N", help: "At most N entries, newest first (at most 10000).", defaultDescription: "100"),
+            ], discussion: """
+            Each cell is (S + 8) x (S + 26) pixels: the picture centred on white with its source's
+            name below (libvips thumbnail, text and arrayjoin). Example:
+              imgfetch cache sheet -o /tmp/sheet.jpg --columns 8 --size 128
+            """),
         ],
         discussion: """
         A new cache directory gets a CACHEDIR.TAG. clear, rm, prune and verify --repair refuse (exit 4) \

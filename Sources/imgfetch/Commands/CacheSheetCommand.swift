@@ -1,0 +1,78 @@
+import ArgumentKit
+import ImageFetch
+
+/// `imgfetch cache sheet -o FILE [--columns N] [--size S] [--limit N]`: one picture of the newest
+/// entries (a contact sheet: libvips thumbnails joined with arrayjoin, each labelled with its
+/// source's last path component by libvips' text operation), for a terminal user to open.
+enum CacheSheetCommand {
+    /// Entries on the sheet, newest first. Default 100.
+    static let defaultLimit = 100
+
+    static func run(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
+        guard let output = parsed.value("output") else {
+            throw UsageError("cache sheet needs -o FILE (.jpg, .png or .webp)", commandPath: ["cache", "sheet"])
+        }
+        let suffixes = ["jpg": ".jpg", "jpeg": ".jpg", "png": ".png", "webp": ".webp"]
+        let ext = output.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        guard output.contains("."), let suffix = suffixes[ext] else {
+            throw UsageError("-o \(output): the sheet is written as .jpg, .png or .webp", commandPath: ["cache", "sheet"])
+        }
+        let limit = try parsed.parse("limit", ValueParsers.positiveInt) ?? defaultLimit
+        var layout = ContactSheetLayout()
+        layout.columns = try parsed.parse("columns", ValueParsers.positiveInt) ?? layout.columns
+        layout.size = try parsed.parse("size", ValueParsers.positiveInt) ?? layout.size
+        guard layout.columns <= 100, layout.size <= 1024, limit <= 10_000 else {
+            throw UsageError("at most 100 columns, --size 1024 and --limit 10000", commandPath: ["cache", "sheet"])
+        }
+
+        // The newest `limit` entries, kept in bounded memory while the listing streams.
+        var newest: [CacheEntry] = []
+        cache.forEachEntry { entry in
+            newest.append(entry)
+            if newest.count >= 2 * limit {
+                newest.sort { $0.created > $1.created }
+                newest.removeLast(newest.count - limit)
+            }
+            return true
+        }
+        newest.sort { $0.created > $1.created }
+        if newest.count > limit { newest.removeLast(newest.count - limit) }
+        guard !newest.isEmpty else {
+            Console.errorLine("the cache is empty: no sheet written")
+            return .failed
+        }
+        let items = newest.map { e in
+            VipsBridge.SheetItem(bytes: cache.verifiedImage(of: e) ?? [], label: label(e))
+        }
+        do {
+            let sheet = try VipsBridge.contactSheet(items, layout: layout, suffix: suffix)
+            if let errno = write(sheet.bytes, to: output) {
+                Console.errorLine("cannot write \(output): \(errno)")
+                return .failed
+            }
+            Console.err("imgfetch: \(items.count) entr\(items.count == 1 ? "y" : "ies"), \(sheet.width)x\(sheet.height) -> \(output)\n")
+            return .ok
+        } catch {
+            Console.errorLine("cannot make the contact sheet: \(error.message)")
+            return .failed
+        }
+    }
+
+    /// The source's last path component (a data: URL as its media type), at most 28 characters.
+    static func label(_ e: CacheEntry) -> String {
+        let base = e.source.hasPrefix("data:") ? String(e.source.prefix { $0 != ";" })
+            : String(e.source.split(separator: "?").first?.split(separator: "/").last ?? Substring(e.source))
+        return base.count > 28 ? String(base.prefix(27)) + "…" : base
+    }
+
+    /// Writes the file (replacing it atomically when it is a regular file); an error message, else nil.
+    static func write(_ bytes: [UInt8], to path: String) -> String? {
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        do {
+            try FileSystem.writeAtomically(bytes, to: path, temporaryDirectory: directory.isEmpty ? "/" : directory, sync: false)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import XCTest
+
+/// `cache sheet`: a contact sheet of the newest entries, made by libvips (thumbnail, text, arrayjoin).
+final class CacheSheetTests: E2ETestCase {
+    private func sheet(_ args: [String]) throws -> RunResult {
+        try imgfetch(["cache", "sheet", "--cache-dir", cacheDir.path] + args, timeout: 60)
+    }
+
+    /// Caches five fixtures (each original and its copy for -o: ten entries) and one more.
+    private func fillCache() throws {
+        for name in ["photo.jpg", "portrait.jpg", "alpha.png", "small.webp", "small.gif"] {
+            assertExit(try get([E2EPaths.fixture(name).path, "-o", file("o-\(name)").path]), 0)
+        }
+        // A name that is Pango markup unless escaped (libvips' text operation reads markup).
+        try FileManager.default.copyItem(at: E2EPaths.fixture("tiny.jpg"), to: file("a&b<i>c.jpg"))
+        assertExit(try get([file("a&b<i>c.jpg").path, "--no-keep-original", "-o", file("o-markup.jpg").path]), 0)
+    }
+
+    func testTheSheetIsColumnsByRowsOfCellsAndDecodes() throws {
+        try fillCache()
+        let out = file("sheet.jpg")
+        let listed = try imgfetch(["cache", "ls", "--json", "--cache-dir", cacheDir.path]).json.count
+        XCTAssertGreaterThanOrEqual(listed, 6)
+        let r = try sheet(["-o", out.path, "--columns", "3", "--size", "100", "--limit", "6"])
+        assertExit(r, 0)
+        // A cell is (size + 8) x (size + 8 + 14 + 4): six entries on three columns are two rows.
+        assertImageFile(out, .jpeg, width: 3 * 108, height: 2 * 126, "\(r)")
+        // And libvips decodes all of it: made into a PNG of the same size.
+        let decoded = try imgfetch(["get", "--cache-dir", root.appendingPathComponent("other-cache").path,
+                                    out.path, "-f", "png", "-o", file("sheet.png").path])
+        assertExit(decoded, 0)
+        assertImageFile(file("sheet.png"), .png, width: 324, height: 252)
+    }
+
+    func testLimitTakesTheNewestAndFewerEntriesThanColumnsMakeOneRow() throws {
+        try fillCache()
+        let out = file("two.png")
+        let r = try sheet(["-o", out.path, "--columns", "4", "--size", "64", "--limit", "2"])
+        assertExit(r, 0)
+        assertImageFile(out, .png, width: 2 * 72, height: 64 + 26, "\(r)")
+        XCTAssertTrue(r.stderr.contains("2 entries"), "\(r)")
+    }
+
+    func testUsageErrorsAndAnEmptyCache() throws {
+        assertExit(try sheet([]), 2)
+        assertExit(try sheet(["-o", file("s.gif").path]), 2)
+        assertExit(try sheet(["-o", file("s.jpg").path, "--columns", "0"]), 2)
+        let empty = try sheet(["-o", file("s.jpg").path])
+        assertExit(empty, 1)
+        XCTAssertTrue(empty.stderr.contains("empty"), "\(empty)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("s.jpg").path))
+    }
+}
