@@ -10,12 +10,16 @@ public struct LoadRequest: Sendable {
     public var timeout: Double
     public var maxBytes: Int64
     public var maxRedirects: Int
+    /// Headers, credentials, TLS, proxy and speed of an http(s) request, whole (see `NetworkOptions`).
+    public var network: NetworkOptions
     /// Where an http body goes as it arrives (decoding while downloading); nil = nowhere.
     /// Loaders of other sources ignore it.
     public var bodyTap: BodyTap?
 
     public init(source: Source, etag: String? = nil, lastModified: String? = nil, allowsConstrainedNetworkAccess: Bool = true,
-                connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20, maxRedirects: Int = 5) {
+                connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20, maxRedirects: Int = 5,
+                network: NetworkOptions = NetworkOptions()) {
+        self.network = network
         self.source = source
         self.etag = etag
         self.lastModified = lastModified
@@ -24,6 +28,13 @@ public struct LoadRequest: Sendable {
         self.timeout = timeout
         self.maxBytes = maxBytes
         self.maxRedirects = maxRedirects
+    }
+
+    /// Identifies loads that may share one download in flight: the source (credentials included),
+    /// the validators, the constrained-network flag and `network.coalescingKey`. In memory only.
+    var coalescingKey: String {
+        [source.exactIdentity, etag ?? "", lastModified ?? "", allowsConstrainedNetworkAccess ? "1" : "0",
+         source.isNetwork ? network.coalescingKey : ""].joined(separator: "\n")
     }
 }
 

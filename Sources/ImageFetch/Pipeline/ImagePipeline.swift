@@ -66,7 +66,7 @@ public final class ImagePipeline: Sendable {
         if case .data(let payload) = source, Int64(payload.byteCount) > options.maxBytes {
             throw .tooLarge(DataURL.tooLargeMessage(payload, options.maxBytes))
         }
-        let key = try CacheKey(source: source, processing: processing, credentials: cache.credentials)
+        let key = try CacheKey(source: source, processing: processing, network: request.network, credentials: cache.credentials)
         let now = FileSystem.now()
         var stale: CachedImage?
 
@@ -83,7 +83,7 @@ public final class ImagePipeline: Sendable {
                 stale = cached
             }
             if stale == nil, !processing.isOriginal,
-               let original = cache.lookup(try CacheKey(source: source, processing: .original, credentials: cache.credentials)),
+               let original = cache.lookup(try CacheKey(source: source, processing: .original, network: request.network, credentials: cache.credentials)),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
                 return try await derive(from: original, source: source, key: key, processing: processing, options: options)
             }
@@ -92,7 +92,8 @@ public final class ImagePipeline: Sendable {
 
         var load = LoadRequest(source: source, allowsConstrainedNetworkAccess: retrieval.allowsConstrainedNetworkAccess,
                                connectTimeout: options.connectTimeout, timeout: options.timeout,
-                               maxBytes: options.maxBytes, maxRedirects: options.maxRedirects)
+                               maxBytes: options.maxBytes, maxRedirects: options.maxRedirects,
+                               network: request.network)
         if source.isNetwork, let stale {
             // Read from the cache directory: a value that is not a valid header value is never sent.
             load.etag = stale.entry.etag.flatMap(HTTPHeaders.validValue)
@@ -111,7 +112,7 @@ public final class ImagePipeline: Sendable {
                 defer { withExtendedLifetime(streamed) {} }   // its tap's context must outlive the load
                 let response = try await loader.load(load)
                 return try await complete(response, source: source, key: key, stale: stale, options: options,
-                                          processing: processing, streamed: streamed)
+                                          processing: processing, network: request.network, streamed: streamed)
             } catch {
                 if case .constrained = error {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
@@ -140,7 +141,7 @@ public final class ImagePipeline: Sendable {
 
     /// Turns a loader response into a stored, processed image (or refreshes a revalidated entry).
     func complete(_ response: LoadResponse, source: Source, key: CacheKey, stale: CachedImage?,
-                  options: FetchOptions, processing: Processing,
+                  options: FetchOptions, processing: Processing, network: NetworkOptions = NetworkOptions(),
                   streamed: (any StreamingDecode)? = nil) async throws(FetchError) -> ImageResult {
         let now = FileSystem.now()
         let freshness = source.isNetwork
@@ -180,7 +181,7 @@ public final class ImagePipeline: Sendable {
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             if options.keepOriginal && !processing.isOriginal {
-                let original = entry.describing(try CacheKey(source: source, processing: .original, credentials: cache.credentials),
+                let original = entry.describing(try CacheKey(source: source, processing: .original, network: network, credentials: cache.credentials),
                                                 variant: .original,
                                                 format: image.sourceFormat, width: image.sourceWidth,
                                                 height: image.sourceHeight, bytes: bytes.count)

@@ -7,6 +7,7 @@ enum GetCommand {
         let sourceText = parsed.positional("SOURCE") ?? ""
         let output = parsed.value("output")
         let settings = try RequestOptions(parsed, outputPath: output)
+        if settings.network.tls.insecure { Console.errorLine(NetworkSettings.insecureWarning) }
         let source: Source
         do { source = try Source(parsing: sourceText) } catch {
             throw UsageError("\(Source.abbreviated(sourceText)): \(error.message)")

@@ -10,6 +10,7 @@ import Glibc
 enum PrefetchCommand {
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
         let settings = try RequestOptions(parsed)
+        if settings.network.tls.insecure { Console.errorLine(NetworkSettings.insecureWarning) }
         let jobs = try parsed.int("jobs", range: 1...256) ?? 8
         let rate = try parsed.double("rate", range: 0.001...100_000)
         let perHost = try parsed.int("per-host", range: 1...256) ?? 0
@@ -94,7 +95,8 @@ final class PrefetchRun: Sendable {
                     counts.withLock { $0.skippedByShard += 1 }
                     continue
                 }
-                return (line.number, settings.request(for: item.source, lowDataSource: item.lowDataSource, alternatives: item.alternatives))
+                return (line.number, settings.request(for: item.source, lowDataSource: item.lowDataSource, alternatives: item.alternatives,
+                                                      network: item.network(over: settings.network)))
             }
         }
         return nil
