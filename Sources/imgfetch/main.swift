@@ -17,7 +17,8 @@ func runMain() async -> ExitCode {
         case .help(let path):
             Console.out(HelpFormatter.help(for: Specs.root, path: path))
             return .ok
-        case .command(let parsed):
+        case .command(let given):
+            let parsed = try ConfigFile.apply(to: given, environment: Console.environment)
             switch parsed.path {
             case ["get"]: return try await GetCommand.run(parsed)
             case ["prefetch"]: return try await PrefetchCommand.run(parsed)
