@@ -49,14 +49,22 @@ enum Specs {
         .flag("no-config", help: "Read no config file."),
     ]
 
+    /// Writing images to a directory (get and prefetch): see OutputDirectory.swift.
+    static let outputDir: [OptionSpec] = [
+        .value("output-dir", valueName: "DIR", help: "Also write each delivered image to DIR, atomically, named by --name. Needed by get with several sources."),
+        .value("name", valueName: "TEMPLATE", help: "File names in --output-dir: {name} (the source's file name without extension), {ext} (the output format's), {key}, {line}, {host}, {w}, {h}; may hold / for subdirectories, never .. . A name taken earlier in the run gets -LINE before its extension (list order decides); files from before the run are replaced.", defaultDescription: "{name}.{ext}"),
+        .flag("create-dirs", help: "Create --output-dir and the subdirectories --name makes."),
+    ]
+
     static let cacheDir = OptionSpec.value("cache-dir", valueName: "DIR", help: "Cache directory.", defaultDescription: "$IMGFETCH_CACHE_DIR, else $XDG_CACHE_HOME/imgfetch, else ~/.cache/imgfetch", global: true)
 
     static let get = CommandSpec(
-        name: "get", abstract: "Fetch one image, to stdout or -o FILE.",
-        usage: "imgfetch get [options] SOURCE",
-        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal.")] + retrieval + network,
-        positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL.")],
+        name: "get", abstract: "Fetch one image, to stdout or -o FILE (several with --output-dir DIR).",
+        usage: "imgfetch get [options] SOURCE...",
+        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal. One source only.")] + retrieval + network + outputDir,
+        positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL. Several need --output-dir.", arity: .oneOrMore)],
         discussion: """
+        With several sources (and --output-dir), the exit code is the worst one's.
         Exit codes: 0 delivered; 1 the source failed; 2 usage error; 3 not cached and the network
         may not be used; 4 the cache directory cannot be used (the image is still written).
         Examples:
@@ -67,7 +75,7 @@ enum Specs {
     static let prefetch = CommandSpec(
         name: "prefetch", abstract: "Warm the cache from a list of sources (default: stdin).",
         usage: "imgfetch prefetch [options] [LIST | -]",
-        options: retrieval + network + [
+        options: retrieval + network + outputDir + [
             .value("jobs", short: "j", valueName: "N", help: "Transfers at once.", defaultDescription: "8"),
             .value("rate", valueName: "PER_SECOND", help: "At most this many requests per second (token bucket)."),
             .value("per-host", valueName: "N", help: "At most N transfers (and connections) per host."),
