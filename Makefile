@@ -18,11 +18,12 @@ build: deps
 debug:
 	$(SWIFT) build
 
-# Every test: unit tests (XCTest) and end-to-end tests that run the built binary against a real
-# HTTP server on 127.0.0.1.
-test: deps
+# Every test: unit tests (XCTest) and end-to-end tests that run the release binary `make install`
+# ships (static stdlib) against a real HTTP server on 127.0.0.1. Every test is XCTest, so the Swift
+# Testing runner is off: the last line printed is XCTest's summary with the real count.
+test: build
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	IMGFETCH_E2E_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build --disable-swift-testing
 
 # Serves the bundled sample images on 127.0.0.1, fetches them through imgfetch (a miss, then a hit),
 # prefetches a list, and lists the cache.
@@ -34,13 +35,24 @@ bench: build
 	@BENCH_DEPS=1 scripts/install-deps.sh
 	@scripts/bench.sh $(BIN)
 
+# The stripped binary, the man page, and the completion scripts where each shell looks for them.
+BASH_COMPLETION = share/bash-completion/completions/imgfetch
+ZSH_COMPLETION = share/zsh/site-functions/_imgfetch
+FISH_COMPLETION = share/fish/vendor_completions.d/imgfetch.fish
+
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/imgfetch
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/$(dir $(BASH_COMPLETION)) $(DESTDIR)$(PREFIX)/$(dir $(ZSH_COMPLETION)) \
+		$(DESTDIR)$(PREFIX)/$(dir $(FISH_COMPLETION))
+	install -m 0755 -s $(BIN) $(DESTDIR)$(PREFIX)/bin/imgfetch
 	install -m 0644 man/imgfetch.1 $(DESTDIR)$(PREFIX)/share/man/man1/imgfetch.1
+	$(BIN) completions bash > $(DESTDIR)$(PREFIX)/$(BASH_COMPLETION)
+	$(BIN) completions zsh > $(DESTDIR)$(PREFIX)/$(ZSH_COMPLETION)
+	$(BIN) completions fish > $(DESTDIR)$(PREFIX)/$(FISH_COMPLETION)
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/imgfetch $(DESTDIR)$(PREFIX)/share/man/man1/imgfetch.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/imgfetch $(DESTDIR)$(PREFIX)/share/man/man1/imgfetch.1 \
+		$(DESTDIR)$(PREFIX)/$(BASH_COMPLETION) $(DESTDIR)$(PREFIX)/$(ZSH_COMPLETION) $(DESTDIR)$(PREFIX)/$(FISH_COMPLETION)
 
 lint:
 	mandoc -Tlint -W warning man/imgfetch.1

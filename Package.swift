@@ -13,9 +13,10 @@ let package = Package(
     targets: [
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         .target(name: "CVips", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
-        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips"]),
+        .target(name: "CSignals"),
+        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CSignals"]),
         .target(name: "ArgumentKit"),
-        .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit"]),
+        .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit", "CSignals"]),
         .testTarget(name: "ImageFetchTests", dependencies: ["ImageFetch"]),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"]),
         .testTarget(name: "EndToEndTests", dependencies: []),

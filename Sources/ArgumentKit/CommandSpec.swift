@@ -60,6 +60,27 @@ public struct CommandSpec: Sendable, Equatable {
         return chain
     }
 
+    /// The command path `names` spells (as in `imgfetch help cache ls`), checked: a name that is
+    /// not a command there is a usage error (with a suggestion), not help for its parent.
+    public func commandPath(_ names: [String]) throws(UsageError) -> [String] {
+        var spec = self
+        var path: [String] = []
+        for name in names {
+            guard let next = spec.subcommand(named: name) else {
+                let suggestion = Suggestions.closest(to: name, among: spec.subcommands.map(\.name))
+                throw .unknownCommand(name, suggestion: suggestion, path: path)
+            }
+            spec = next
+            path.append(name)
+        }
+        return path
+    }
+
+    /// Every command below this one, depth first, with its path (this one first, path `[]`).
+    public func allCommands(path: [String] = []) -> [(path: [String], spec: CommandSpec)] {
+        [(path, self)] + subcommands.flatMap { $0.allCommands(path: path + [$0.name]) }
+    }
+
     /// Programming mistakes in this spec tree (duplicate names, a variadic
     /// positional that is not last, ...). Meant for a unit test that asserts
     /// it is empty; parsing does not check it.

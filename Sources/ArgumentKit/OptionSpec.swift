@@ -41,6 +41,9 @@ public struct OptionSpec: Sendable, Equatable {
     /// that declares it (e.g. `--verbose` on the root), before or after
     /// the subcommand name.
     public var global: Bool
+    /// What the value is, for completion scripts (default `.none`). For a ``Kind/flagOrValue``
+    /// option, `.choices` also lets the parser explain `--low-data auto` (the value needs `=`).
+    public var completion: ValueCompletion
 
     /// Creates an option specification.
     public init(
@@ -51,7 +54,8 @@ public struct OptionSpec: Sendable, Equatable {
         kind: Kind = .flag,
         defaultDescription: String? = nil,
         hidden: Bool = false,
-        global: Bool = false
+        global: Bool = false,
+        completion: ValueCompletion = .none
     ) {
         self.long = long
         self.short = short
@@ -61,6 +65,7 @@ public struct OptionSpec: Sendable, Equatable {
         self.defaultDescription = defaultDescription
         self.hidden = hidden
         self.global = global
+        self.completion = completion
     }
 
     /// Convenience for a ``Kind/flag`` option.
@@ -74,12 +79,16 @@ public struct OptionSpec: Sendable, Equatable {
     /// Convenience for a ``Kind/value`` option.
     public static func value(
         _ long: String, short: Character? = nil, valueName: String = "VALUE", help: String,
-        defaultDescription: String? = nil, hidden: Bool = false, global: Bool = false
+        defaultDescription: String? = nil, hidden: Bool = false, global: Bool = false,
+        completion: ValueCompletion = .none
     ) -> OptionSpec {
         OptionSpec(
             long: long, short: short, valueName: valueName, help: help, kind: .value,
-            defaultDescription: defaultDescription, hidden: hidden, global: global)
+            defaultDescription: defaultDescription, hidden: hidden, global: global, completion: completion)
     }
+
+    /// Whether the option takes a value (separate or attached).
+    public var takesValue: Bool { kind != .flag }
 
     /// The left-hand column of this option in help, e.g. `-s, --size WxH`.
     var helpLabel: String {

@@ -150,6 +150,10 @@ struct ArgumentScanner {
             guard attached == nil else { throw .takesNoValue(typed, path: path) }
             record(option, typed: typed, value: nil)
         case .flagOrValue:
+            if attached == nil, index < arguments.count, option.completion.words.contains(arguments[index]) {
+                let value = arguments[index]
+                throw UsageError("option '\(typed)' takes its value after '=': \(typed)=\(value), not \(typed) \(value)", commandPath: path)
+            }
             record(option, typed: typed, value: attached)
         case .value, .repeatedValue:
             let value: String

@@ -23,12 +23,15 @@ public struct PositionalSpec: Sendable, Equatable {
     public var help: String
     /// How many values this positional takes.
     public var arity: Arity
+    /// What the value is, for completion scripts (default `.none`).
+    public var completion: ValueCompletion
 
     /// Creates a positional argument specification.
-    public init(name: String, help: String, arity: Arity = .one) {
+    public init(name: String, help: String, arity: Arity = .one, completion: ValueCompletion = .none) {
         self.name = name
         self.help = help
         self.arity = arity
+        self.completion = completion
     }
 
     /// How the positional appears in a generated usage line.

@@ -80,3 +80,24 @@ int ifc_load(char *err, size_t errlen) {
     return -1;
 }
 
+int ifc_version(char *version, size_t version_len, char *ssl, size_t ssl_len, int *http2, int *http3,
+                char *err, size_t errlen) {
+    *http2 = 0;
+    *http3 = 0;
+    if (version_len > 0) version[0] = '\0';
+    if (ssl_len > 0) ssl[0] = '\0';
+    if (ifc_load(err, errlen) != 0) return -1;
+    curl_version_info_data *(*version_info)(CURLversion) = NULL;
+    void *sym = dlsym(libcurl_handle, "curl_version_info");
+    memcpy(&version_info, &sym, sizeof version_info);
+    const curl_version_info_data *data = version_info != NULL ? version_info(CURLVERSION_NOW) : NULL;
+    if (data == NULL) {
+        if (err != NULL && errlen > 0) snprintf(err, errlen, "libcurl.so.4: no curl_version_info");
+        return -1;
+    }
+    snprintf(version, version_len, "%s", data->version ? data->version : "?");
+    snprintf(ssl, ssl_len, "%s", data->ssl_version ? data->ssl_version : "");
+    *http2 = (data->features & CURL_VERSION_HTTP2) != 0;
+    *http3 = (data->features & CURL_VERSION_HTTP3) != 0;
+    return 0;
+}

@@ -172,6 +172,16 @@ int ifv_load(char *err, size_t errlen) {
     return 0;
 }
 
+int ifv_version(char *version, size_t len, char *err, size_t errlen) {
+    if (ifv_load(err, errlen) != 0) return -1;
+    if (p_vips_version == NULL) {
+        ifv_copy_msg(err, errlen, "libvips: no vips_version");
+        return -1;
+    }
+    snprintf(version, len, "%d.%d.%d", p_vips_version(0), p_vips_version(1), p_vips_version(2));
+    return 0;
+}
+
 void ifv__error_clear(void) {
     if (load_status == 0) p_vips_error_clear();
 }

@@ -94,7 +94,7 @@ public enum FetchError: Error, Sendable, Equatable {
         case .cancelled: "cancelled"
         case .sourcesExhausted(let failures):
             "all \(failures.count) sources failed: "
-                + failures.map { "\($0.source): \($0.error.message)" }.joined(separator: "; ")
+                + failures.map { $0.error.message(naming: $0.source) }.joined(separator: "; ")
         }
     }
 
@@ -103,6 +103,28 @@ public enum FetchError: Error, Sendable, Equatable {
         let v = min(max(value, 0), 1e15)
         if v == v.rounded() { return "\(Int64(v)) s" }
         return "\((v * 10).rounded() / 10) s"
+    }
+
+    /// `SOURCE: message`, or the message alone when it already names the source (a file error names
+    /// its path, an invalid source quotes itself, every failure of `sourcesExhausted` is named): no
+    /// line repeats its source.
+    public func message(naming source: String) -> String {
+        let message = self.message
+        return FetchError.names(message, source) ? message : "\(source): \(message)"
+    }
+
+    /// Whether `message` has `source` as a word of its own: after the start or a space, before the
+    /// end or a space, `:`, `;` or `,` (so a source `a` is not found inside "may").
+    static func names(_ message: String, _ source: String) -> Bool {
+        guard !source.isEmpty else { return false }
+        var rest = message[...]
+        while let range = rest.firstRange(of: source) {
+            let before = range.lowerBound == message.startIndex ? nil : message[message.index(before: range.lowerBound)]
+            let after = range.upperBound == message.endIndex ? nil : message[range.upperBound]
+            if before == nil || before == " ", after == nil || [" ", ":", ";", ","].contains(after!) { return true }
+            rest = message[message.index(after: range.lowerBound)...]
+        }
+        return false
     }
 
     /// True when every underlying failure is `notCached` (exit code 3 rather than 1).

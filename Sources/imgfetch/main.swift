@@ -1,4 +1,5 @@
 import ArgumentKit
+import CSignals
 import ImageFetch
 #if canImport(Glibc)
 import Glibc
@@ -6,26 +7,34 @@ import Glibc
 
 /// Parses the command line, runs the command, exits with the contract's code. Nothing else lives here.
 func runMain() async -> ExitCode {
-    var arguments = Array(CommandLine.arguments.dropFirst())
-    // `imgfetch help COMMAND` is `imgfetch COMMAND --help`.
-    if arguments.first == "help" { arguments = Array(arguments.dropFirst()) + ["--help"] }
-    do {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    do throws(UsageError) {
+        // The man page's SYNOPSIS, generated from the specs (scripts/update-man.sh splices it in).
+        if arguments == ["--help-man-synopsis"] {
+            Console.out(ManSynopsis.mdoc(for: Specs.root))
+            return .ok
+        }
+        // `imgfetch help [COMMAND...]`: help for that command; a name that is not one is a usage error.
+        if arguments.first == "help" {
+            let path = try Specs.root.commandPath(arguments.dropFirst().filter { $0 != "--help" && $0 != "-h" })
+            Console.out(HelpFormatter.help(for: Specs.root, path: path))
+            return .ok
+        }
         switch try Specs.root.parse(arguments) {
         case .version:
-            Console.line("imgfetch \(ImageFetchVersion.string)")
+            Console.out(VersionReport.text(LibraryVersions.probe()))
             return .ok
         case .help(let path):
             Console.out(HelpFormatter.help(for: Specs.root, path: path))
             return .ok
         case .command(let given):
-            let parsed = try ConfigFile.apply(to: given, environment: Console.environment)
-            switch parsed.path {
-            case ["get"]: return try await GetCommand.run(parsed)
-            case ["prefetch"]: return try await PrefetchCommand.run(parsed)
-            case let path where path.first == "cache": return try CacheCommands.run(parsed)
-            default:
-                Console.out(HelpFormatter.help(for: Specs.root, path: []))
-                return .usage
+            do throws(UsageError) {
+                // The config file's options (get, prefetch) before the command line's.
+                let parsed = try ConfigFile.apply(to: given, environment: Console.environment)
+                return try await run(parsed)
+            } catch {
+                // A value a command rejects is reported with that command's help hint.
+                throw error.commandPath.isEmpty ? UsageError(error.message, commandPath: given.path) : error
             }
         }
     } catch {
@@ -35,7 +44,23 @@ func runMain() async -> ExitCode {
     }
 }
 
+/// Runs the parsed command.
+func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
+    switch parsed.path {
+    case ["get"]: return try await GetCommand.run(parsed)
+    case ["prefetch"]: return try await PrefetchCommand.run(parsed)
+    case let path where path.first == "cache": return try CacheCommands.run(parsed)
+    case ["completions"]: return try CompletionsCommand.run(parsed)
+    default:
+        Console.out(HelpFormatter.help(for: Specs.root, path: []))
+        return .usage
+    }
+}
+
 signal(SIGPIPE, SIG_IGN)
+// SIGINT / SIGTERM: remove the temporary files being written (the cache's, -o's), exit 130 / 143.
+// The cache stays valid (an entry is committed by a rename). prefetch installs its own handling.
+ifs_exit_on_signals()
 VipsBridge.restrictModules()
 let code = await runMain()
 // _exit, not exit: output is written with write(2), unbuffered, so nothing needs flushing, and the

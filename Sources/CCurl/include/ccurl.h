@@ -78,6 +78,12 @@ enum {
 
 /* dlopen libcurl and curl_global_init, once, thread-safe. 0 on success, else writes a message. */
 int ifc_load(char *err, size_t errlen);
+
+/* What `imgfetch --version` reports of the libcurl found: its version and TLS library (into the
+ * buffers), whether it speaks HTTP/2 and HTTP/3 (1 or 0). Loads libcurl (ifc_load); -1 (with err)
+ * when it cannot. */
+int ifc_version(char *version, size_t version_len, char *ssl, size_t ssl_len, int *http2, int *http3,
+                char *err, size_t errlen);
 /* max_total: transfers at once; max_per_host: transfers at once per host (by the request URL's
  * authority); 0 = unlimited. Both also cap libcurl's connections. Transfers beyond them wait in the
  * engine, not in libcurl, so their timeouts start only when they are sent. */

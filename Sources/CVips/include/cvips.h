@@ -16,6 +16,10 @@ int ifv_load(char *err, size_t errlen);
  * image-format modules (heif: AVIF/HEIC, jxl) by absolute path from the system's module directory
  * beside libvips. ImageMagick, poppler and openslide stay unloaded (~15 ms and ~5 MB per process). */
 void ifv_restrict_modules(void);
+
+/* libvips' version ("8.14.1") into `version`, for `imgfetch --version`. Loads libvips (ifv_load);
+ * -1 (with err) when it cannot. Formats: ifv_can_save. */
+int ifv_version(char *version, size_t len, char *err, size_t errlen);
 /* Threads per image pipeline (1 = one thread per image), unless $VIPS_CONCURRENCY is set: applied
  * now if libvips is loaded, else when it loads (it never loads it). Call before images are processed. */
 void ifv_set_concurrency(int n);

@@ -72,8 +72,9 @@ public enum FileSystem {
     /// after removing the temporary file.
     public static func writeAtomically(_ bytes: [UInt8], to path: String, temporaryDirectory directory: String, sync: Bool = true) throws(Failure) {
         let tmp = directory + "/" + temporaryName()
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let (fd, slot) = TemporaryFiles.create(tmp, mode: 0o644)
         guard fd >= 0 else { throw Failure(errno: errno, path: directory, operation: "create in") }
+        defer { TemporaryFiles.forget(slot) }
         var failure = writeAll(fd: fd, bytes).map { Failure(errno: $0, path: tmp, operation: "write") }
         if failure == nil, sync, fsync(fd) != 0 { failure = Failure(errno: errno, path: tmp, operation: "fsync") }
         if close(fd) != 0, failure == nil { failure = Failure(errno: errno, path: tmp, operation: "close") }

@@ -3,8 +3,11 @@ import ImageFetch
 
 /// `imgfetch cache ls|info|rm|clear|prune|verify|stats|path`.
 enum CacheCommands {
+    /// `cache ls --sort` values; the first is the default.
+    static let sortFields = ["age", "size", "source", "access"]
+
     static func run(_ parsed: ParsedCommand) throws(UsageError) -> ExitCode {
-        let directory = RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
+        let directory = try RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
         let cache = DiskCache(directory: directory, sizeLimit: nil)
         let command = parsed.path.dropFirst().first
         if command == "path" {
@@ -19,7 +22,7 @@ enum CacheCommands {
             return .cacheUnusable
         }
         switch command {
-        case "ls": return list(parsed, cache)
+        case "ls": return try list(parsed, cache)
         case "info": return try info(parsed, cache)
         case "rm": return try remove(parsed, cache)
         case "clear":
@@ -42,10 +45,11 @@ enum CacheCommands {
         }
     }
 
-    static func list(_ parsed: ParsedCommand, _ cache: DiskCache) -> ExitCode {
+    static func list(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
+        let sort = try parsed.parse("sort", ValueParsers.oneOf(sortFields)) ?? sortFields[0]
         var entries = cache.allEntries()
         if let filter = parsed.value("source") { entries = entries.filter { $0.source.contains(filter) } }
-        switch parsed.value("sort") ?? "age" {
+        switch sort {
         case "size": entries.sort { $0.bytes > $1.bytes }
         case "source": entries.sort { ($0.source, $0.variant) < ($1.source, $1.variant) }
         case "access": entries.sort { $0.lastAccess > $1.lastAccess }

@@ -1,15 +1,24 @@
 import ArgumentKit
+import ImageFetch
 
-/// The command tree: every command, option and help text. `--help` and the man page follow it.
+/// The command tree: every command, option and help text. `--help`, the completion scripts and the
+/// man page's option lists (checked by a test) follow it.
 enum Specs {
-    static let retrieval: [OptionSpec] = [
+    /// `-f` values: every output format, `original` last.
+    static let formats = ImageFormat.allCases.filter { $0 != .original }.map(\.rawValue) + [ImageFormat.original.rawValue]
+
+    /// `--low-data=VALUE` values.
+    static let lowDataValues = ["1", "0", "auto", "true", "false", "yes", "no", "on", "off"]
+
+    /// The options of `get` and `prefetch`; `formatDefault` says what `-f` defaults to in that command.
+    static func retrieval(formatDefault: String) -> [OptionSpec] { [
         .value("size", short: "s", valueName: "WxH", help: "Fit the image inside the box (also W or xH), keeping its aspect ratio; never upscale."),
-        .value("fit", valueName: "inside|cover", help: "cover fills the box exactly, cropping the overflow.", defaultDescription: "inside"),
-        .value("format", short: "f", valueName: "FORMAT", help: "jpeg, png, webp, avif, gif or original.", defaultDescription: "-o FILE's extension, else original"),
+        .value("fit", valueName: "inside|cover", help: "cover fills the box exactly, cropping the overflow.", defaultDescription: "inside", completion: .choices(["inside", "cover"])),
+        .value("format", short: "f", valueName: "FORMAT", help: formats.dropLast().joined(separator: ", ") + " or " + formats[formats.count - 1] + ".", defaultDescription: formatDefault, completion: .choices(formats)),
         .value("quality", short: "q", valueName: "N", help: "Quality 1-100 for lossy formats.", defaultDescription: "75"),
-        OptionSpec(long: "low-data", valueName: "auto", help: "Low-data mode: the network is constrained; sources with a low-data source load it instead. =auto follows NetworkManager's metered flag. Also IMGFETCH_LOW_DATA=1|auto.", kind: .flagOrValue),
-        .value("low-data-source", valueName: "SOURCE", help: "What to load instead of SOURCE in low-data mode."),
-        OptionSpec(long: "alt", valueName: "SOURCE", help: "An alternative source, tried in order when the current one fails.", kind: .repeatedValue),
+        OptionSpec(long: "low-data", valueName: "auto", help: "Low-data mode: the network is constrained; sources with a low-data source load it instead. =auto follows NetworkManager's metered flag. Also IMGFETCH_LOW_DATA=1|auto.", kind: .flagOrValue, completion: .choices(lowDataValues)),
+        .value("low-data-source", valueName: "SOURCE", help: "What to load instead of SOURCE in low-data mode.", completion: .file),
+        OptionSpec(long: "alt", valueName: "SOURCE", help: "An alternative source, tried in order when the current one fails.", kind: .repeatedValue, completion: .file),
         .value("retry", valueName: "N", help: "Retry timeouts, connection failures, HTTP 408, 429 and 5xx up to N times.", defaultDescription: "0"),
         .value("retry-delay", valueName: "SECONDS", help: "First backoff; doubles each retry, with jitter. A Retry-After replaces the backoff but never waits less than SECONDS (Retry-After: 0 included).", defaultDescription: "1"),
         .value("retry-max-time", valueName: "SECONDS", help: "Make no retry whose wait would end later than this after the first attempt; a longer Retry-After fails at once, naming its wait.", defaultDescription: "300"),
@@ -25,8 +34,8 @@ enum Specs {
         .flag("no-keep-original", help: "Do not keep a source's original bytes beside its variants."),
         .flag("json", help: "One JSON object per result on stdout (NDJSON)."),
         .flag("quiet", help: "No warnings on stderr (errors still)."),
-        .flag("verbose", short: "v", help: "Say what happened (cache state, source, time) on stderr."),
-    ]
+        .flag("verbose", short: "v", help: "One line per result on stderr: cache state, size, format, time, the source loaded."),
+    ] }
 
     /// How http(s) requests are made (get and prefetch): see NetworkSettings.swift and man imgfetch (NETWORK).
     static let network: [OptionSpec] = [
@@ -35,47 +44,49 @@ enum Specs {
         .value("referer", short: "e", valueName: "URL", help: "The Referer header (image hosts that refuse hotlinks want one). Part of the cache key."),
         .value("user", short: "u", valueName: "USER:PASSWORD", help: "Basic authentication. Nothing is prompted: a missing password is an error. Never sent to another host after a redirect; keyed by digest, never stored or shown."),
         .flag("netrc", help: "Take the host's login and password from ~/.netrc (required)."),
-        .value("netrc-file", valueName: "FILE", help: "As --netrc, from FILE."),
+        .value("netrc-file", valueName: "FILE", help: "As --netrc, from FILE.", completion: .file),
         .value("cookie", short: "b", valueName: "'NAME=VALUE[; ...]'", help: "Send these cookies (sent, never stored; keyed by digest). Never sent to another host after a redirect."),
-        .value("cacert", valueName: "FILE", help: "Trust the CA certificates in FILE (PEM). Precedence as curl's: --cacert, then CURL_CA_BUNDLE, then SSL_CERT_FILE / SSL_CERT_DIR, then the system bundle."),
-        .value("capath", valueName: "DIR", help: "Trust the CA certificates in DIR (hashed, as c_rehash makes them)."),
+        .value("cacert", valueName: "FILE", help: "Trust the CA certificates in FILE (PEM). Precedence as curl's: --cacert, then CURL_CA_BUNDLE, then SSL_CERT_FILE / SSL_CERT_DIR, then the system bundle.", completion: .file),
+        .value("capath", valueName: "DIR", help: "Trust the CA certificates in DIR (hashed, as c_rehash makes them).", completion: .directory),
         .flag("insecure", short: "k", help: "Do not verify the server's certificate or name (warns on stderr every time)."),
         .value("proxy", short: "x", valueName: "URL", help: "Use this proxy ([scheme://]host[:port], http or socks). Without it, http_proxy, https_proxy and all_proxy (and no_proxy) are read, as curl does."),
         .value("noproxy", valueName: "HOSTS", help: "Comma-separated hosts (or domains) reached without the proxy; * for all. Overrides no_proxy."),
         .value("limit-rate", valueName: "BYTES_PER_SECOND", help: "Cap each download's speed (K, M, G suffixes)."),
         .value("speed-limit", valueName: "N", help: "Give up on a transfer slower than N bytes/s for --speed-time seconds (a timeout: retried with --retry).", defaultDescription: "1 with --speed-time"),
         .value("speed-time", valueName: "SECONDS", help: "See --speed-limit.", defaultDescription: "30 with --speed-limit"),
-        .value("config", valueName: "FILE", help: "Read options from FILE instead of $XDG_CONFIG_HOME/imgfetch/config (~/.config/imgfetch/config): one long option per line, '# comments'. The command line wins."),
+        .value("config", valueName: "FILE", help: "Read options from FILE instead of $XDG_CONFIG_HOME/imgfetch/config (~/.config/imgfetch/config): one long option per line, '# comments'. The command line wins.", completion: .file),
         .flag("no-config", help: "Read no config file."),
     ]
 
     /// Writing images to a directory (get and prefetch): see OutputDirectory.swift.
     static let outputDir: [OptionSpec] = [
-        .value("output-dir", valueName: "DIR", help: "Also write each delivered image to DIR, atomically, named by --name. Needed by get with several sources."),
+        .value("output-dir", valueName: "DIR", help: "Also write each delivered image to DIR, atomically, named by --name. Needed by get with several sources.", completion: .directory),
         .value("name", valueName: "TEMPLATE", help: "File names in --output-dir: {name} (the source's file name without extension), {ext} (the output format's), {key}, {line}, {host}, {w}, {h}; may hold / for subdirectories, never .. . A name taken earlier in the run gets -LINE before its extension (list order decides); files from before the run are replaced.", defaultDescription: "{name}.{ext}"),
         .flag("create-dirs", help: "Create --output-dir and the subdirectories --name makes."),
     ]
 
-    static let cacheDir = OptionSpec.value("cache-dir", valueName: "DIR", help: "Cache directory.", defaultDescription: "$IMGFETCH_CACHE_DIR, else $XDG_CACHE_HOME/imgfetch, else ~/.cache/imgfetch", global: true)
+    static let cacheDir = OptionSpec.value("cache-dir", valueName: "DIR", help: "Cache directory.", defaultDescription: "$IMGFETCH_CACHE_DIR, else $XDG_CACHE_HOME/imgfetch, else ~/.cache/imgfetch", global: true, completion: .directory)
 
     static let get = CommandSpec(
         name: "get", abstract: "Fetch one image, to stdout or -o FILE (several with --output-dir DIR).",
         usage: "imgfetch get [options] SOURCE...",
-        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal. One source only.")] + retrieval + network + outputDir,
-        positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL. Several need --output-dir.", arity: .oneOrMore)],
+        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal. One source only.", completion: .file)]
+            + retrieval(formatDefault: "-o FILE's extension, else original") + network + outputDir,
+        positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL. Several need --output-dir.", arity: .oneOrMore, completion: .file)],
         discussion: """
-        With several sources (and --output-dir), the exit code is the worst one's.
-        Exit codes: 0 delivered; 1 the source failed; 2 usage error; 3 not cached and the network
-        may not be used; 4 the cache directory cannot be used (the image is still written).
+        With several sources (--output-dir), the exit code is 1 when any failed (3 when every failure was not cached), else 4 after a cache error, else 0.
+        Exit codes: 0 delivered; 1 the source failed; 2 usage error; 3 not cached and the network may not be used; 4 the cache directory cannot be used (the image is still written); 130 after SIGINT, 143 after SIGTERM.
+
         Examples:
           imgfetch get https://example.com/a.jpg -s 320x320 -o thumb.jpg
-          imgfetch get --json -o - photo.png -f webp
+          imgfetch get photo.png -f webp -o photo.webp --json
+          imgfetch get https://example.com/a.jpg -s 100 > thumb.jpg
         """)
 
     static let prefetch = CommandSpec(
         name: "prefetch", abstract: "Warm the cache from a list of sources (default: stdin).",
         usage: "imgfetch prefetch [options] [LIST | -]",
-        options: retrieval + network + outputDir + [
+        options: retrieval(formatDefault: "original") + network + outputDir + [
             .value("jobs", short: "j", valueName: "N", help: "Transfers at once.", defaultDescription: "8"),
             .value("rate", valueName: "PER_SECOND", help: "At most this many requests per second (token bucket)."),
             .value("per-host", valueName: "N", help: "At most N transfers (and connections) per host."),
@@ -83,15 +94,15 @@ enum Specs {
             .flag("progress", help: "Show the progress bar even when stderr is not a terminal."),
             .flag("no-progress", help: "Never show the progress bar."),
         ],
-        positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line; - or nothing reads stdin.", arity: .optional)],
+        positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line; - or nothing reads stdin.", arity: .optional, completion: .file)],
         discussion: """
-        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]...; blank lines and
-        # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark
-        are accepted. Each line starts as soon as it arrives (a pipe is followed
-        line by line). A malformed line (or one over 64 KiB) is reported as
-        LIST:LINE: message and skipped.
-        Exit codes: as get's, and 141 when stdout is closed (| head), after the
-        summary; see man imgfetch for interrupts.
+        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]...; blank lines and # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark are accepted. Each line starts as soon as it arrives (a pipe is followed line by line). A malformed line (or one over 64 KiB) is reported as LIST:LINE: message and skipped.
+
+        Exit codes: 0 every source delivered; 1 a source failed or a line was malformed; 2 usage error or an unreadable list; 3 every failure was a source not cached while the network may not be used; 4 the cache directory cannot be used; 130 after SIGINT, 141 when stdout is closed (| head), 143 after SIGTERM (after the summary).
+
+        Examples:
+          imgfetch prefetch urls.txt -s 320x320 -j 8 --rate 50
+          grep -v '^#' urls.txt | imgfetch prefetch - -s 320x320 --json
         """)
 
     static let cache = CommandSpec(
@@ -99,7 +110,7 @@ enum Specs {
         subcommands: [
             CommandSpec(name: "ls", abstract: "List entries.", options: [
                 .flag("json", help: "One JSON object per entry."),
-                .value("sort", valueName: "FIELD", help: "Sort by age, size, source or access.", defaultDescription: "age"),
+                .value("sort", valueName: "FIELD", help: "Sort by age, size, source or access.", defaultDescription: "age", completion: .choices(CacheCommands.sortFields)),
                 .value("source", valueName: "TEXT", help: "Only entries whose source contains TEXT."),
             ]),
             CommandSpec(name: "info", abstract: "One entry's metadata (every variant of a source).",
@@ -123,11 +134,21 @@ enum Specs {
         a directory without one that holds files imgfetch does not make.
         """)
 
+    static let completions = CommandSpec(
+        name: "completions", abstract: "Print a completion script for bash, zsh or fish.",
+        positionals: [PositionalSpec(name: "SHELL", help: "bash, zsh or fish.", completion: .choices(CompletionScript.Shell.allCases.map(\.rawValue)))],
+        discussion: """
+        Load it in the current shell, or install it where the shell looks (make install does):
+          source <(imgfetch completions bash)
+          imgfetch completions zsh > ~/.zfunc/_imgfetch
+          imgfetch completions fish > ~/.config/fish/completions/imgfetch.fish
+        """)
+
     static let root = CommandSpec(
         name: "imgfetch",
         abstract: "Fetch, downsample and cache images: Kingfisher's and Nuke's pipeline for the shell.",
         usage: "imgfetch COMMAND [options]",
         options: [cacheDir],
-        subcommands: [get, prefetch, cache],
+        subcommands: [get, prefetch, cache, completions],
         discussion: "See man imgfetch for the cache layout, exit codes and examples.")
 }

@@ -18,7 +18,7 @@ enum GetCommand {
         if settings.network.tls.insecure { Console.errorLine(NetworkSettings.insecureWarning) }
         let source: Source
         do { source = try Source(parsing: sourceText) } catch {
-            throw UsageError("\(Source.abbreviated(sourceText)): \(error.message)")
+            throw UsageError(error.message(naming: Source.abbreviated(sourceText)), commandPath: ["get"])
         }
         if settings.json && output == "-" {
             throw UsageError("--json prints records on stdout: give the image a file with -o FILE", commandPath: ["get"])
@@ -124,24 +124,28 @@ enum Report {
     /// (unless quiet), then a cache error.
     static func problems(of result: ImageResult, settings: RequestOptions) -> [String] {
         var lines = settings.quiet ? [] : result.warnings.map { "warning: " + $0 }
-        if let cacheError = result.cacheError { lines.append("\(result.originalSource.description): \(cacheError.message)") }
+        if let cacheError = result.cacheError { lines.append(cacheError.message(naming: result.originalSource.description)) }
         return lines
     }
 
     /// The stderr line (without the prefix) of a failure, naming the source.
     static func problem(of failure: RetrievalFailure, source: String) -> String {
-        "\(source): \(failure.error.message)"
+        failure.error.message(naming: source)
     }
 
     static func success(_ result: ImageResult, settings: RequestOptions, file: String? = nil) {
         if settings.json { Console.line(ResultRecord.success(result, file: file).text) }
         for line in problems(of: result, settings: settings) { Console.errorLine(line) }
-        if settings.verbose {
-            var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
-            if let file { line += ", written to \(ListParser.quoted(file, limit: 300, marks: false))" }
-            if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
-            Console.err("imgfetch: " + line + "\n")
-        }
+        if settings.verbose { Console.errorLine(verbose(result, file: file)) }
+    }
+
+    /// The `--verbose` line (without the prefix) of a delivered result: cache state, size, format,
+    /// bytes, time, and the source loaded when it was not the one asked for.
+    static func verbose(_ result: ImageResult, file: String? = nil) -> String {
+        var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
+        if let file { line += ", written to \(ListParser.quoted(file, limit: 300, marks: false))" }
+        if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
+        return line
     }
 
     static func failure(_ failure: RetrievalFailure, source: String, settings: RequestOptions) {

@@ -41,14 +41,14 @@ enum PrefetchCommand {
             pipeline.cancelAllLoads()   // first, so no freed connection starts a queued transfer
             work.cancel()
         }
-        let interrupted = Interrupts.onSignal(stop)
+        let interrupted = Interrupts.onSignal { _ in stop() }
         run.outputClosed.install(stop)
         await work.value
         run.finishOutput()
         progress?.finish()
         let summary = run.summary
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
-        if interrupted.happened { return .interrupted }
+        if let signal = interrupted.signal { return ExitCode(signal: signal) }
         if run.outputClosed.happened { return .outputClosed }
         if let failure = reader.readFailure {
             Console.errorLine("cannot read the list \(listName): \(failure)")
@@ -153,6 +153,7 @@ final class PrefetchRun: Sendable {
         case .success(let result):
             if settings.json { record = ResultRecord.success(result, file: file).text }
             problems = Report.problems(of: result, settings: settings)
+            if settings.verbose { problems.append(Report.verbose(result)) }
         case .failure(let failure) where failure.error == .cancelled:
             return  // abandoned by an interrupt: counted as cancelled, not reported line by line
         case .failure(let failure):
@@ -234,21 +235,27 @@ final class StopSwitch: Sendable {
 }
 
 /// Ctrl-C / SIGTERM: stop starting new work, cancel what is in flight (the cache stays valid: every
-/// write is an atomic rename), then the caller prints the summary so far. A second signal exits at once.
+/// write is an atomic rename), then the caller prints the summary so far and exits with 128 + the
+/// signal (130, 143). A second signal removes the temporary files being written and exits at once.
 final class Interrupts: Sendable {
-    private let flag = Mutex(false)
+    private let first = Mutex<Int32?>(nil)
 
-    var happened: Bool { flag.withLock { $0 } }
+    var happened: Bool { signal != nil }
+    /// The first signal received (SIGINT or SIGTERM), if any.
+    var signal: Int32? { first.withLock { $0 } }
 
-    static func onSignal(_ stop: @escaping @Sendable () -> Void) -> Interrupts {
+    static func onSignal(_ stop: @escaping @Sendable (Int32) -> Void) -> Interrupts {
         let interrupts = Interrupts()
         for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
+            Glibc.signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
-                let again = interrupts.flag.withLock { seen in defer { seen = true }; return seen }
-                if again { _exit(ExitCode.interrupted.rawValue) }
-                stop()
+                let again = interrupts.first.withLock { seen in defer { seen = seen ?? sig }; return seen != nil }
+                if again {
+                    TemporaryFiles.removeAll()
+                    _exit(ExitCode(signal: sig).rawValue)
+                }
+                stop(sig)
             }
             source.resume()
             sources.append(source)

@@ -70,9 +70,10 @@ struct RequestOptions {
         alternatives = try parsed.values("alt").map { text throws(UsageError) in try RequestOptions.source(text, option: "--alt") }
         lowDataMode = try LowDataSetting.resolve(flag: parsed.flag("low-data"), value: parsed.value("low-data"), environment: environment)
 
-        cacheDirectory = RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: environment)
-        if let text = parsed.value("cache-size-limit") ?? environment("IMGFETCH_CACHE_SIZE_LIMIT") {
-            let limit = try ValueParsers.byteSize(text)
+        cacheDirectory = try RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: environment)
+        var limit = try parsed.parse("cache-size-limit", ValueParsers.byteSize)
+        if limit == nil { limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", environment, ValueParsers.byteSize) }
+        if let limit {
             cacheSizeLimit = limit == 0 ? nil : limit
         } else {
             cacheSizeLimit = 1 << 30
@@ -117,15 +118,28 @@ struct RequestOptions {
     }
 
     static func source(_ text: String, option: String) throws(UsageError) -> Source {
-        do { return try Source(parsing: text) } catch { throw UsageError("invalid value '\(Source.abbreviated(text))' for '\(option)': \(error.message)") }
+        do { return try Source(parsing: text) } catch {
+            throw UsageError("invalid value for '\(option)': " + error.message(naming: Source.abbreviated(text)))
+        }
     }
 
-    /// `--cache-dir`, else `$IMGFETCH_CACHE_DIR`, else `$XDG_CACHE_HOME/imgfetch`, else `~/.cache/imgfetch`.
-    static func cacheDirectory(_ option: String?, environment: (String) -> String?) -> String {
+    /// A variable's value converted by `convert` (nil when unset or empty); a bad value is a usage
+    /// error that names the variable: `invalid value 'lots' for IMGFETCH_CACHE_SIZE_LIMIT: ...`.
+    static func fromEnvironment<T>(_ name: String, _ environment: (String) -> String?,
+                                   _ convert: (String) throws(UsageError) -> T) throws(UsageError) -> T? {
+        guard let text = environment(name), !text.isEmpty else { return nil }
+        do { return try convert(text) } catch { throw UsageError("invalid value '\(text)' for \(name): \(error.message)") }
+    }
+
+    /// `--cache-dir`, else `$IMGFETCH_CACHE_DIR`, else `$XDG_CACHE_HOME/imgfetch` (when absolute), else
+    /// `$HOME/.cache/imgfetch` (when absolute), else the passwd entry's home. Empty values are skipped.
+    static func cacheDirectory(_ option: String?, environment: (String) -> String?) throws(UsageError) -> String {
         if let option, !option.isEmpty { return option }
         if let dir = environment("IMGFETCH_CACHE_DIR"), !dir.isEmpty { return dir }
         if let xdg = environment("XDG_CACHE_HOME"), xdg.hasPrefix("/") { return xdg + "/imgfetch" }
-        return (environment("HOME") ?? "/tmp") + "/.cache/imgfetch"
+        if let home = environment("HOME"), home.hasPrefix("/") { return home.trimmingTrailingSlashes + "/.cache/imgfetch" }
+        if let home = Console.passwdHome(), home.hasPrefix("/") { return home.trimmingTrailingSlashes + "/.cache/imgfetch" }
+        throw UsageError("no cache directory: HOME is not set and there is no passwd entry with a home; give --cache-dir DIR or set IMGFETCH_CACHE_DIR")
     }
 }
 
@@ -156,7 +170,18 @@ enum LowDataSetting {
         case "1", "true", "yes", "on": return .on
         case "0", "false", "no", "off": return .off
         case "auto": return .auto
-        default: throw UsageError("invalid value '\(setting)' for '--low-data': expected 1, 0 or auto")
+        default:
+            let name = flag ? "'--low-data'" : "IMGFETCH_LOW_DATA"
+            throw UsageError("invalid value '\(setting)' for \(name): expected 1, 0 or auto")
         }
+    }
+}
+
+extension String {
+    /// `/home/me/` -> `/home/me`; `/` -> `` (so appending `/.cache` gives `/.cache`, still absolute).
+    var trimmingTrailingSlashes: String {
+        var s = Substring(self)
+        while s.hasSuffix("/") { s = s.dropLast() }
+        return String(s)
     }
 }

@@ -10,11 +10,18 @@ enum ExitCode: Int32 {
     case usage = 2
     case notCached = 3
     case cacheUnusable = 4
-    /// Interrupted by SIGINT or SIGTERM (128 + 2, as shells report it).
+    /// Interrupted by SIGINT (128 + 2, as shells report it).
     case interrupted = 130
     /// `prefetch`'s standard output was closed by its reader (EPIPE, as in `| head -1`): the run
     /// stopped early. 128 + SIGPIPE, what a shell reports for a writer that a closed pipe ended.
     case outputClosed = 141
+    /// Stopped by SIGTERM (128 + 15).
+    case terminated = 143
+
+    /// The code after `signal`: 130 after SIGINT, 143 after SIGTERM.
+    init(signal: Int32) {
+        self = signal == SIGTERM ? .terminated : .interrupted
+    }
 }
 
 /// Writes to stdout and stderr with plain POSIX calls (no buffering surprises when exiting on an error path).
@@ -31,6 +38,13 @@ enum Console {
     @discardableResult
     static func write(fd: Int32, _ bytes: [UInt8]) -> Bool {
         FileSystem.writeAll(fd: fd, bytes) == nil
+    }
+
+    /// The home directory of the user's passwd entry (used when HOME is unset or empty).
+    static func passwdHome() -> String? {
+        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return nil }
+        let home = String(cString: dir)
+        return home.isEmpty ? nil : home
     }
 
     static func environment(_ name: String) -> String? {

@@ -1,0 +1,25 @@
+/* csignals.h: the temporary files a process is writing, and a SIGINT/SIGTERM handler that removes
+ * them before the process exits with 128 + the signal (130, 143). Everything the handler does is
+ * async-signal-safe: atomics, unlink, nanosleep and _exit. */
+#ifndef CSIGNALS_H
+#define CSIGNALS_H
+
+#include <sys/types.h>
+
+/* Creates `path` (O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC) and records it until ifs_tmp_forget(slot).
+ * Returns the descriptor and sets *slot (-1 when every slot is taken: the file is then not
+ * recorded), or -1 with errno (ECANCELED once the files are being removed for an exit). */
+int ifs_tmp_create(const char *path, mode_t mode, int *slot);
+
+/* The file of `slot` was renamed into place or removed. A slot of -1 is ignored. */
+void ifs_tmp_forget(int slot);
+
+/* Removes every recorded file and refuses new ones (the process is about to exit); returns how
+ * many were removed. Waits (at most 100 ms) for a creation in progress to be recorded first. */
+int ifs_tmp_remove_all(void);
+
+/* Installs the handler of SIGINT and SIGTERM: ifs_tmp_remove_all, then _exit(128 + signal).
+ * A few syscalls, no thread: cheap enough for every start. */
+void ifs_exit_on_signals(void);
+
+#endif

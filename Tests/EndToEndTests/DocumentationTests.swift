@@ -1,0 +1,262 @@
+import Foundation
+import XCTest
+
+/// Every example in the docs runs (as Nuke's DocumentationTests compile its snippets): each line
+/// that starts with `imgfetch ` in the examples of every `--help`, the README's shell blocks and the
+/// man page's EXAMPLES runs against the binary, with the test server in place of example.com and
+/// the files it names provided; other shell lines pass `bash -n`; YAML blocks parse.
+final class DocumentationTests: E2ETestCase {
+    struct Snippet: CustomStringConvertible {
+        var origin: String
+        var lines: [String]
+        var description: String { "\(origin):\n" + lines.joined(separator: "\n") }
+    }
+
+    var repository: URL { E2EPaths.testsDir.deletingLastPathComponent() }
+
+    // MARK: - the tests
+
+    func testHelpExamplesRun() throws {
+        let snippets = try helpTexts().flatMap { path, text in Self.helpExamples(text, origin: "imgfetch \(path.joined(separator: " ")) --help") }
+        XCTAssertGreaterThanOrEqual(snippets.count, 3, "the get, prefetch and completions help have examples")
+        try check(snippets)
+    }
+
+    func testReadmeShellBlocksRunAndYAMLParses() throws {
+        let readme = try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8)
+        let shell = Self.fencedBlocks(readme, languages: ["sh", "bash", "shell"], origin: "README.md")
+        XCTAssertGreaterThanOrEqual(shell.count, 3, "README shell blocks")
+        try check(shell)
+        let yaml = Self.fencedBlocks(readme, languages: ["yaml", "yml"], origin: "README.md")
+        XCTAssertFalse(yaml.isEmpty, "the README's Kubernetes Job")
+        for block in yaml {
+            let r = ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"),
+                                      ["python3", "-c", "import sys, yaml; yaml.safe_load(sys.stdin)"],
+                                      environment: ProcessInfo.processInfo.environment,
+                                      stdin: Data(block.lines.joined(separator: "\n").utf8))
+            XCTAssertEqual(r.status, 0, "YAML does not parse (python3-yaml): \(block)\n\(r.stderr)")
+        }
+    }
+
+    func testManPageExamplesRun() throws {
+        let man = try String(contentsOf: repository.appendingPathComponent("man/imgfetch.1"), encoding: .utf8)
+        guard let start = man.range(of: "\n.Sh EXAMPLES\n") else { return XCTFail("the man page has EXAMPLES") }
+        let section = man[start.upperBound...].prefix { _ in true }
+        let end = section.range(of: "\n.Sh ")?.lowerBound ?? section.endIndex
+        var snippets: [Snippet] = []
+        var current: [String]?
+        for line in section[..<end].split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix(".Bd -literal") { current = [] } else if line == ".Ed" {
+                if let lines = current { snippets.append(Snippet(origin: "man/imgfetch.1 EXAMPLES", lines: lines)) }
+                current = nil
+            } else if current != nil {
+                current?.append(line.replacingOccurrences(of: "\\e", with: "\\").replacingOccurrences(of: "\\&", with: ""))
+            }
+        }
+        XCTAssertGreaterThanOrEqual(snippets.count, 5, "man page example blocks")
+        try check(snippets)
+    }
+
+    /// Every option the parser knows (as `--help` lists them) is in the man page, and every option
+    /// the man page names exists.
+    func testManPageAndParserKnowTheSameOptions() throws {
+        var longs = Set<String>(), shorts = Set<String>()
+        let pattern = try NSRegularExpression(pattern: #"^  (?:-([A-Za-z0-9]), |    )--([a-z0-9][a-z0-9-]*)"#)
+        for (_, text) in try helpTexts() {
+            for line in text.split(separator: "\n").map(String.init) {
+                guard let m = pattern.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) else { continue }
+                if let r = Range(m.range(at: 1), in: line) { shorts.insert(String(line[r])) }
+                if let r = Range(m.range(at: 2), in: line) { longs.insert(String(line[r])) }
+            }
+        }
+        XCTAssertTrue(longs.isSuperset(of: ["size", "cache-dir", "jobs", "sort", "repair", "help", "version"]), "\(longs.sorted())")
+        let man = try String(contentsOf: repository.appendingPathComponent("man/imgfetch.1"), encoding: .utf8)
+        let manLongs = Set(Self.matches(#"Fl -([a-z0-9][a-z0-9-]*)"#, in: man))
+        let manShorts = Set(Self.matches(#"Fl ([A-Za-z0-9])(?![A-Za-z0-9-])"#, in: man))
+        XCTAssertEqual(longs.subtracting(manLongs).sorted(), [], "options --help lists that the man page does not name")
+        XCTAssertEqual(manLongs.subtracting(longs).sorted(), [], "options the man page names that the parser does not know")
+        XCTAssertEqual(shorts.subtracting(manShorts).sorted(), [], "short options missing from the man page")
+        XCTAssertEqual(manShorts.subtracting(shorts).sorted(), [], "short options the man page names that the parser does not know")
+    }
+
+    /// The man page's SYNOPSIS is the one generated from the command specs (run
+    /// scripts/update-man.sh after adding a command or an option to a small command).
+    func testManPageSynopsisIsGeneratedFromTheSpecs() throws {
+        let man = try String(contentsOf: repository.appendingPathComponent("man/imgfetch.1"), encoding: .utf8)
+        guard let start = man.range(of: ".Sh SYNOPSIS\n"), let end = man.range(of: ".Sh DESCRIPTION\n") else {
+            return XCTFail("the man page has SYNOPSIS and DESCRIPTION")
+        }
+        let r = try imgfetch(["--help-man-synopsis"])
+        assertExit(r, 0)
+        XCTAssertEqual(String(man[start.upperBound..<end.lowerBound]), r.stdoutText,
+                       "man/imgfetch.1's SYNOPSIS is out of date: run scripts/update-man.sh")
+    }
+
+    // MARK: - running snippets
+
+    /// Runs every command line of `snippets` in one working directory and cache (so a second
+    /// example can use what the first cached); checks the other lines with `bash -n`.
+    func check(_ snippets: [Snippet]) throws {
+        try provideFiles()
+        for snippet in snippets {
+            let syntax = bash(["-n"], script: snippet.lines.joined(separator: "\n"))
+            XCTAssertEqual(syntax.status, 0, "bash -n fails on \(snippet)\n\(syntax.stderr)")
+            let commands = Self.joinContinuations(snippet.lines)
+            if let first = commands.first, first.hasPrefix("http") || first.hasPrefix("file:") {
+                // A prefetch list example: it must be a list prefetch reads without a malformed line.
+                let list = file("example-list.txt")
+                try (Self.substitute(snippet.lines.joined(separator: "\n"), server: server) + "\n").write(to: list, atomically: true, encoding: .utf8)
+                let r = run("imgfetch prefetch \(list.path) -s 64")
+                XCTAssertEqual(r.status, 0, "the list example of \(snippet.origin) does not prefetch:\n\(r)")
+                continue
+            }
+            for command in commands where Self.runs(command) {
+                let r = run(Self.substitute(command, server: server))
+                let allowed: Set<Int32> = command.contains("--offline") || command.contains("--cache-only") ? [0, 3] : [0]
+                XCTAssertTrue(allowed.contains(r.status), "example of \(snippet.origin) exits \(r.status):\n\(command)\n\(r)")
+                XCTAssertFalse(r.stderr.contains("Try 'imgfetch"), "a usage error in the example of \(snippet.origin):\n\(command)\n\(r)")
+            }
+        }
+    }
+
+    /// A line runs when imgfetch is its command (first word, after a pipe, or in `source <(...)`).
+    static func runs(_ command: String) -> Bool {
+        command.hasPrefix("imgfetch ") || command.contains("| imgfetch ") || command.hasPrefix("source <(imgfetch ")
+    }
+
+    /// The files the examples name, in the working directory; directories redirections write into.
+    func provideFiles() throws {
+        let fm = FileManager.default
+        for (name, fixture) in [("photo.jpg", "photo.jpg"), ("a.jpg", "photo.jpg"), ("photo.png", "alpha.png")] where !fm.fileExists(atPath: file(name).path) {
+            try fm.copyItem(at: E2EPaths.fixture(fixture), to: file(name))
+        }
+        _ = try writeList(["# sample list", imageURL("photo.jpg"), imageURL("portrait.jpg"), "", imageURL("small.webp")], name: "urls.txt")
+        for dir in [".zfunc", ".config/fish/completions"] {
+            try fm.createDirectory(at: home.appendingPathComponent(dir), withIntermediateDirectories: true)
+        }
+    }
+
+    func run(_ command: String) -> RunResult {
+        bash(["-c", "set -o pipefail\n" + command], script: nil)
+    }
+
+    func bash(_ arguments: [String], script: String?) -> RunResult {
+        let bin = root.appendingPathComponent("bin")
+        try? FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let link = bin.appendingPathComponent("imgfetch")
+        if let binary = E2EPaths.binary, !FileManager.default.fileExists(atPath: link.path) {
+            try? FileManager.default.createSymbolicLink(at: link, withDestinationURL: binary)
+        }
+        var env = Imgfetch.baseEnvironment(home: home)
+        env["PATH"] = bin.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        env["IMGFETCH_CACHE_DIR"] = cacheDir.path
+        env["JOB_COMPLETION_INDEX"] = "0"
+        env["SLURM_ARRAY_TASK_ID"] = "1"
+        env["SLURM_ARRAY_TASK_COUNT"] = "2"
+        return ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), arguments, environment: env,
+                                 stdin: script.map { Data($0.utf8) }, currentDirectory: work, timeout: 60)
+    }
+
+    // MARK: - extracting snippets
+
+    /// `imgfetch PATH --help` of every command, root first.
+    func helpTexts() throws -> [(path: [String], text: String)] {
+        var result: [(path: [String], text: String)] = []
+        var queue: [[String]] = [[]]
+        while !queue.isEmpty, result.count < 50 {
+            let path = queue.removeFirst()
+            let r = try imgfetch(path + ["--help"])
+            XCTAssertEqual(r.status, 0, "\(r)")
+            result.append((path, r.stdoutText))
+            var inCommands = false
+            for line in r.stdoutText.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line == "Commands:" { inCommands = true; continue }
+                if line.isEmpty { inCommands = false }
+                // `  NAME   abstract`; a wrapped abstract's continuation is indented further.
+                if inCommands, line.hasPrefix("  "), line.dropFirst(2).first != " ", let name = line.split(separator: " ").first {
+                    queue.append(path + [String(name)])
+                }
+            }
+        }
+        return result
+    }
+
+    /// The indented lines of help paragraphs introduced by a line ending in `:` (`Examples:`).
+    static func helpExamples(_ text: String, origin: String) -> [Snippet] {
+        let tables: Set<Substring> = ["Options:", "Arguments:", "Commands:", "Global options:"]
+        var snippets: [Snippet] = []
+        var current: [String]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("  "), current != nil {
+                current?.append(line.trimmingCharacters(in: .whitespaces))
+                continue
+            }
+            if let lines = current, !lines.isEmpty { snippets.append(Snippet(origin: origin, lines: lines)) }
+            current = !line.hasPrefix(" ") && line.hasSuffix(":") && !tables.contains(line) ? [] : nil
+        }
+        if let lines = current, !lines.isEmpty { snippets.append(Snippet(origin: origin, lines: lines)) }
+        return snippets
+    }
+
+    /// The contents of Markdown fenced blocks in one of `languages`.
+    static func fencedBlocks(_ markdown: String, languages: Set<String>, origin: String) -> [Snippet] {
+        var snippets: [Snippet] = []
+        var inFence = false
+        var current: [String]?
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") {
+                if inFence, let lines = current { snippets.append(Snippet(origin: origin, lines: lines)) }
+                let language = String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces)
+                current = !inFence && languages.contains(language) ? [] : nil
+                inFence.toggle()
+                continue
+            }
+            current?.append(String(line))
+        }
+        return snippets
+    }
+
+    /// Commands with `\` and trailing-`|` continuations joined; blank and comment lines dropped.
+    static func joinContinuations(_ lines: [String]) -> [String] {
+        var commands: [String] = []
+        var pending = ""
+        for raw in lines {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if pending.isEmpty && (line.isEmpty || line.hasPrefix("#")) { continue }
+            if line.hasSuffix("\\") {
+                pending += line.dropLast() + " "
+            } else if line.hasSuffix("|") {
+                pending += line + " "
+            } else {
+                commands.append(pending + line)
+                pending = ""
+            }
+        }
+        if !pending.isEmpty { commands.append(pending) }
+        return commands
+    }
+
+    /// example.com (and its subdomains, .net, .org) URLs -> a fixture on the test server, each path
+    /// its own URL; `/data/urls.txt` -> the working directory's `urls.txt`.
+    static func substitute(_ text: String, server: TestServer) -> String {
+        let regex = try! NSRegularExpression(pattern: #"https?://(?:[A-Za-z0-9-]+\.)*example\.(?:com|net|org)/([^\s'"]*)"#)
+        var out = ""
+        var last = text.startIndex
+        for m in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            guard let whole = Range(m.range, in: text), let path = Range(m.range(at: 1), in: text) else { continue }
+            out += text[last..<whole.lowerBound]
+            let name = text[path].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "x"
+            out += server.url("/img/photo.jpg?v=\(name)")
+            last = whole.upperBound
+        }
+        out += text[last...]
+        return out.replacingOccurrences(of: "/data/urls.txt", with: "urls.txt")
+    }
+
+    static func matches(_ pattern: String, in text: String) -> [String] {
+        let regex = try! NSRegularExpression(pattern: pattern)
+        return regex.matches(in: text, range: NSRange(text.startIndex..., in: text)).compactMap { m in
+            Range(m.range(at: 1), in: text).map { String(text[$0]) }
+        }
+    }
+}

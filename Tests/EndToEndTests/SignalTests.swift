@@ -1,0 +1,103 @@
+import Foundation
+import XCTest
+
+/// SIGTERM exits 143 and SIGINT 130 (128 + the signal, as shells report them): prefetch after its
+/// summary, get after removing the temporary files it was writing.
+final class SignalTests: E2ETestCase {
+    /// Starts imgfetch with stdout and stderr in files; returns the process and those files.
+    func start(_ args: [String]) throws -> (process: Process, out: URL, err: URL) {
+        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
+        let out = file("out-\(UUID().uuidString.prefix(6)).txt"), err = file("err-\(UUID().uuidString.prefix(6)).txt")
+        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = args
+        process.environment = Imgfetch.baseEnvironment(home: home)
+        process.currentDirectoryURL = work
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        return (process, out, err)
+    }
+
+    func waitForExit(_ process: Process, seconds: Double = 10) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); XCTFail("still running \(seconds) s after the signal") }
+        process.waitUntilExit()
+    }
+
+    func assertPrefetchStops(on signal: Int32, exiting code: Int32) throws {
+        let list = try writeList((0..<4).map { server.url("/slow/tiny.jpg?seconds=5&v=\($0)") })
+        let run = try start(["prefetch", "--cache-dir", cacheDir.path, "-j", "2", "--json", list.path])
+        let deadline = Date().addingTimeInterval(10)
+        while try server.totalRequests() < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        kill(run.process.processIdentifier, signal)
+        waitForExit(run.process)
+        XCTAssertEqual(run.process.terminationReason, .exit, "exits, not killed by the signal")
+        XCTAssertEqual(run.process.terminationStatus, code)
+        let stdout = try String(contentsOf: run.out, encoding: .utf8)
+        XCTAssertTrue(stdout.contains("\"summary\":true") && stdout.contains("\"interrupted\":true"), "the summary first: \(stdout)")
+        let stderr = try String(contentsOf: run.err, encoding: .utf8)
+        XCTAssertTrue(stderr.contains("prefetch interrupted"), stderr)
+    }
+
+    func testPrefetchExits143AfterSIGTERMWithTheSummary() throws {
+        try assertPrefetchStops(on: SIGTERM, exiting: 143)
+    }
+
+    func testPrefetchExits130AfterSIGINTWithTheSummary() throws {
+        try assertPrefetchStops(on: SIGINT, exiting: 130)
+    }
+
+    func testGetExitsWithTheSignalsCodeDuringADownload() throws {
+        for (signal, code) in [(SIGTERM, Int32(143)), (SIGINT, Int32(130))] {
+            let run = try start(["get", "--cache-dir", cacheDir.path, server.url("/slow/photo.jpg?seconds=5&v=\(signal)"), "-o", file("o.jpg").path])
+            let deadline = Date().addingTimeInterval(10)
+            while try server.requestLog().filter({ $0.path.contains("v=\(signal)") }).isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+            kill(run.process.processIdentifier, signal)
+            waitForExit(run.process)
+            XCTAssertEqual(run.process.terminationReason, .exit)
+            XCTAssertEqual(run.process.terminationStatus, code)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: file("o.jpg").path))
+        }
+    }
+
+    /// strace holds the first rename(2) (the cache committing the image) for 5 s, so the temporary
+    /// file certainly exists when SIGTERM arrives: get removes it and exits 143.
+    func testGetRemovesItsTemporaryFileBeforeExiting143() throws {
+        let strace = URL(fileURLWithPath: "/usr/bin/strace")
+        guard FileManager.default.isExecutableFile(atPath: strace.path), let binary = E2EPaths.binary else {
+            throw XCTSkip("strace is needed (scripts/install-deps.sh installs it)")
+        }
+        let trace = file("strace.txt")
+        let process = Process()
+        process.executableURL = strace
+        process.arguments = ["-f", "-q", "-o", trace.path, "-e", "trace=rename,exit_group", "-e", "inject=rename:delay_enter=5000000",
+                             binary.path, "get", "--cache-dir", cacheDir.path, imageURL("photo.jpg"), "-s", "100", "-o", file("o.jpg").path]
+        process.environment = Imgfetch.baseEnvironment(home: home)
+        process.currentDirectoryURL = work
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+        let temporary = { self.regularFiles(under: self.cacheDir).filter { $0.lastPathComponent.hasPrefix(".tmp-") } }
+        let deadline = Date().addingTimeInterval(20)
+        while temporary().isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        XCTAssertFalse(temporary().isEmpty, "the image's temporary file exists while its rename is held")
+        let tracee = try String(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children"), encoding: .utf8)
+            .split(separator: " ").compactMap { Int32($0) }.first
+        guard let tracee else { return XCTFail("no imgfetch under strace") }
+        kill(tracee, SIGTERM)
+        waitForExit(process)
+        let log = try String(contentsOf: trace, encoding: .utf8)
+        XCTAssertTrue(log.contains("+++ exited with 143 +++"), "imgfetch exits 143 (not killed by the signal):\n\(log)")
+        XCTAssertEqual(temporary().map(\.path), [], "the temporary file is removed")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file("o.jpg").path))
+        assertExit(try imgfetch(["cache", "verify", "--cache-dir", cacheDir.path]), 0)
+    }
+}
