@@ -4,7 +4,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 BIN = .build/release/imgfetch
 
-.PHONY: all deps build debug test demo bench install uninstall lint clean
+.PHONY: all deps build debug test conformance demo bench install uninstall lint clean
 
 all: build
 
@@ -23,7 +23,14 @@ debug:
 # Testing runner is off: the last line printed is XCTest's summary with the real count.
 test: build
 	$(SWIFT) build --build-tests
+	python3 Tests/Conformance/conformance.py --strict --binary $(CURDIR)/$(BIN)
 	IMGFETCH_E2E_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build --disable-swift-testing
+
+# RFC 9111 conformance: imgfetch's scenarios for the 174 ids of http-tests/cache-tests a private
+# command-line cache can express (Tests/Conformance/cases.py), run against the release binary; prints
+# the pass rates by group, required and optional. --verbose lists every case.
+conformance: build
+	python3 Tests/Conformance/conformance.py --verbose --binary $(CURDIR)/$(BIN)
 
 # Serves the bundled sample images on 127.0.0.1, fetches them through imgfetch (a miss, then a hit),
 # prefetches a list, and lists the cache.

@@ -132,7 +132,8 @@ void ifc_start(ifc_engine *e, xfer *x) {
     ok &= SETOPT(CURLOPT_URL, x->url);
     if (x->user_agent != NULL) ok &= SETOPT(CURLOPT_USERAGENT, x->user_agent);
     if (x->slist != NULL) ok &= SETOPT(CURLOPT_HTTPHEADER, x->slist);
-    ok &= SETOPT(CURLOPT_FOLLOWLOCATION, 1L);
+    /* max_redirects 0: libcurl does not follow (imgfetch's pipeline follows each hop itself). */
+    ok &= SETOPT(CURLOPT_FOLLOWLOCATION, x->max_redirects > 0 ? 1L : 0L);
     ok &= SETOPT(CURLOPT_MAXREDIRS, (long)(x->max_redirects >= 0 ? x->max_redirects : 0));
     ok &= SETOPT(CURLOPT_PROTOCOLS_STR, "http,https");
     ok &= SETOPT(CURLOPT_REDIR_PROTOCOLS_STR, "http,https");

@@ -122,3 +122,33 @@ final class RequestHeaderTests: E2ETestCase {
                                  "the same settings share the download in flight")
     }
 }
+
+/// Each redirect hop is made by the pipeline: identity (-u, -b, --netrc, Authorization and Cookie
+/// headers) goes to the request's own origin only, never to another host or port after a redirect.
+final class RedirectIdentityTests: E2ETestCase {
+    func testIdentityNeverFollowsARedirectToAnotherPort() throws {
+        let other = try TestServer()
+        defer { other.stop() }
+        let target = other.url("/img/tiny.jpg")
+        let start = server.url("/redirect?to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        let r = try get([start, "-o", file("a.jpg").path, "--json", "-u", "bob:pw1", "-b", "sid=pw2",
+                         "-H", "Authorization: Bearer pw3", "-H", "Cookie: extra=pw4", "-H", "X-Plain: kept", "-A", "Agent/1"])
+        assertExit(r, 0)
+        let first = try XCTUnwrap(try server.requestLog().first { $0.path.hasPrefix("/redirect") }).headers
+        XCTAssertNotNil(first["authorization"], "the origin gets the credentials")
+        XCTAssertNotNil(first["cookie"])
+        let hop = try XCTUnwrap(try other.requests("/img/tiny.jpg").first).headers
+        XCTAssertNil(hop["authorization"], "no Authorization at the other port: \(hop)")
+        XCTAssertNil(hop["cookie"], "no Cookie at the other port: \(hop)")
+        XCTAssertEqual(hop["x-plain"], "kept", "other headers follow")
+        XCTAssertEqual(hop["user-agent"], "Agent/1")
+    }
+
+    func testIdentityFollowsARedirectOnTheSameOrigin() throws {
+        let start = server.url("/redirect?to=" + imageURL("tiny.jpg").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        assertExit(try get([start, "-o", file("a.jpg").path, "-u", "bob:pw1", "-b", "sid=pw2"]), 0)
+        let hop = try XCTUnwrap(try server.requests(imagePath("tiny.jpg")).first).headers
+        XCTAssertNotNil(hop["authorization"])
+        XCTAssertEqual(hop["cookie"], "sid=pw2")
+    }
+}

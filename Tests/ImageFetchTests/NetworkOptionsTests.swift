@@ -100,3 +100,22 @@ final class NetworkOptionsTests: XCTestCase {
         XCTAssertTrue(message.contains("unterminated"), message)
     }
 }
+
+final class RedirectHopTests: XCTestCase {
+    func testIdentityIsDroppedOnlyForAnotherOrigin() {
+        var n = NetworkOptions()
+        n.headers = [.init(name: "Authorization", value: "x"), .init(name: "X-A", value: "1")]
+        n.cookie = "a=1"
+        n.user = "u:p"
+        n.netrcFile = "/n"
+        let origin = Source.http("https://a.example/x.jpg")
+        XCTAssertEqual(n.sent(to: .http("https://A.example:443/y.jpg"), origin: origin), n)
+        for other in ["https://b.example/y.jpg", "https://a.example:8443/y.jpg", "http://a.example/y.jpg"] {
+            let hop = n.sent(to: .http(other), origin: origin)
+            XCTAssertEqual(hop.headers, [.init(name: "X-A", value: "1")], other)
+            XCTAssertNil(hop.cookie)
+            XCTAssertNil(hop.user)
+            XCTAssertNil(hop.netrcFile)
+        }
+    }
+}

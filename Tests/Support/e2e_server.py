@@ -16,6 +16,7 @@ Routes (query parameters compose):
                          Last-Modified; If-None-Match / If-Modified-Since give 304.
       ?no304=1           never answer 304
       ?cc=VALUE          send "Cache-Control: VALUE"
+      ?bare304=1         a 304 carries no Cache-Control / Expires (only the validators)
       ?expires=now       send an Expires date in the past
       ?chunked=1         chunked transfer encoding, no Content-Length
       ?trickle=MS        the body in pieces of 4000 bytes, MS milliseconds apart (decoding while
@@ -32,12 +33,23 @@ Routes (query parameters compose):
   GET /slow/NAME?seconds=S
                          sleeps S seconds (default 0.3), then answers as /img/NAME
   GET /hang?seconds=S    sleeps S seconds, then answers 200 with a small text body
-  GET /redirect?to=URL   302 to URL
+  GET /redirect?to=URL   302 to URL (&code=301|303|307|308 another status, &cc=VALUE a Cache-Control)
   GET /__stats           JSON {"total", "paths": {path+query: count}, "log": [{"path", "method",
                          "headers", "t", "status"}]} (header names lower-cased; t: arrival time in
                          seconds since the epoch; status: the response code, once sent);
                          /__stats and /__reset are not counted
   GET|POST /__reset      clears counts, log and flaky counters
+  POST /__script?id=ID   sets what the next requests of /script/ID get (a JSON body):
+                         {"status": 200, "headers": [[name, value], ...], "body": "image" | "text",
+                          "disconnect": false, "validate": false}
+                         A number as a header value is an HTTP-date that many seconds from the
+                         moment of the response. "disconnect" closes the connection without a
+                         response; "validate" answers 304 to a request whose If-None-Match equals the
+                         step's ETag or whose If-Modified-Since equals its Last-Modified. The body
+                         is the fixture tiny.jpg ("image") or a few bytes of text. Only the listed
+                         headers are sent (no automatic Date), plus Content-Type and Content-Length.
+  GET /__script?id=ID    JSON {"count": N, "requests": [{header: value}, ...]} of /script/ID
+  GET /script/ID[?...]   answers as the last POST /__script for ID says (404 before one)
 HEAD is supported on every route (same headers, no body).
 """
 
@@ -68,6 +80,7 @@ LOCK = threading.Lock()
 STATS = {"total": 0, "paths": {}, "log": []}
 FLAKY = {}
 FILE_CACHE = {}  # name -> (bytes, etag, last_modified_ts)
+SCRIPTS = {}     # id -> {"step": {...}, "requests": [headers, ...]}
 
 
 def load_fixture(name):
@@ -164,8 +177,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
+        self.post_body = self.rfile.read(length) if length else b""
         self.handle_request()
 
     def handle_request(self):
@@ -186,8 +198,22 @@ class Handler(BaseHTTPRequestHandler):
                 FLAKY.clear()
             return self.send_text(200, "reset\n")
 
+        if route == "/__script":
+            script_id = query.get("id", "")
+            if self.command == "POST":
+                step = json.loads(getattr(self, "post_body", b"") or b"{}")
+                with LOCK:
+                    SCRIPTS.setdefault(script_id, {"step": None, "requests": []})["step"] = step
+                return self.send_text(200, "ok\n")
+            with LOCK:
+                requests = list(SCRIPTS.get(script_id, {"requests": []})["requests"])
+            body = json.dumps({"count": len(requests), "requests": requests}).encode("utf-8")
+            return self.send_body(200, body, "application/json")
+
         self.record(self.path)
 
+        if route.startswith("/script/"):
+            return self.serve_script(unquote(route[len("/script/"):]))
         if route.startswith("/img/"):
             return self.serve_image(unquote(route[len("/img/"):]), query)
         if route.startswith("/status/"):
@@ -218,8 +244,54 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_text(200, "done hanging\n")
         if route == "/redirect":
             target = query.get("to", "/img/photo.jpg")
-            return self.send_text(302, "redirecting\n", headers=[("Location", target)])
+            headers = [("Location", target)]
+            if "cc" in query:
+                headers.append(("Cache-Control", query["cc"]))
+            return self.send_text(int(query.get("code", "302")), "redirecting\n", headers=headers)
         return self.send_text(404, "not found: %s\n" % route)
+
+    def serve_script(self, script_id):
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        with LOCK:
+            script = SCRIPTS.get(script_id)
+            if script is not None:
+                script["requests"].append(headers)
+            step = script["step"] if script else None
+        if step is None:
+            return self.send_text(404, "no script for %s\n" % script_id)
+        if step.get("disconnect"):
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return
+        now = time.time()
+        fields = []
+        for name, value in step.get("headers", []):
+            if isinstance(value, (int, float)):
+                value = email.utils.formatdate(now + value, usegmt=True)
+            fields.append((name, value))
+        status = int(step.get("status", 200))
+        if step.get("validate"):
+            etag = next((v for n, v in fields if n.lower() == "etag"), None)
+            lm = next((v for n, v in fields if n.lower() == "last-modified"), None)
+            if (etag is not None and headers.get("if-none-match") == etag) or \
+               (lm is not None and headers.get("if-modified-since") == lm):
+                status = 304
+        if step.get("body", "image") == "image":
+            body, content_type = load_fixture("tiny.jpg")[0], "image/jpeg"
+        else:
+            body, content_type = b"not an image\n", "text/plain"
+        self.send_response_only(status)
+        for name, value in fields:
+            self.send_header(name, value)
+        if status == 304:
+            self.end_headers()
+            return
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        self.wfile.flush()
 
     def serve_image(self, name, query):
         fixture = load_fixture(name)
@@ -242,6 +314,8 @@ class Handler(BaseHTTPRequestHandler):
 
         if query.get("no304") != "1" and self.not_modified(etag, mtime):
             self.send_response(304)
+            if query.get("bare304") == "1":
+                headers = headers[:2]
             for key, value in headers:
                 self.send_header(key, value)
             self.end_headers()

@@ -33,7 +33,7 @@ typedef struct {
     long connect_timeout_ms;         /* 0 = curl default */
     long timeout_ms;                 /* total, 0 = none */
     long long max_bytes;             /* byte cap on the body, 0 = none; holds without Content-Length */
-    int max_redirects;               /* followed; http/https only, for redirects too */
+    int max_redirects;               /* followed by libcurl (http/https only); 0 = not followed */
     const char *strings[IFC_S_COUNT];/* see IFC_S_*; NULL = not set */
     int insecure;                    /* 1: no peer or host name verification (-k) */
     long long max_recv_speed;        /* bytes/s cap on the download, 0 = none */

@@ -24,6 +24,10 @@ public struct CacheEntry: Sendable, Equatable {
     public var mustRevalidate: Bool
     /// Last access, seconds since the epoch (read from the data file's mtime when listing).
     public var lastAccess: Double
+    /// The HTTP response the entry came from (nil for files, data: URLs and entries of older versions).
+    public var response: StoredResponse?
+    /// The request header values the response varies on (`Vary`), as `Vary.selection`; nil = none.
+    public var vary: String?
 
     public init(key: String, identity: String, source: String, variant: String, format: String, width: Int, height: Int,
                 bytes: Int64, checksum: String, created: Double, expires: Double?, etag: String? = nil,
@@ -64,9 +68,11 @@ public struct CacheEntry: Sendable, Equatable {
     /// Past its expiry time (a `no-cache` entry that has not expired is not "expired", just revalidated).
     public func isExpired(at now: Double) -> Bool { expires.map { now >= $0 } ?? false }
 
-    /// Fresh: usable without asking the server.
+    /// Fresh: usable without asking the server (and, for a response with `Vary`, selected by the
+    /// request headers imgfetch sends).
     public func isFresh(at now: Double) -> Bool {
         if mustRevalidate { return false }
+        if vary != nil && !Vary.matches(vary) { return false }
         guard let expires else { return true }
         return now < expires
     }
@@ -92,6 +98,12 @@ extension CacheEntry {
         add("bytes", String(bytes)); add("checksum", checksum); add("created", String(created))
         add("expires", expires.map { String($0) }); add("etag", etag); add("last_modified", lastModified)
         add("must_revalidate", mustRevalidate ? "1" : nil)
+        if let response {
+            add("status", String(response.status)); add("request_time", String(response.requestTime))
+            add("response_time", String(response.responseTime)); add("ttl", String(response.defaultTTL))
+            for line in response.headerLines { add("header", line) }
+        }
+        add("vary", vary)
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -107,6 +119,7 @@ extension CacheEntry {
         var key: String?, identity: String?, source: String?, variant: String?, format: String?
         var width: Int?, height: Int?, size: Int64?, checksum: String?, created: Double?
         var expires: Double?, etag: String?, lastModified: String?, mustRevalidate = false
+        var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
         while lineStart < end {
@@ -132,6 +145,12 @@ extension CacheEntry {
             case 4 where name.elementsEqual("etag".utf8): etag = value
             case 13 where name.elementsEqual("last_modified".utf8): lastModified = value
             case 15 where name.elementsEqual("must_revalidate".utf8): mustRevalidate = value == "1"
+            case 6 where name.elementsEqual("status".utf8): status = Int(value).flatMap { (100...999).contains($0) ? $0 : nil }
+            case 12 where name.elementsEqual("request_time".utf8): requestTime = Double(value).flatMap { $0.isFinite ? $0 : nil }
+            case 13 where name.elementsEqual("response_time".utf8): responseTime = Double(value).flatMap { $0.isFinite ? $0 : nil }
+            case 3 where name.elementsEqual("ttl".utf8): ttl = Double(value).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            case 6 where name.elementsEqual("header".utf8): if headerLines.count < 32 && value.utf8.count <= 2100 { headerLines.append(value) }
+            case 4 where name.elementsEqual("vary".utf8): vary = value.utf8.count <= 8_192 ? value : nil
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -143,9 +162,16 @@ extension CacheEntry {
         guard CacheLayout.isKey(key), (0...maxBytes).contains(size),
               (0...maxDimension).contains(width), (0...maxDimension).contains(height),
               isTime(created), expires.map(isTime) ?? true else { return nil }
-        return CacheEntry(key: key, identity: identity, source: source, variant: variant, format: format,
-                          width: width, height: height, bytes: size, checksum: checksum, created: created,
-                          expires: expires, etag: etag, lastModified: lastModified, mustRevalidate: mustRevalidate)
+        var entry = CacheEntry(key: key, identity: identity, source: source, variant: variant, format: format,
+                               width: width, height: height, bytes: size, checksum: checksum, created: created,
+                               expires: expires, etag: etag, lastModified: lastModified, mustRevalidate: mustRevalidate)
+        if let status, let requestTime, let responseTime, let ttl, isTime(requestTime), isTime(responseTime),
+           ttl <= 4_000_000_000 {
+            entry.response = StoredResponse(status: status, requestTime: requestTime, responseTime: responseTime,
+                                            defaultTTL: ttl, headerLines: headerLines)
+        }
+        entry.vary = vary
+        return entry
     }
 
     static func escape(_ s: String) -> String {

@@ -119,7 +119,7 @@ extension DiskCache {
                     reason = "size \(bytes.count) differs from the recorded \(entry.bytes)"
                 } else if Checksum.string(bytes) != entry.checksum {
                     reason = "checksum mismatch"
-                } else if let decodes, let failure = decodes(bytes) {
+                } else if let decodes, entry.holdsImage, let failure = decodes(bytes) {
                     reason = "does not decode: \(failure)"
                 }
             } else {

@@ -1,119 +1,119 @@
-/// HTTP caching rules (RFC 9111, the parts a private image cache needs): how long a response stays
-/// fresh, whether it may be stored, and whether it must be revalidated each time.
+/// HTTP caching rules of a private cache (RFC 9111): whether a response may be stored, how long it
+/// stays fresh (§4.2.1 lifetime, §4.2.3 age), and what may be done with it once stale.
+///
+/// A private cache reads `max-age` and ignores `s-maxage` and `proxy-revalidate` (shared caches only).
+/// Without explicit freshness (`max-age`, `Expires`) a response of a heuristically cacheable status
+/// (RFC 9110 §15.1), or one marked `public`, gets the default lifetime (the heuristic); other statuses
+/// (201, 202, 403, 5xx but 501, ...) are stored only with explicit freshness or `private`.
 public struct Freshness: Sendable, Equatable {
-    /// `no-store`: do not cache at all.
+    /// May be stored at all (false: `no-store`, `Vary: *`, or a status not cacheable without freshness).
     public var storable: Bool
-    /// `no-cache` (or `max-age=0` with validators): revalidate before every use.
+    /// `no-cache`: revalidate before every use.
     public var mustRevalidate: Bool
-    /// Seconds since the epoch when the response stops being fresh; nil = no expiry set (use the TTL).
+    /// Seconds since the epoch when the response stops being fresh (response time + lifetime - initial age).
     public var expires: Double?
+    /// `must-revalidate` or `no-cache`: once stale, never served without the origin's word (no
+    /// stale-while-revalidate, stale-if-error or unreachable-network fallback; only an explicit offline use).
+    public var noStale: Bool = false
+    /// RFC 5861 windows, in seconds past expiry (0 = none).
+    public var staleWhileRevalidate: Double = 0
+    public var staleIfError: Double = 0
+    /// Freshness lifetime in seconds.
+    public var lifetime: Double = 0
+    /// corrected_initial_age (§4.2.3) in seconds: the age the response had when it arrived.
+    public var initialAge: Double = 0
+    /// Why the lifetime is what it is, or why the response is not stored (for `cache info`).
+    public var basis: String = ""
 
-    /// RFC 9111 delta-seconds: digits only, capped at 2^31 (a larger value means "a very long time");
-    /// an invalid value (negative, "inf", "1e9") makes the response stale (0), as RFC 9111 4.2.1 asks.
-    static func deltaSeconds(_ text: String) -> Double? {
-        if text.isEmpty { return nil }
-        guard text.utf8.allSatisfy({ (48...57).contains($0) }) else { return 0 }
-        return text.count > 10 ? 2_147_483_648 : min(Double(text) ?? 2_147_483_648, 2_147_483_648)
+    public init(storable: Bool, mustRevalidate: Bool, expires: Double?) {
+        self.storable = storable
+        self.mustRevalidate = mustRevalidate
+        self.expires = expires
     }
 
-    /// Reads `Cache-Control` (max-age, s-maxage, no-store, no-cache) and `Expires` (with `Date`),
-    /// falling back to `defaultTTL` when the server says nothing.
+    /// RFC 9110 §15.1: statuses that are heuristically cacheable.
+    public static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+    /// Statuses whose caching rules imgfetch implements (for `must-understand`, RFC 9111 §5.2.2.3).
+    static let understood: Set<Int> = heuristicallyCacheable.union([302, 303, 307, 400, 403, 500, 502, 503, 504])
+
+    /// The rules of a response received now: as `evaluate` with request and response time `now`, status 200.
     public static func from(headers: HTTPHeaders, now: Double, defaultTTL: Double) -> Freshness {
-        var result = Freshness(storable: true, mustRevalidate: false, expires: nil)
-        var maxAge: Double?
-        if let cc = headers["cache-control"] {
-            for directive in cc.split(separator: ",") {
-                let parts = directive.split(separator: "=", maxSplits: 1)
-                guard let first = parts.first else { continue }  // "=" alone
-                let name = first.trimmed().lowercased()
-                let value = parts.count > 1 ? parts[1].trimmed().trimmingQuotes() : nil
-                switch name {
-                case "no-store": result.storable = false
-                case "no-cache": result.mustRevalidate = true
-                case "max-age": if maxAge == nil, let v = value.flatMap(Freshness.deltaSeconds) { maxAge = v }
-                case "s-maxage": if let v = value.flatMap(Freshness.deltaSeconds) { maxAge = v }
-                default: break
-                }
+        evaluate(status: 200, headers: headers, requestTime: now, responseTime: now, defaultTTL: defaultTTL)
+    }
+
+    /// The rules of one response: `requestTime` is when its request was sent, `responseTime` when it
+    /// arrived; `defaultTTL` the heuristic lifetime.
+    public static func evaluate(status: Int, headers: HTTPHeaders, requestTime: Double, responseTime: Double,
+                                defaultTTL: Double) -> Freshness {
+        let cc = CacheControl(headers: headers)
+        var f = Freshness(storable: true, mustRevalidate: cc.has("no-cache"), expires: nil)
+        f.noStale = f.mustRevalidate || cc.has("must-revalidate")
+        f.staleWhileRevalidate = cc.seconds("stale-while-revalidate") ?? 0
+        f.staleIfError = cc.seconds("stale-if-error") ?? 0
+
+        // §4.2.1 freshness lifetime. The Date of the response, else the time it arrived.
+        let date = headers.values("date").first.flatMap { HTTPDate.parse($0, now: responseTime) } ?? responseTime
+        var explicit = true
+        if let maxAge = cc.seconds("max-age") {
+            f.lifetime = maxAge
+            f.basis = "max-age=\(Int(maxAge))"
+        } else if !headers.values("expires").isEmpty {
+            let lines = headers.values("expires")
+            if lines.count == 1, let expires = HTTPDate.parse(lines[0], now: responseTime) {
+                f.lifetime = max(0, min(expires - date, 2_147_483_648))
+                f.basis = "Expires - Date = \(Int(f.lifetime)) s"
+            } else {
+                f.basis = "invalid Expires: already expired"
             }
-        }
-        if let maxAge {
-            result.expires = now + max(0, maxAge)
-        } else if let expiresText = headers["expires"] {
-            // An invalid Expires (e.g. "0") means already expired.
-            let expires = HTTPDate.parse(expiresText) ?? 0
-            let serverNow = headers["date"].flatMap(HTTPDate.parse) ?? now
-            result.expires = now + min(expires - serverNow, 2_147_483_648)
+        } else if status >= 400, heuristicallyCacheable.contains(status) || cc.has("public") {
+            // An error response: a tenth of the time since Last-Modified (none without one), at most the default.
+            explicit = false
+            let modified = headers.values("last-modified").first.flatMap { HTTPDate.parse($0, now: responseTime) }
+            f.lifetime = modified.map { min(max(0, defaultTTL), max(0, date - $0) / 10) } ?? 0
+            f.basis = "heuristic for an error status: a tenth of the time since Last-Modified, \(Int(f.lifetime)) s"
+            if modified == nil { f.storable = false }
+        } else if heuristicallyCacheable.contains(status) || cc.has("public") {
+            explicit = false
+            f.lifetime = max(0, defaultTTL)
+            f.basis = "heuristic: the default lifetime of \(Int(f.lifetime)) s (no max-age, no Expires)"
         } else {
-            result.expires = now + defaultTTL
+            explicit = false
+            f.basis = "status \(status) has no explicit freshness"
         }
-        return result
-    }
-}
 
-/// IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) and the two obsolete forms, to epoch seconds.
-public enum HTTPDate {
-    static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        // §4.2.3 age.
+        let apparentAge = max(0, responseTime - date)
+        let responseDelay = max(0, responseTime - requestTime)
+        let correctedAge = (ageValue(headers) ?? 0) + responseDelay
+        f.initialAge = max(apparentAge, correctedAge)
+        f.expires = responseTime + f.lifetime - f.initialAge
 
-    public static func parse(_ text: String) -> Double? {
-        let tokens = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "-" }).map(String.init)
-        var day: Int?, month: Int?, year: Int?, time: [Int]?
-        for token in tokens {
-            if token.contains(":") {
-                let t = token.split(separator: ":").compactMap { $0.count <= 2 ? Int($0) : nil }
-                if t.count == 3, t[0] <= 23, t[1] <= 59, t[2] <= 60 { time = t }
-            } else if token.count <= 4, let n = Int(token) {
-                if day == nil && n <= 31 && token.count <= 2 { day = n } else { year = n < 100 ? (n < 70 ? 2000 + n : 1900 + n) : n }
-            } else if month == nil, let m = months.firstIndex(of: String(token.lowercased().prefix(3))) {
-                month = m + 1
-            }
+        // §3 storing: no-store (unless must-understand of an understood status), Vary: *, and a status
+        // that is cacheable only with explicit freshness or an explicit private/public.
+        let mustUnderstand = cc.has("must-understand")
+        if mustUnderstand && !understood.contains(status) {
+            f.storable = false
+            f.basis = "must-understand, status \(status) not understood"
+        } else if cc.has("no-store") && !mustUnderstand {
+            f.storable = false
+            f.basis = "no-store"
+        } else if Vary.names(headers) == nil {
+            f.storable = false
+            f.basis = "Vary: *"
+        } else if !explicit && !heuristicallyCacheable.contains(status) && !cc.has("public") && !cc.has("private") {
+            f.storable = false
         }
-        guard let day, let month, let year, let time, (1...31).contains(day), (1...9999).contains(year) else { return nil }
-        return epochSeconds(year: year, month: month, day: day) + Double(time[0] * 3600 + time[1] * 60 + time[2])
+        return f
     }
 
-    /// ISO 8601 UTC, e.g. 2026-11-29T16:30:00Z.
-    public static func iso8601(_ epoch: Double) -> String {
-        let c = civil(epoch)
-        return "\(c.year)-\(two(c.month))-\(two(c.day))T\(two(c.hour)):\(two(c.minute)):\(two(c.second))Z"
-    }
-
-    private static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-
-    public static func format(_ epoch: Double) -> String {
-        let c = civil(epoch)
-        let clamped = epoch.isFinite ? min(max(epoch, 0), 253_402_300_799) : 0
-        let days = Int(clamped.rounded(.down)).quotientAndRemainder(dividingBy: 86_400)
-        let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][(((days.remainder < 0 ? days.quotient - 1 : days.quotient) % 7) + 7) % 7]
-        return "\(weekday), \(two(c.day)) \(months[c.month - 1].capitalized) \(c.year) \(two(c.hour)):\(two(c.minute)):\(two(c.second)) GMT"
-    }
-
-    /// The UTC calendar date and time of an epoch (Howard Hinnant's civil_from_days).
-    public static func civil(_ epoch: Double) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
-        // Clamped to years 1970...9999 so that no stored value (an entry's expiry) can trap here.
-        let secs = Int(epoch.isFinite ? min(max(epoch, 0), 253_402_300_799).rounded(.down) : 0)
-        var days = secs / 86_400
-        var rem = secs - days * 86_400
-        if rem < 0 { rem += 86_400; days -= 1 }
-        days += 719_468
-        let era = (days >= 0 ? days : days - 146_096) / 146_097
-        let doe = days - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        return (y, m, d, rem / 3600, rem % 3600 / 60, rem % 60)
-    }
-
-    static func epochSeconds(year: Int, month: Int, day: Int) -> Double {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return Double(era * 146_097 + doe - 719_468) * 86_400
+    /// The `Age` value (RFC 9111 §5.1): the first member of the combined field lines, as delta-seconds
+    /// (capped at 2^31); nil when absent or invalid (`abc`, `-1`, `1.5`), which is then ignored.
+    /// A parameter after `;` is dropped.
+    static func ageValue(_ headers: HTTPHeaders) -> Double? {
+        guard let line = headers.values("age").first else { return nil }
+        var first = line.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        if let semicolon = first.firstIndex(of: ";") { first = first[..<semicolon] }
+        return CacheControl.deltaSeconds(first.trimmed())
     }
 }
 
@@ -125,11 +125,6 @@ extension StringProtocol {
         return String(s)
     }
 
-    func trimmingQuotes() -> String {
-        var s = Substring(self)
-        if s.hasPrefix("\""), s.hasSuffix("\""), s.count >= 2 { s = s.dropFirst().dropLast() }
-        return String(s)
-    }
 }
 
 extension String {

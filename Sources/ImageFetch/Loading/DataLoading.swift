@@ -9,7 +9,12 @@ public struct LoadRequest: Sendable {
     public var connectTimeout: Double
     public var timeout: Double
     public var maxBytes: Int64
-    public var maxRedirects: Int
+    /// The previous hop when this request follows a redirect (nil for the source itself): what a
+    /// per-hop decision (which headers go along) looks at.
+    public var redirectedFrom: Source?
+    /// Return an http response of an error status as a response (its `failure` set) instead of
+    /// throwing it, so that its caching rules can be read. Default false.
+    public var errorResponses = false
     /// Headers, credentials, TLS, proxy and speed of an http(s) request, whole (see `NetworkOptions`).
     public var network: NetworkOptions
     /// Where an http body goes as it arrives (decoding while downloading); nil = nowhere.
@@ -17,7 +22,7 @@ public struct LoadRequest: Sendable {
     public var bodyTap: BodyTap?
 
     public init(source: Source, etag: String? = nil, lastModified: String? = nil, allowsConstrainedNetworkAccess: Bool = true,
-                connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20, maxRedirects: Int = 5,
+                connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20,
                 network: NetworkOptions = NetworkOptions()) {
         self.network = network
         self.source = source
@@ -27,7 +32,6 @@ public struct LoadRequest: Sendable {
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.maxBytes = maxBytes
-        self.maxRedirects = maxRedirects
     }
 
     /// Identifies loads that may share one download in flight: the source (credentials included),
@@ -47,6 +51,17 @@ public struct LoadResponse: Sendable {
     public var downloadedBytes: Int64
     /// For local files: a validator made of mtime and size, so a changed file is not served from the cache.
     public var fileValidator: String?
+    /// With `LoadRequest.errorResponses`: the error an error status means (the response is not an image).
+    public var failure: FetchError?
+    /// A redirect (301, 302, 303, 307, 308 with a `Location`): its target as sent, unresolved. The
+    /// loader never follows it; the pipeline does (one hop at a time).
+    public var redirectLocation: String?
+    /// The HTTP status (200 for files and data: URLs).
+    public var status = 200
+    /// When the request was sent and when its response arrived, seconds since the epoch (0: unknown,
+    /// taken as the time the pipeline received the response).
+    public var requestTime: Double = 0
+    public var responseTime: Double = 0
 
     public init(bytes: [UInt8], notModified: Bool = false, headers: HTTPHeaders = HTTPHeaders(), downloadedBytes: Int64 = 0, fileValidator: String? = nil) {
         self.bytes = bytes

@@ -9,6 +9,9 @@ public final class HTTPLoader: Sendable {
     private let transport = Mutex<CurlTransport?>(nil)
     private let closed = Atomic<Bool>(false)
 
+    /// The `User-Agent` of every request.
+    public static var userAgent: String { "imgfetch/\(ImageFetchVersion.string)" }
+
     public init(maxConnections: Int = 0, maxPerHost: Int = 0) {
         self.maxConnections = maxConnections
         self.maxPerHost = maxPerHost
@@ -51,8 +54,8 @@ public final class HTTPLoader: Sendable {
         headers += request.network.headerLines
         var transfer = TransferRequest(url: url, headers: headers, connectTimeout: request.connectTimeout,
                                        timeout: request.timeout, maxBytes: request.maxBytes,
-                                       maxRedirects: request.maxRedirects,
-                                       userAgent: request.network.userAgent ?? "imgfetch/\(ImageFetchVersion.string)")
+                                       maxRedirects: 0,   // never followed in libcurl: the pipeline follows each hop
+                                       userAgent: request.network.userAgent ?? HTTPLoader.userAgent)
         transfer.network = request.network
         transfer.tap = request.bodyTap
         let transport: CurlTransport
@@ -60,13 +63,30 @@ public final class HTTPLoader: Sendable {
             request.bodyTap?.end(complete: false)
             throw error
         }
+        let requestTime = FileSystem.now()
         let result = await transport.perform(transfer)
-        if let error = HTTPLoader.classify(result, request: request) { throw error }
-        return LoadResponse(bytes: result.body, notModified: result.httpStatus == 304, headers: result.headers,
-                            downloadedBytes: Int64(result.body.count))
+        let responseTime = FileSystem.now()
+        let failure = HTTPLoader.classify(result, request: request)
+        if let failure {
+            guard request.errorResponses, case .httpStatus = failure else { throw failure }
+        }
+        var response = LoadResponse(bytes: result.body, notModified: result.httpStatus == 304, headers: result.headers,
+                                    downloadedBytes: Int64(result.body.count))
+        response.status = result.httpStatus
+        if let failure {
+            response.failure = failure
+            response.bytes = []
+        }
+        if HTTPLoader.redirectStatuses.contains(result.httpStatus) { response.redirectLocation = result.headers["location"] }
+        response.requestTime = requestTime
+        response.responseTime = responseTime
+        return response
     }
 
-    /// Maps a finished transfer to the error it represents, or nil for a usable 2xx / 304.
+    /// The statuses whose `Location` the pipeline follows.
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// Maps a finished transfer to the error it represents, or nil for a usable 2xx, 304 or redirect.
     static func classify(_ r: TransferResult, request: LoadRequest) -> FetchError? {
         if r.tooLarge || r.curlCode == Int32(IFC_E_FILESIZE_EXCEEDED) {
             return .tooLarge("download exceeds --max-bytes \(request.maxBytes)")
@@ -82,7 +102,7 @@ public final class HTTPLoader: Sendable {
         case Int(IFC_E_UNSUPPORTED_PROTOCOL):
             return .redirectRefused("redirect to a scheme other than http/https refused (\(detail))")
         case Int(IFC_E_TOO_MANY_REDIRECTS):
-            return .redirectRefused("more than \(request.maxRedirects) redirects")
+            return .redirectRefused("too many redirects")
         case Int(IFC_E_SSL_CONNECT_ERROR), Int(IFC_E_PEER_FAILED_VERIFICATION), Int(IFC_E_SSL_CERTPROBLEM),
              Int(IFC_E_SSL_CACERT_BADFILE):
             return .tls(detail)
@@ -97,6 +117,8 @@ public final class HTTPLoader: Sendable {
         case 200...299:
             return nil
         case 304 where request.etag != nil || request.lastModified != nil:
+            return nil
+        case let status where redirectStatuses.contains(status) && r.headers["location"] != nil:
             return nil
         default:
             return .httpStatus(r.httpStatus, retryAfter: r.headers["retry-after"].flatMap(HTTPLoader.retryAfter))

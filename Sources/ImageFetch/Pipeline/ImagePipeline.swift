@@ -57,8 +57,34 @@ public final class ImagePipeline: Sendable {
         return try? request.key(credentials: cache.credentials)
     }
 
-    /// One source: its cache entry, else (when allowed) the loader with retries, then processing and storing.
+    /// One source, following its redirects (`ImagePipeline+Redirects`): each hop is a response of
+    /// its own, reused from the cache only as its own rules allow.
     func retrieve(source: Source, retrieval: inout Retrieval) async throws(FetchError) -> ImageResult {
+        var current = source
+        var previous: Source?
+        var hops = 0
+        while true {
+            switch try await retrieveHop(current, redirectedFrom: previous, origin: source, retrieval: &retrieval) {
+            case .image(var result):
+                result.source = source
+                return result
+            case .redirect(let target):
+                hops += 1
+                guard hops <= retrieval.request.options.maxRedirects else {
+                    throw .redirectRefused("more than \(retrieval.request.options.maxRedirects) redirects")
+                }
+                previous = current
+                current = target
+            }
+        }
+    }
+
+    /// One hop: its cache entry (or a stored redirect), else (when allowed) the loader with retries,
+    /// then processing and storing, or the redirect it answered.
+    /// `origin`: the source whose redirects led here; identity goes to its origin only
+    /// (`NetworkOptions.sent(to:origin:)`).
+    func retrieveHop(_ source: Source, redirectedFrom: Source?, origin: Source? = nil,
+                     retrieval: inout Retrieval) async throws(FetchError) -> Hop {
         let request = retrieval.request
         let processing = request.processing
         let options = request.options
@@ -72,28 +98,38 @@ public final class ImagePipeline: Sendable {
 
         if options.cachePolicy != .forceRefresh {
             if let hit = memoryCache?.value(for: key), isFresh(hit.entry, source: source, now: now) {
-                return makeResult(source, key, hit, .hit)
+                return .image(makeResult(source, key, hit, .hit))
             }
             if let cached = cache.lookup(key) {
                 if isFresh(cached.entry, source: source, now: now) {
                     memoryCache?.set(cached, for: key)
-                    return makeResult(source, key, cached, .hit)
+                    return .image(makeResult(source, key, cached, .hit))
                 }
-                if options.cachePolicy == .offline { return makeResult(source, key, cached, .stale) }
+                if options.cachePolicy == .offline { return .image(servedOffline(source, key, cached)) }
                 stale = cached
             }
+            if stale == nil, let target = storedRedirect(of: source, now: now, offline: options.cachePolicy == .offline) {
+                return .redirect(target)
+            }
+            if let failure = storedFailure(of: source, newerThan: stale?.entry.created, now: now) { throw failure }
             if stale == nil, !processing.isOriginal,
                let original = cache.lookup(try CacheKey(source: source, processing: .original, network: request.network, credentials: cache.credentials)),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
-                return try await derive(from: original, source: source, key: key, processing: processing, options: options)
+                return .image(try await derive(from: original, source: source, key: key, processing: processing, options: options))
             }
         }
         if options.cachePolicy == .cacheOnly || options.cachePolicy == .offline { throw .notCached }
+        if let stale, source.isNetwork, options.serveStaleWhileRevalidating,
+           let result = staleWhileRevalidate(source, key, stale, now: now) {
+            return .image(result)
+        }
 
         var load = LoadRequest(source: source, allowsConstrainedNetworkAccess: retrieval.allowsConstrainedNetworkAccess,
                                connectTimeout: options.connectTimeout, timeout: options.timeout,
-                               maxBytes: options.maxBytes, maxRedirects: options.maxRedirects,
-                               network: request.network)
+                               maxBytes: options.maxBytes,
+                               network: request.network.sent(to: source, origin: origin ?? source))
+        load.redirectedFrom = redirectedFrom
+        load.errorResponses = source.isNetwork
         if source.isNetwork, let stale {
             // Read from the cache directory: a value that is not a valid header value is never sent.
             load.etag = stale.entry.etag.flatMap(HTTPHeaders.validValue)
@@ -105,14 +141,21 @@ public final class ImagePipeline: Sendable {
         while true {
             attempt += 1
             retrieval.attempts += 1
-            do {
+            do throws(FetchError) {
                 // Decoding while downloading: a fresh decode per attempt, alive until the load returns.
                 let streamed = processor.streamingDecode(for: source, processing: processing, maxPixels: options.maxPixels)
                 load.bodyTap = streamed?.tap
                 defer { withExtendedLifetime(streamed) {} }   // its tap's context must outlive the load
                 let response = try await loader.load(load)
-                return try await complete(response, source: source, key: key, stale: stale, options: options,
-                                          processing: processing, network: request.network, streamed: streamed)
+                if let failure = response.failure {
+                    storeFailure(of: source, response: response, options: options)
+                    throw failure
+                }
+                if let location = response.redirectLocation {
+                    return .redirect(try followRedirect(from: source, to: location, response: response, options: options))
+                }
+                return .image(try await complete(response, source: source, key: key, stale: stale, options: options,
+                                                 processing: processing, network: request.network, streamed: streamed))
             } catch {
                 if case .constrained = error {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
@@ -129,10 +172,8 @@ public final class ImagePipeline: Sendable {
                 case .giveUp:
                     break
                 }
-                if let stale, error.isNetworkUnreachable {
-                    var result = makeResult(source, key, stale, .stale)
-                    result.warnings.append("\(source): network unreachable (\(error.message)); serving an expired cached copy")
-                    return result
+                if let stale, source.isNetwork, let result = staleOnError(source, key, stale, error: error) {
+                    return .image(result)
                 }
                 throw error
             }
@@ -144,18 +185,25 @@ public final class ImagePipeline: Sendable {
                   options: FetchOptions, processing: Processing, network: NetworkOptions = NetworkOptions(),
                   streamed: (any StreamingDecode)? = nil) async throws(FetchError) -> ImageResult {
         let now = FileSystem.now()
-        let freshness = source.isNetwork
-            ? Freshness.from(headers: response.headers, now: now, defaultTTL: options.defaultTTL)
-            : Freshness(storable: true, mustRevalidate: false, expires: nil)
+        var response = response
+        if response.responseTime <= 0 { response.responseTime = now }
+        if response.requestTime <= 0 || response.requestTime > response.responseTime { response.requestTime = response.responseTime }
         if response.notModified, let stale {
-            var entry = stale.entry
-            entry.expires = freshness.expires
-            entry.mustRevalidate = freshness.mustRevalidate
-            entry.etag = response.headers.validator("etag") ?? entry.etag
-            entry.lastModified = response.headers.validator("last-modified") ?? entry.lastModified
+            let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL)
             var result = makeResult(source, key, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
             do { try cache.refresh(entry) } catch { result.cacheError = error }
             return result
+        }
+        var stored: StoredResponse?
+        let freshness: Freshness
+        if source.isNetwork {
+            let exchange = StoredResponse(status: response.status, requestTime: response.requestTime,
+                                          responseTime: response.responseTime, defaultTTL: options.defaultTTL,
+                                          headers: response.headers)
+            stored = exchange
+            freshness = exchange.freshness
+        } else {
+            freshness = Freshness(storable: true, mustRevalidate: false, expires: nil)
         }
         let bytes = response.bytes
         var decoded: ProcessedImage?
@@ -172,12 +220,14 @@ public final class ImagePipeline: Sendable {
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
         guard freshness.storable else { return result }
         let validator = response.fileValidator ?? response.headers.validator("etag")
-        let entry = CacheEntry(key: key.rawValue, identity: try source.identity(credentials: cache.credentials),
+        var entry = CacheEntry(key: key.rawValue, identity: try source.identity(credentials: cache.credentials),
                                source: source.description,
                                variant: processing.identifier, format: image.format, width: image.width, height: image.height,
                                bytes: Int64(image.bytes.count), checksum: "", created: now, expires: freshness.expires,
                                etag: validator, lastModified: response.headers.validator("last-modified"),
                                mustRevalidate: freshness.mustRevalidate)
+        entry.response = stored
+        entry.vary = stored.flatMap { Vary.names($0.headers) }.flatMap(Vary.selection)
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             if options.keepOriginal && !processing.isOriginal {

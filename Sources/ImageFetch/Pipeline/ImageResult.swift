@@ -6,7 +6,8 @@ public enum CacheState: String, Sendable {
     case miss
     /// A stale entry confirmed by a 304: expiry refreshed, bytes not downloaded again.
     case revalidated
-    /// An expired entry served because the network may not or could not be used.
+    /// An expired entry served because the network may not or could not be used, or within a
+    /// stale-while-revalidate / stale-if-error window (see `staleReason`).
     case stale
     /// Processed from the cached original bytes, without the network.
     case derived
@@ -35,6 +36,11 @@ public struct ImageResult: Sendable {
     public var warnings: [String]
     /// Set when the image was retrieved but could not be stored (exit code 4 in the CLI).
     public var cacheError: FetchError?
+    /// Why a stale entry was served (`cache` is `stale`): `offline`, `stale-while-revalidate`,
+    /// `stale-if-error`, `network unreachable`.
+    public var staleReason: String? = nil
+    /// Served within a stale-while-revalidate window: `ImagePipeline.revalidate` should follow.
+    public var needsRevalidation = false
 }
 
 extension ImageResult {

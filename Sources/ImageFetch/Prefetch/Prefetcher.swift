@@ -42,6 +42,10 @@ public final class Prefetcher: Sendable {
                 group.addTask {
                     let (outcome, coalesced) = await self.retrieve(item.request)
                     onCompletion(Completion(line: item.line, request: item.request, outcome: outcome, coalesced: coalesced))
+                    // Served within a stale-while-revalidate window: revalidated in the rest of the run.
+                    if !coalesced, case .success(let result) = outcome, result.needsRevalidation {
+                        _ = await self.pipeline.revalidate(item.request)
+                    }
                 }
             }
             await group.waitForAll()

@@ -29,6 +29,8 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         rawValue = SHA256.hex("imgfetch-v1\n\(identity)\n\(processing.identifier)" + shaped)
     }
 
+    init(digest: String) { rawValue = digest }
+
     /// A key given by a user (`cache info KEY`): 64 lowercase hex digits, else nil.
     public init?(hex: String) {
         guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }

@@ -62,6 +62,9 @@ public struct FetchOptions: Sendable {
     public var defaultTTL: Double = 7 * 86_400
     /// Keep the original bytes beside processed variants, so new variants derive without the network.
     public var keepOriginal = true
+    /// Serve a stale entry within its `stale-while-revalidate` window (the result then asks for a
+    /// revalidation). Default true; `ImagePipeline.revalidate` turns it off.
+    public var serveStaleWhileRevalidating = true
     /// Redirects followed at most. Default 5.
     public var maxRedirects = 5
 

@@ -112,6 +112,19 @@ public struct NetworkOptions: Sendable, Equatable {
         return parts.joined(separator: "\n")
     }
 
+    /// What is sent to `target` when the request was for `origin` (a redirect's hop): everything
+    /// when both have the same scheme, host and port; otherwise nothing that identifies the user
+    /// (identity headers, cookie, user, netrc file) — curl's rule for -u, applied to all of them.
+    public func sent(to target: Source, origin: Source) -> NetworkOptions {
+        guard let a = origin.origin, let b = target.origin, a != b else { return self }
+        var n = self
+        n.headers.removeAll(where: \.carriesIdentity)
+        n.cookie = nil
+        n.user = nil
+        n.netrcFile = nil
+        return n
+    }
+
     /// Identifies requests that may share one download in flight: the cache key part under this
     /// process's ephemeral secret, plus every setting that changes how the bytes travel. In memory only.
     var coalescingKey: String {
@@ -121,6 +134,25 @@ public struct NetworkOptions: Sendable, Equatable {
         parts.append("x=\(proxy ?? "")|\(noProxy ?? "")")
         parts.append("rate=\(limitRate ?? 0)|\(speedLimit ?? 0)|\(speedTime ?? 0)")
         return parts.joined(separator: "\n")
+    }
+}
+
+extension Source {
+    /// `scheme://host:port` of an http(s) URL, lower-cased, the default port made explicit; nil
+    /// for other sources.
+    var origin: String? {
+        guard case .http(let url) = self, let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = url[..<colon].lowercased()
+        var authority = url[url.index(after: colon)...].dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var host = Substring(authority), port = scheme == "https" ? "443" : "80"
+        let portStart = authority.hasPrefix("[") ? authority.firstIndex(of: "]").map { authority.index(after: $0) } : authority.startIndex
+        if let portStart, let c = authority[portStart...].lastIndex(of: ":") {
+            host = authority[..<c]
+            let p = authority[authority.index(after: c)...]
+            if !p.isEmpty { port = String(p) }
+        }
+        return "\(scheme)://\(host.lowercased()):\(port)"
     }
 }
 

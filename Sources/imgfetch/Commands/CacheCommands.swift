@@ -95,6 +95,18 @@ enum CacheCommands {
         return o
     }
 
+    /// `cache info`'s freshness decision: `"freshness": {fresh, reason, current_age, lifetime, status, headers}`.
+    static func freshnessRecord(_ d: FreshnessDecision) -> JSONObject {
+        var f = JSONObject()
+        f.add("fresh", d.fresh)
+        f.add("reason", d.reason)
+        f.add("current_age", d.currentAge.map { ($0 * 10).rounded(.down) / 10 })
+        f.add("lifetime", d.lifetime)
+        f.add("status", d.status)
+        f.add("headers", strings: d.headers.all.map { $0.name + ": " + $0.value })
+        return f
+    }
+
     /// A key (64 hex digits) names one entry; a source names all its variants.
     static func resolve(_ text: String, _ cache: DiskCache, command: String) throws(UsageError) -> [CacheEntry] {
         if let key = CacheKey(hex: text.lowercased()) {
@@ -118,17 +130,25 @@ enum CacheCommands {
             return .failed
         }
         for e in entries {
+            let now = FileSystem.now()
+            let decision = e.freshnessDecision(at: now)
             if parsed.flag("json") {
-                Console.line(record(e, cache).text)
+                var o = record(e, cache)
+                o.add("freshness", object: freshnessRecord(decision))
+                Console.line(o.text)
             } else {
-                let now = FileSystem.now()
                 let rows = [["key", e.key], ["source", e.source], ["variant", e.variant],
                             ["path", cache.dataPath(e.key, format: e.format)], ["size", "\(e.bytes) bytes"],
                             ["dimensions", "\(e.width)x\(e.height)"], ["format", e.format],
                             ["created", Formatting.timestamp(e.created)],
                             ["expires", e.expires.map(Formatting.timestamp).map { $0 + " (\(Formatting.expiry(e, now: now)))" } ?? "never"],
                             ["last access", Formatting.timestamp(e.lastAccess)], ["etag", e.etag ?? "-"],
-                            ["last-modified", e.lastModified ?? "-"], ["checksum", e.checksum]]
+                            ["last-modified", e.lastModified ?? "-"], ["checksum", e.checksum],
+                            ["freshness", decision.reason]]
+                    + (decision.currentAge.map { [["current age", "\(Int($0)) s"]] } ?? [])
+                    + (decision.lifetime.map { [["lifetime", "\(Int(min($0, 2_147_483_648))) s"]] } ?? [])
+                    + (decision.status.map { [["http status", "\($0)"]] } ?? [])
+                    + decision.headers.all.map { ["stored", $0.name + ": " + $0.value] }
                 Console.out(Formatting.table(rows.map { [$0[0] + ":", TerminalText.escaped($0[1])] }) + (entries.count > 1 ? "\n" : ""))
             }
         }

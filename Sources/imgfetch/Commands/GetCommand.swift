@@ -52,6 +52,8 @@ enum GetCommand {
                 return .failed
             }
             Report.success(result, settings: settings)
+            // Within a stale-while-revalidate window: the image is out; now bring the entry up to date.
+            if result.needsRevalidation { _ = await pipeline.revalidate(settings.request(for: source)) }
             return result.cacheError == nil ? .ok : .cacheUnusable
         }
     }

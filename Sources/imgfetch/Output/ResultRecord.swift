@@ -11,6 +11,7 @@ enum ResultRecord {
         o.add("key", r.key.rawValue)
         o.add("path", r.path)
         o.add("cache", r.cache.rawValue)
+        if let reason = r.staleReason { o.add("stale_reason", reason) }
         o.add("low_data", r.lowData)
         o.add("width", r.image.width)
         o.add("height", r.image.height)
