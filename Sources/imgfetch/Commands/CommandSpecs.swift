@@ -96,7 +96,7 @@ enum Specs {
         ],
         positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line; - or nothing reads stdin.", arity: .optional, completion: .file)],
         discussion: """
-        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]...; blank lines and # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark are accepted. Each line starts as soon as it arrives (a pipe is followed line by line). A malformed line (or one over 64 KiB) is reported as LIST:LINE: message and skipped.
+        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]... [header=VALUE]... [user-agent=VALUE] [referer=VALUE] [cookie=VALUE] [user=USER:PASSWORD] [name=TEMPLATE]; a value with blanks is double-quoted (header="Referer: https://a.example/"); list lines are redacted in every message; blank lines and # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark are accepted. Each line starts as soon as it arrives (a pipe is followed line by line). A malformed line (or one over 64 KiB) is reported as LIST:LINE: message and skipped.
 
         Exit codes: 0 every source delivered; 1 a source failed or a line was malformed; 2 usage error or an unreadable list; 3 every failure was a source not cached while the network may not be used; 4 the cache directory cannot be used; 130 after SIGINT, 141 when stdout is closed (| head), 143 after SIGTERM (after the summary).
 
