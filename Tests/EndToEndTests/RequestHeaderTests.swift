@@ -62,6 +62,21 @@ final class RequestHeaderTests: E2ETestCase {
         assertNoSecret(bad.stderr, "a malformed -H's error")
     }
 
+    func testNetrcGivesTheHostsLogin() throws {
+        let netrc = file("netrc")
+        try "machine 127.0.0.1 login nina password \(password)\n".write(to: netrc, atomically: true, encoding: .utf8)
+        let r = try get([imageURL("tiny.jpg"), "-o", file("a.jpg").path, "--json", "--netrc-file", netrc.path])
+        assertExit(r, 0)
+        XCTAssertEqual(try server.requests(imagePath("tiny.jpg")).last?.headers["authorization"],
+                       "Basic " + Data("nina:\(password)".utf8).base64EncodedString())
+        try FileManager.default.copyItem(at: netrc, to: home.appendingPathComponent(".netrc"))
+        assertExit(try get([imageURL("tiny.jpg", "v=2"), "-o", file("a.jpg").path, "--netrc"]), 0)
+        XCTAssertNotNil(try server.requests(imagePath("tiny.jpg", "v=2")).last?.headers["authorization"], "--netrc reads ~/.netrc")
+        assertNoSecret(r.stdoutText + r.stderr, "get's output")
+        try assertNoSecretInCache()
+        assertExit(try get([imageURL("tiny.jpg"), "--netrc-file", file("none").path]), 2)
+    }
+
     func testEmptyHeaderRemovesADefaultOne() throws {
         assertExit(try get([imageURL("tiny.jpg"), "-o", file("a.jpg").path, "-H", "User-Agent:"]), 0)
         let got = try XCTUnwrap(try server.requests(imagePath("tiny.jpg")).last).headers
@@ -142,6 +157,18 @@ final class RedirectIdentityTests: E2ETestCase {
         XCTAssertNil(hop["cookie"], "no Cookie at the other port: \(hop)")
         XCTAssertEqual(hop["x-plain"], "kept", "other headers follow")
         XCTAssertEqual(hop["user-agent"], "Agent/1")
+    }
+
+    func testAStoredRedirectIsKeyedByTheHeadersItWasAskedWith() throws {
+        let target = imageURL("tiny.jpg").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let start = server.url("/redirect?to=\(target)&cc=max-age%3D600")
+        let redirectPath = "/redirect?to=\(target)&cc=max-age%3D600"
+        assertExit(try get([start, "-o", file("a.jpg").path, "-e", "https://r.example/"]), 0)
+        XCTAssertEqual(try server.requestCount(redirectPath), 1)
+        assertExit(try get([start, "-o", file("a.jpg").path]), 0)
+        XCTAssertEqual(try server.requestCount(redirectPath), 2, "a redirect stored for one Referer is not another request's")
+        assertExit(try get([start, "-o", file("a.jpg").path, "-e", "https://r.example/"]), 0)
+        XCTAssertEqual(try server.requestCount(redirectPath), 2, "the same Referer reuses its stored redirect")
     }
 
     func testIdentityFollowsARedirectOnTheSameOrigin() throws {

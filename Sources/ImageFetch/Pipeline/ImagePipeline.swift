@@ -108,10 +108,10 @@ public final class ImagePipeline: Sendable {
                 if options.cachePolicy == .offline { return .image(servedOffline(source, key, cached)) }
                 stale = cached
             }
-            if stale == nil, let target = storedRedirect(of: source, now: now, offline: options.cachePolicy == .offline) {
+            if stale == nil, let target = storedRedirect(of: source, now: now, offline: options.cachePolicy == .offline, network: request.network) {
                 return .redirect(target)
             }
-            if let failure = storedFailure(of: source, newerThan: stale?.entry.created, now: now) { throw failure }
+            if let failure = storedFailure(of: source, newerThan: stale?.entry.created, now: now, network: request.network) { throw failure }
             if stale == nil, !processing.isOriginal,
                let original = cache.lookup(try CacheKey(source: source, processing: .original, network: request.network, credentials: cache.credentials)),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
@@ -148,11 +148,11 @@ public final class ImagePipeline: Sendable {
                 defer { withExtendedLifetime(streamed) {} }   // its tap's context must outlive the load
                 let response = try await loader.load(load)
                 if let failure = response.failure {
-                    storeFailure(of: source, response: response, options: options)
+                    storeFailure(of: source, response: response, options: options, network: request.network)
                     throw failure
                 }
                 if let location = response.redirectLocation {
-                    return .redirect(try followRedirect(from: source, to: location, response: response, options: options))
+                    return .redirect(try followRedirect(from: source, to: location, response: response, options: options, network: request.network))
                 }
                 return .image(try await complete(response, source: source, key: key, stale: stale, options: options,
                                                  processing: processing, network: request.network, streamed: streamed))
