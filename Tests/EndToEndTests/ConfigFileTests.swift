@@ -60,3 +60,15 @@ final class ConfigFileTests: E2ETestCase {
         XCTAssertEqual(try server.totalRequests(), 0)
     }
 }
+
+extension ConfigFileTests {
+    /// A FIFO named by --config or --cacert is refused unread (reading it would wait forever).
+    func testAFIFOIsRefusedUnread() throws {
+        let fifo = file("fifo")
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        for args in [["--config", fifo.path], ["--cacert", fifo.path], ["--netrc-file", fifo.path]] {
+            let r = try get([imageURL("tiny.jpg"), "-o", file("a.jpg").path] + args, timeout: 10)
+            assertExit(r, 2)
+        }
+    }
+}

@@ -109,3 +109,17 @@ final class TLSProxyTests: E2ETestCase {
         XCTAssertEqual(try server.totalRequests(), 0, "nothing went direct")
     }
 }
+
+extension TLSProxyTests {
+    func testTheTLSErrorSaysWhichCertificatesWereTrusted() throws {
+        let r = try fetch([])
+        assertExit(r, 1)
+        XCTAssertTrue(r.stderr.contains("trusting the system CA bundle"), r.stderr)
+        let otherCA = root.appendingPathComponent("other-ca.pem").path
+        try TestCertificates.openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", root.appendingPathComponent("other.key").path,
+                                      "-out", otherCA, "-days", "2", "-subj", "/CN=another CA"])
+        let other = try fetch([], env: ["SSL_CERT_FILE": otherCA])
+        assertExit(other, 1)
+        XCTAssertTrue(other.stderr.contains("trusting the CAs of SSL_CERT_FILE"), other.stderr)
+    }
+}

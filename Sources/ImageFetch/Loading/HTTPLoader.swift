@@ -105,7 +105,9 @@ public final class HTTPLoader: Sendable {
             return .redirectRefused("too many redirects")
         case Int(IFC_E_SSL_CONNECT_ERROR), Int(IFC_E_PEER_FAILED_VERIFICATION), Int(IFC_E_SSL_CERTPROBLEM),
              Int(IFC_E_SSL_CACERT_BADFILE):
-            return .tls(detail)
+            // Which certificates were trusted is said, never their paths' contents.
+            let origin = request.network.tls.origin
+            return .tls(detail + (origin.isEmpty ? " (trusting the system CA bundle)" : " (trusting the CAs of \(origin))"))
         case Int(IFC_E_ABORTED_BY_CALLBACK):
             return .cancelled
         case Int(IFC_E_URL_MALFORMAT):

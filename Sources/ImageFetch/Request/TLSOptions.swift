@@ -19,7 +19,8 @@ public struct TLSOptions: Sendable, Equatable {
         self.insecure = insecure
     }
 
-    /// Where the trust comes from, for messages: which option or variable set the CA file/dir.
+    /// Where the trust comes from, for messages (`the CA file given`, `CURL_CA_BUNDLE`, ...; empty for
+    /// the system bundle): never a path or a certificate.
     public var origin: String = ""
 
     /// The settings curl's tool would use, from the options (nil = not given) and the environment.
@@ -33,7 +34,7 @@ public struct TLSOptions: Sendable, Equatable {
         var tls = TLSOptions(insecure: insecure)
         if let cacert {
             tls.caFile = cacert
-            tls.origin = "--cacert"
+            tls.origin = "the CA file given"
         } else if let bundle = env("CURL_CA_BUNDLE") {
             tls.caFile = bundle
             tls.origin = "CURL_CA_BUNDLE"
@@ -45,7 +46,7 @@ public struct TLSOptions: Sendable, Equatable {
         }
         if let capath {
             tls.caPath = capath
-            tls.origin += (tls.origin.isEmpty ? "" : ", ") + "--capath"
+            tls.origin += (tls.origin.isEmpty ? "" : ", ") + "the CA directory given"
         }
         return tls
     }

@@ -21,6 +21,10 @@ enum ConfigFile {
             return parsed
         }
         let path = explicit ?? defaultPath(environment: environment)
+        if let status = FileSystem.status(path), !status.isRegular || status.size > Int64(maxBytes) {
+            // Never read: a FIFO or a device could hang or never end.
+            throw parsed.error("\(shown(path)): the config file must be a regular file of at most 1 MiB")
+        }
         let bytes: [UInt8]
         do { bytes = try FileSystem.read(path) } catch {
             if explicit == nil, FileSystem.status(path) == nil { return parsed }   // no default file: nothing to read

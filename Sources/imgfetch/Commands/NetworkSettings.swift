@@ -1,5 +1,8 @@
 import ArgumentKit
 import ImageFetch
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Turns the network options of `get` and `prefetch` (`Specs.network`) into one `NetworkOptions`.
 /// Bad values are usage errors (exit 2) that never show a credential.
@@ -82,9 +85,14 @@ enum NetworkSettings {
         return text
     }
 
+    /// `path` when it is a regular file this process can read (never read here: a FIFO or
+    /// /dev/zero named by mistake must not hang or fill memory).
     static func readableFile(_ path: String, option: String) throws(UsageError) -> String {
-        do { _ = try FileSystem.read(path) } catch {
-            throw UsageError("invalid value '\(Source.abbreviated(path))' for '\(option)': \(error.message)")
+        guard let status = FileSystem.status(path) else {
+            throw UsageError("invalid value '\(Source.abbreviated(path))' for '\(option)': no such file")
+        }
+        guard status.isRegular, access(path, R_OK) == 0 else {
+            throw UsageError("invalid value '\(Source.abbreviated(path))' for '\(option)': not a readable regular file")
         }
         return path
     }
