@@ -23,6 +23,10 @@ static atomic_int slot_state[SLOTS];
 static char slot_path[SLOTS][PATH_MAX];
 
 int ifs_tmp_create(const char *path, mode_t mode, int *slot) {
+    return ifs_tmp_create_at(AT_FDCWD, path, path, mode, slot);
+}
+
+int ifs_tmp_create_at(int dirfd, const char *name, const char *path, mode_t mode, int *slot) {
     *slot = -1;
     size_t len = strlen(path);
     if (len >= PATH_MAX) {
@@ -44,7 +48,7 @@ int ifs_tmp_create(const char *path, mode_t mode, int *slot) {
             break;
         }
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
     int saved = errno;
     if (fd < 0 && *slot >= 0) {
         atomic_store(&slot_state[*slot], FREE);

@@ -75,16 +75,26 @@ static void ifj_do_load(void) {
 }
 
 /* Errors and warnings both end the fast path: a warning is how libjpeg reports a truncated or
- * corrupt stream (it would otherwise fill the rest with grey). libvips then gives the verdict. */
+ * corrupt stream (it would otherwise fill the rest with grey). Either marks the JPEG corrupt (the
+ * caller fails it: libvips decodes with the same libjpeg), keeping libjpeg's first message. */
 struct ifj_error {
     struct jpeg_error_mgr mgr;
     jmp_buf jump;
+    int corrupt;
+    char message[JMSG_LENGTH_MAX];
 };
 
-static void ifj_error_exit(j_common_ptr cinfo) { longjmp(((struct ifj_error *)cinfo->err)->jump, 1); }
+static void ifj_corrupt(j_common_ptr cinfo) {
+    struct ifj_error *e = (struct ifj_error *)cinfo->err;
+    if (!e->corrupt) (*cinfo->err->format_message)(cinfo, e->message);
+    e->corrupt = 1;
+    longjmp(e->jump, 1);
+}
+
+static void ifj_error_exit(j_common_ptr cinfo) { ifj_corrupt(cinfo); }
 
 static void ifj_emit_message(j_common_ptr cinfo, int level) {
-    if (level < 0) longjmp(((struct ifj_error *)cinfo->err)->jump, 1);
+    if (level < 0) ifj_corrupt(cinfo);
 }
 
 static void ifj_output_message(j_common_ptr cinfo) { (void)cinfo; }
@@ -95,6 +105,8 @@ static struct jpeg_error_mgr *ifj_error_init(struct ifj_error *jerr) {
     mgr->error_exit = ifj_error_exit;
     mgr->emit_message = ifj_emit_message;
     mgr->output_message = ifj_output_message;
+    jerr->corrupt = 0;
+    jerr->message[0] = '\0';
     return mgr;
 }
 
@@ -167,7 +179,8 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
         free((void *)pixels);
         ifj_resizer_free((struct ifj_resizer *)resizer);
         memset(res, 0, sizeof *res);
-        return IFJ_DECLINED;
+        /* Read through a volatile lvalue: set by the handlers after setjmp. */
+        return ((volatile struct ifj_error *)&jerr)->corrupt && !compressing ? IFJ_CORRUPT : IFJ_DECLINED;
     }
     p_jpeg_CreateDecompress(&d, JPEG_LIB_VERSION, sizeof d);
     created = 1;
@@ -273,8 +286,9 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     return IFJ_OK;
 }
 
-int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int *height) {
+int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int *height, char *msg, size_t msglen) {
     const unsigned char *b = buf;
+    if (msg != NULL && msglen > 0) msg[0] = '\0';
     if (len < 4 || b[0] != 0xFF || b[1] != 0xD8 || b[2] != 0xFF) return IFJ_DECLINED;
     if (!ifj_available()) return IFJ_DECLINED;
     struct jpeg_decompress_struct d;
@@ -285,13 +299,16 @@ int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int
     if (setjmp(jerr.jump)) {
         if (created) p_jpeg_destroy_decompress(&d);
         free((void *)row);
-        return IFJ_DECLINED;
+        volatile struct ifj_error *e = &jerr;
+        if (!e->corrupt) return IFJ_DECLINED;
+        if (msg != NULL && msglen > 0) snprintf(msg, msglen, "%s", (const char *)e->message);
+        return IFJ_CORRUPT;
     }
     p_jpeg_CreateDecompress(&d, JPEG_LIB_VERSION, sizeof d);
     created = 1;
     p_jpeg_mem_src(&d, b, (unsigned long)len);
     p_jpeg_read_header(&d, TRUE);
-    if ((double)d.image_width * (double)d.image_height > max_pixels) longjmp(jerr.jump, 1);
+    if ((double)d.image_width * (double)d.image_height > max_pixels) longjmp(jerr.jump, 1);  /* declined */
     /* Every coefficient is still entropy-decoded at 1/8 scale, so corruption and truncation show
      * up as they would in a full decode, at a fraction of the cost. */
     d.scale_num = 1;

@@ -259,7 +259,7 @@ int ifv__validate_once(const void *buf, size_t len, char *err, size_t errlen) {
         ifv_copy_msg(err, errlen, "empty input: not an image");
         return -1;
     }
-    VipsImage *img = p_vips_image_new_from_buffer(buf, len, "fail_on=truncated",
+    VipsImage *img = p_vips_image_new_from_buffer(buf, len, "fail_on=warning",
                                                   "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
     if (img == NULL) {
         ifv_take_error(err, errlen, "cannot load image");
@@ -364,7 +364,7 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
          * ImageIO thumbnailing does), then let vips finish the resize, colour management and
          * orientation. vips_thumbnail_buffer keeps a 2x margin and decodes 4x the pixels; the result
          * here differs from a full decode by ~50 dB PSNR (invisible) at about half the CPU. */
-        VipsImage *img = p_vips_image_new_from_buffer(buf, len, "fail_on=truncated", "shrink", shrink,
+        VipsImage *img = p_vips_image_new_from_buffer(buf, len, "fail_on=warning", "shrink", shrink,
                                                       "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
         if (img == NULL) {
             ifv_take_error(err, errlen, "decode failed");
@@ -374,10 +374,11 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
                                      "size", IFV_VIPS_SIZE_DOWN, "crop", crop, NULL);
         p_g_object_unref(img);
     } else {
-        /* fail_on must travel in the loader option string: the direct option is ignored in 8.14.1. */
+        /* fail_on must travel in the loader option string: the direct option is ignored in 8.14.1.
+         * (For JPEG, libvips 8.14.1 checks it racily: callers check JPEGs with ifj_validate first.) */
         rc0 = p_vips_thumbnail_buffer((void *)buf, len, &thumb, opts->width, "height", opts->height,
                                       "size", IFV_VIPS_SIZE_DOWN, "crop", crop,
-                                      "option_string", "fail_on=truncated", NULL);
+                                      "option_string", "fail_on=warning", NULL);
     }
     if (rc0 != 0 || thumb == NULL) {
         if (thumb) p_g_object_unref(thumb);

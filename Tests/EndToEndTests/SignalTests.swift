@@ -65,7 +65,7 @@ final class SignalTests: E2ETestCase {
         }
     }
 
-    /// strace holds the first rename(2) (the cache committing the image) for 5 s, so the temporary
+    /// strace holds the first rename(2)/renameat(2) (the cache committing the image) for 5 s, so the temporary
     /// file certainly exists when SIGTERM arrives: get removes it and exits 143.
     func testGetRemovesItsTemporaryFileBeforeExiting143() throws {
         let strace = URL(fileURLWithPath: "/usr/bin/strace")
@@ -75,7 +75,8 @@ final class SignalTests: E2ETestCase {
         let trace = file("strace.txt")
         let process = Process()
         process.executableURL = strace
-        process.arguments = ["-f", "-q", "-o", trace.path, "-e", "trace=rename,exit_group", "-e", "inject=rename:delay_enter=5000000",
+        process.arguments = ["-f", "-q", "-o", trace.path, "-e", "trace=rename,renameat,renameat2,exit_group",
+                             "-e", "inject=rename,renameat,renameat2:delay_enter=5000000",
                              binary.path, "get", "--cache-dir", cacheDir.path, imageURL("photo.jpg"), "-s", "100", "-o", file("o.jpg").path]
         process.environment = Imgfetch.baseEnvironment(home: home)
         process.currentDirectoryURL = work

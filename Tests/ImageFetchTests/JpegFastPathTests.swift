@@ -14,7 +14,7 @@ final class JpegFastPathTests: XCTestCase {
 
     func fast(_ name: String, _ w: Int?, _ h: Int?, cover: Bool = false, quality: Int? = nil,
               maxPixels: Int64 = 100_000_000) throws -> JpegFastPath.Output? {
-        JpegFastPath.thumbnail(try bytes(name), width: w, height: h, cover: cover, quality: quality, maxPixels: maxPixels)
+        try JpegFastPath.thumbnail(try bytes(name), width: w, height: h, cover: cover, quality: quality, maxPixels: maxPixels)
     }
 
     func testSizesMatchLibvipsThumbnail() throws {
@@ -36,13 +36,56 @@ final class JpegFastPathTests: XCTestCase {
     }
 
     func testDeclinesWhatLibvipsMustHandle() throws {
-        XCTAssertNil(try fast("truncated.jpg", 100, 100), "truncation is a libjpeg warning: never a grey image")
         XCTAssertNil(try fast("icc.jpg", 100, 100), "an ICC profile is colour-managed by libvips")
         XCTAssertNil(try fast("cmyk.jpg", 100, 100), "CMYK")
         XCTAssertNil(try fast("orientation6.jpg", 100, 100), "EXIF orientation 6 is rotated by libvips")
         XCTAssertNil(try fast("alpha.png", 100, 100), "not a JPEG")
         XCTAssertNil(try fast("empty.jpg", 100, 100))
         XCTAssertNil(try fast("photo.jpg", 100, 100, maxPixels: 1000), "libvips reports the pixel limit")
+    }
+
+    /// A libjpeg warning (truncation, corrupt data) fails the image outright, naming libjpeg's complaint:
+    /// libvips, given the same bytes, would decode them with the same libjpeg and check racily.
+    func testCorruptOrTruncatedJpegsFail() throws {
+        let photo = try bytes("photo.jpg")
+        let halfClosed = Array(photo.prefix(photo.count / 2)) + [0xFF, 0xD9]
+        let cases: [(String, [UInt8], String)] = [
+            ("truncated.jpg", try bytes("truncated.jpg"), "Premature end of JPEG file"),
+            ("half closed with FF D9", halfClosed, "Corrupt JPEG data: premature end of data segment"),
+            ("last 5% cut", Array(photo.prefix(photo.count * 95 / 100)), "Premature end of JPEG file"),
+        ]
+        for (name, body, message) in cases {
+            for (w, h) in [(100, 100), (1200, 800), (600, nil)] as [(Int, Int?)] {
+                XCTAssertThrowsError(try JpegFastPath.thumbnail(body, width: w, height: h, cover: false, quality: nil,
+                                                               maxPixels: 100_000_000), name) { error in
+                    XCTAssertEqual((error as? FetchError)?.code, "invalid_image", name)
+                    XCTAssertTrue("\(error)".contains(message) || (error as? FetchError)?.message.contains(message) == true,
+                                  "\(name): \(error)")
+                }
+            }
+            XCTAssertEqual(JpegFastPath.check(body, maxPixels: 100_000_000), .corrupt(message), name)
+        }
+    }
+
+    /// Every processing path fails a corrupt JPEG with libjpeg's message, libvips' included, and the
+    /// check `cache verify` uses says why; the whole file passes all of them.
+    func testVipsProcessorFailsCorruptJpegsOnEveryPath() throws {
+        let photo = try bytes("photo.jpg"), icc = try bytes("icc.jpg")
+        let processings = [Processing(width: 50, height: 50), Processing(width: 50, height: 50, format: .webp),
+                           Processing(), Processing(format: .png), Processing(format: .jpeg, quality: 50)]
+        for (name, whole) in [("photo.jpg", photo), ("icc.jpg", icc)] {
+            let damaged = Array(whole.prefix(whole.count / 2)) + [0xFF, 0xD9]
+            for processing in processings {
+                XCTAssertNoThrow(try VipsProcessor().process(whole, with: processing, maxPixels: 100_000_000), "\(name) \(processing)")
+                XCTAssertThrowsError(try VipsProcessor().process(damaged, with: processing, maxPixels: 100_000_000),
+                                     "\(name) \(processing.identifier)") { error in
+                    XCTAssertEqual((error as? FetchError)?.code, "invalid_image")
+                    XCTAssertTrue((error as? FetchError)?.message.contains("premature end of data segment") == true, "\(error)")
+                }
+            }
+            XCTAssertNil(VipsProcessor().decodeFailure(whole), name)
+            XCTAssertEqual(VipsProcessor().decodeFailure(damaged), "libjpeg: Corrupt JPEG data: premature end of data segment", name)
+        }
     }
 
     /// Raw RGB pixels of an encoded image (libvips writes a binary PPM: "P6 W H 255\n" + pixels).
@@ -80,7 +123,7 @@ final class JpegFastPathTests: XCTestCase {
     func testConcurrentUse() throws {
         let data = try bytes("photo.jpg")
         DispatchQueue.concurrentPerform(iterations: 16) { i in
-            let out = JpegFastPath.thumbnail(data, width: 50 + i, height: nil, cover: false, quality: nil, maxPixels: 100_000_000)
+            let out = try? JpegFastPath.thumbnail(data, width: 50 + i, height: nil, cover: false, quality: nil, maxPixels: 100_000_000)
             XCTAssertEqual(out?.image.width, 50 + i)
         }
     }
@@ -92,22 +135,26 @@ final class JpegFastPathTests: XCTestCase {
                                            ("orientation6.jpg", 300, 200), ("cmyk.jpg", 300, 200), ("icc.jpg", 300, 200)]
         for (name, w, h) in cases {
             let body = try bytes(name)
-            let size = try XCTUnwrap(JpegFastPath.validate(body, maxPixels: 100_000_000), name)
+            let size = try XCTUnwrap(try JpegFastPath.validate(body, maxPixels: 100_000_000), name)
             let header = try VipsBridge.header(body)
             XCTAssertEqual([size.width, size.height], [header.width, header.height], "\(name): the size libvips reports")
             if w > 0 { XCTAssertEqual([size.width, size.height], [w, h], name) }
         }
     }
 
-    func testValidateLeavesEverythingDoubtfulToLibvips() throws {
+    func testValidateLeavesEverythingDoubtfulToLibvipsAndFailsCorruptJpegs() throws {
         let photo = try bytes("photo.jpg")
-        XCTAssertNil(JpegFastPath.validate(try bytes("truncated.jpg"), maxPixels: 100_000_000), "truncated")
-        XCTAssertNil(JpegFastPath.validate(Array(photo.prefix(photo.count - 2)), maxPixels: 100_000_000), "no end marker")
-        XCTAssertNil(JpegFastPath.validate(try bytes("alpha.png"), maxPixels: 100_000_000), "not a JPEG")
-        XCTAssertNil(JpegFastPath.validate([], maxPixels: 100_000_000), "empty")
-        XCTAssertNil(JpegFastPath.validate(photo, maxPixels: 1000), "over the pixel limit: libvips reports it")
+        XCTAssertEqual(JpegFastPath.check(try bytes("truncated.jpg"), maxPixels: 100_000_000), .corrupt("Premature end of JPEG file"))
+        XCTAssertEqual(JpegFastPath.check(Array(photo.prefix(photo.count - 2)), maxPixels: 100_000_000),
+                       .corrupt("Premature end of JPEG file"), "no end marker")
+        XCTAssertEqual(JpegFastPath.check(try bytes("alpha.png"), maxPixels: 100_000_000), .undecided, "not a JPEG")
+        XCTAssertEqual(JpegFastPath.check([], maxPixels: 100_000_000), .undecided, "empty")
+        XCTAssertEqual(JpegFastPath.check(photo, maxPixels: 1000), .undecided, "over the pixel limit: libvips reports it")
         var corrupt = photo
         for i in stride(from: photo.count / 2, to: photo.count / 2 + 64, by: 1) { corrupt[i] = 0xFF }
-        XCTAssertNil(JpegFastPath.validate(corrupt, maxPixels: 100_000_000), "corrupt entropy data is a libjpeg warning")
+        guard case .corrupt = JpegFastPath.check(corrupt, maxPixels: 100_000_000) else {
+            return XCTFail("corrupt entropy data is a libjpeg warning")
+        }
+        XCTAssertThrowsError(try JpegFastPath.validate(corrupt, maxPixels: 100_000_000))
     }
 }

@@ -38,7 +38,7 @@ final class JpegStreamDecodeTests: XCTestCase {
         ]
         for (name, w, h, cover, q) in cases {
             let body = try bytes(name)
-            let expected = try XCTUnwrap(JpegFastPath.thumbnail(body, width: w, height: h, cover: cover, quality: q,
+            let expected = try XCTUnwrap(try JpegFastPath.thumbnail(body, width: w, height: h, cover: cover, quality: q,
                                                                 maxPixels: 100_000_000), name)
             for piece in [1, 7, 4096, body.count] {
                 let decode = try makeDecode(w, h, cover: cover, quality: q)
@@ -54,7 +54,7 @@ final class JpegStreamDecodeTests: XCTestCase {
 
     func testPiecesFromAnotherThreadWhileTheDecoderRuns() async throws {
         let body = try bytes("photo.jpg")
-        let expected = try XCTUnwrap(JpegFastPath.thumbnail(body, width: 160, height: 160, cover: false, quality: nil, maxPixels: 100_000_000))
+        let expected = try XCTUnwrap(try JpegFastPath.thumbnail(body, width: 160, height: 160, cover: false, quality: nil, maxPixels: 100_000_000))
         let decodes = try (0..<4).map { _ in try makeDecode(160, 160) }   // at least 4 decode at once on any machine
         await withTaskGroup(of: Void.self) { group in
             for decode in decodes {
@@ -101,7 +101,7 @@ final class JpegStreamDecodeTests: XCTestCase {
 
     func testOnlyASlowDownloadIsDecodedWhileItArrives() throws {
         let body = try bytes("photo.jpg")
-        let expected = try XCTUnwrap(JpegFastPath.thumbnail(body, width: 320, height: 320, cover: false, quality: nil, maxPixels: 100_000_000))
+        let expected = try XCTUnwrap(try JpegFastPath.thumbnail(body, width: 320, height: 320, cover: false, quality: nil, maxPixels: 100_000_000))
         let fast = try XCTUnwrap(JpegStreamDecode(width: 320, height: 320, cover: false, quality: nil, maxPixels: 100_000_000, startDelay: 0.2))
         Self.feed(fast, body, piece: 16384)
         XCTAssertNil(fast.result(for: body), "over before the start delay: left to the pool")
@@ -126,7 +126,7 @@ final class JpegStreamDecodeTests: XCTestCase {
         let decode = try makeDecode(200, 200)
         Self.feed(decode, body, piece: 4096)
         XCTAssertNil(decode.result(for: body))
-        let fast = try XCTUnwrap(JpegFastPath.thumbnail(body, width: 200, height: 200, cover: false, quality: nil, maxPixels: 100_000_000))
+        let fast = try XCTUnwrap(try JpegFastPath.thumbnail(body, width: 200, height: 200, cover: false, quality: nil, maxPixels: 100_000_000))
         XCTAssertEqual([fast.image.width, fast.image.height], [200, 190])
     }
 

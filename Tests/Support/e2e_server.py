@@ -25,6 +25,8 @@ Routes (query parameters compose):
                          connection closes (a transfer cut off mid-body)
       ?etag=VALUE        send VALUE (percent-decoded: it may hold a bare CR) as the ETag
       ?lm=VALUE          send VALUE (percent-decoded) as Last-Modified
+      ?cut=PERCENT       only the first PERCENT % of the fixture, served as if it were whole
+      ?eoi=1             with cut: the cut body closed with a JPEG end marker (FF D9)
       ?v=ANY             only makes a distinct URL
   GET /status/CODE       responds CODE with a small text body
   GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
@@ -298,6 +300,9 @@ class Handler(BaseHTTPRequestHandler):
         if fixture is None:
             return self.send_text(404, "no such fixture: %s\n" % name)
         data, etag, mtime = fixture
+        if "cut" in query:
+            data = data[:len(data) * int(query["cut"]) // 100] + (b"\xff\xd9" if query.get("eoi") == "1" else b"")
+            etag = '"cut-%s-%s"' % (query["cut"], query.get("eoi", "0"))
         ext = os.path.splitext(name)[1].lower()
         content_type = CONTENT_TYPES.get(ext, "application/octet-stream")
         last_modified = email.utils.formatdate(mtime, usegmt=True)

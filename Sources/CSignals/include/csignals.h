@@ -11,6 +11,10 @@
  * recorded), or -1 with errno (ECANCELED once the files are being removed for an exit). */
 int ifs_tmp_create(const char *path, mode_t mode, int *slot);
 
+/* The same, for `name` in the directory `dirfd` (openat, O_NOFOLLOW); `path` is its full path, kept
+ * for the removal. */
+int ifs_tmp_create_at(int dirfd, const char *name, const char *path, mode_t mode, int *slot);
+
 /* The file of `slot` was renamed into place or removed. A slot of -1 is ignored. */
 void ifs_tmp_forget(int slot);
 

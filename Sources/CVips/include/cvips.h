@@ -34,7 +34,7 @@ typedef struct {
 /* Header only (sequential access, no pixel decode): < 1 ms even for a pixel bomb. */
 int ifv_read_header(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen);
 
-/* Fully decode (fail_on=truncated) without writing, to prove the bytes are a whole image. */
+/* Fully decode (fail_on=warning) without writing, to prove the bytes are a whole image. */
 int ifv_validate(const void *buf, size_t len, char *err, size_t errlen);
 
 typedef struct {
@@ -54,7 +54,7 @@ void ifv_free(void *p);
 int ifv_can_save(const char *suffix);
 
 /* ---- jpeg_fast.c: JPEG -> JPEG thumbnails with libjpeg alone (no libvips load) ---- */
-enum { IFJ_OK = 0, IFJ_DECLINED = 1 };
+enum { IFJ_OK = 0, IFJ_DECLINED = 1, IFJ_CORRUPT = 2 };
 
 typedef struct {
     int width, height;       /* the box; a very large value means "unconstrained" */
@@ -72,17 +72,19 @@ typedef struct {
 
 /* 1 when libjpeg.so.62 could be loaded (dlopen, once). */
 int ifj_available(void);
-/* IFJ_OK with *res filled, or IFJ_DECLINED when the input is not a plain baseline/progressive
- * YCbCr/greyscale JPEG without ICC profile and with orientation 1, or libjpeg reported anything
- * (a truncated file included): the caller then uses libvips, which gives the verdict. */
+/* IFJ_OK with *res filled; IFJ_CORRUPT when libjpeg reported an error or a warning while decoding
+ * (truncated or corrupt data: the image must fail, never come out grey); IFJ_DECLINED when the input
+ * is not a plain baseline/progressive YCbCr/greyscale JPEG without ICC profile and with orientation
+ * 1: the caller then uses libvips. */
 int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result *res);
 void ifj_free(void *p);
 /* IFJ_OK when libjpeg decodes the whole JPEG without a single warning (at 1/8 scale: every
- * coefficient is still read), with its stored dimensions; IFJ_DECLINED otherwise, including more
- * than max_pixels: then libvips gives the verdict. For handing out original bytes. This is
- * stricter than libvips' fail_on=truncated (which lets other warnings pass); corruption that
- * libjpeg itself cannot see (a valid but wrong Huffman code) passes both. */
-int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int *height);
+ * coefficient is still read), with its stored dimensions; IFJ_CORRUPT when libjpeg reported an
+ * error or warning (its first message in msg); IFJ_DECLINED when it is no JPEG, libjpeg is missing
+ * or it has more than max_pixels: then libvips gives the verdict. Deterministic, unlike libvips
+ * 8.14's threaded checks; corruption libjpeg itself cannot see (a valid but wrong Huffman code)
+ * passes. */
+int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int *height, char *msg, size_t msglen);
 
 /* ---- jpeg_stream.c: the same thumbnail, decoded while the bytes arrive ----
  * A decoder thread starts with the first byte (if it is 0xFF, else the stream declines at once) and

@@ -29,7 +29,8 @@ public protocol ImageProcessing: Sendable {
     /// Called when a retrieval is about to load from a source: a chance to load libraries in the
     /// background while the download runs. Must return at once.
     func prepare(for source: Source, processing: Processing)
-    /// Whether the bytes decode completely (for `cache verify`); the failure message otherwise.
+    /// Whether the bytes decode completely, by the strict check originals get before they are handed
+    /// out (for `cache verify`); the failure message otherwise.
     func decodeFailure(_ bytes: [UInt8]) -> String?
     /// A decode to feed with the body of `source` while it downloads, so processing overlaps the
     /// transfer; nil when this processing has none. Default: nil.

@@ -32,21 +32,62 @@ enum JpegFastPath {
                  crop: cover ? 1 : 0, quality: Int32(quality ?? 0), max_pixels: Double(maxPixels))
     }
 
-    static func thumbnail(_ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) -> Output? {
+    /// The thumbnail, or nil when this path declines (libvips then processes the bytes). Throws
+    /// `.invalidImage` when libjpeg reported corrupt or truncated data: never a grey image.
+    static func thumbnail(_ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) throws(FetchError) -> Output? {
         var opts = options(width: width, height: height, cover: cover, quality: quality, maxPixels: maxPixels)
         var result = ifj_result()
         let status = bytes.withUnsafeBytes { buf in ifj_thumbnail(buf.baseAddress, buf.count, &opts, &result) }
+        if status == Int32(IFJ_CORRUPT) {
+            // The full-scale check names libjpeg's complaint (the same entropy data, so the same one).
+            if case .corrupt(let message) = check(bytes, maxPixels: Int64.max) { throw corrupt(message) }
+            throw corrupt("Corrupt JPEG data")
+        }
         guard status == Int32(IFJ_OK) else { return nil }
         return output(result)
     }
 
-    /// The stored dimensions of a JPEG that libjpeg decodes completely without a warning; nil
-    /// otherwise (libvips then gives the verdict). Costs a 1/8-scale decode, not a libvips load.
-    static func validate(_ bytes: [UInt8], maxPixels: Int64) -> (width: Int, height: Int)? {
+    /// What libjpeg's strict check (`check`) says about some bytes.
+    enum Verdict: Equatable {
+        /// Decoded completely without a single warning: the stored dimensions.
+        case whole(width: Int, height: Int)
+        /// libjpeg reported an error or warning (its first message): the image must fail.
+        case corrupt(String)
+        /// Not a JPEG, no libjpeg, or more than maxPixels: libvips gives the verdict.
+        case undecided
+    }
+
+    /// The strict, deterministic check of a JPEG: a warning-free libjpeg decode at 1/8 scale
+    /// (every coefficient is still read). Costs a fraction of a decode and no libvips load.
+    static func check(_ bytes: [UInt8], maxPixels: Int64) -> Verdict {
         var width: Int32 = 0, height: Int32 = 0
-        let status = bytes.withUnsafeBytes { ifj_validate($0.baseAddress, $0.count, Double(maxPixels), &width, &height) }
-        guard status == Int32(IFJ_OK) else { return nil }
-        return (Int(width), Int(height))
+        var message = [CChar](repeating: 0, count: 256)
+        let status = bytes.withUnsafeBytes { buf in
+            message.withUnsafeMutableBufferPointer { m in
+                ifj_validate(buf.baseAddress, buf.count, Double(maxPixels), &width, &height, m.baseAddress, m.count)
+            }
+        }
+        switch status {
+        case Int32(IFJ_OK): return .whole(width: Int(width), height: Int(height))
+        case Int32(IFJ_CORRUPT):
+            let text = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return .corrupt(text.isEmpty ? "Corrupt JPEG data" : text)
+        default: return .undecided
+        }
+    }
+
+    /// The stored dimensions of a JPEG that libjpeg decodes completely without a warning; nil when
+    /// undecided (libvips then gives the verdict). Throws `.invalidImage` for a corrupt JPEG.
+    static func validate(_ bytes: [UInt8], maxPixels: Int64) throws(FetchError) -> (width: Int, height: Int)? {
+        switch check(bytes, maxPixels: maxPixels) {
+        case .whole(let width, let height): return (width, height)
+        case .corrupt(let message): throw corrupt(message)
+        case .undecided: return nil
+        }
+    }
+
+    static func corrupt(_ message: String) -> FetchError {
+        .invalidImage("not a decodable image (libjpeg: \(message))")
     }
 
     /// Takes the encoded bytes out of a successful `ifj_result` (and frees its buffer).

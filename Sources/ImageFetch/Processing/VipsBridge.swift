@@ -98,7 +98,7 @@ public enum VipsBridge {
             loader: loader, format: formatName(loader: loader, bytes: bytes))
     }
 
-    /// Fully decodes the image (failing on truncation) without encoding anything.
+    /// Fully decodes the image (failing on any loader warning: `fail_on=warning`) without encoding anything.
     public static func validate(_ bytes: [UInt8]) throws(VipsFailure) {
         try load()
         var err = [CChar](repeating: 0, count: errorCapacity)

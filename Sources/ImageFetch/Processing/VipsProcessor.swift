@@ -9,13 +9,14 @@ public struct VipsProcessor: ImageProcessing {
         guard !bytes.isEmpty else { throw .invalidImage("empty response (0 bytes)") }
         let cover = processing.coversBox
         if JpegFastPath.makesThumbnail(processing),
-           let fast = JpegFastPath.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
-                                             quality: processing.quality, maxPixels: maxPixels) {
+           let fast = try JpegFastPath.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
+                                                 quality: processing.quality, maxPixels: maxPixels) {
             return fast.processed
         }
-        // A JPEG handed out as it is: libjpeg proves it decodes, without loading libvips.
-        if JpegFastPath.handsOutAsIs(processing),
-           let size = JpegFastPath.validate(bytes, maxPixels: maxPixels) {
+        // Any JPEG libvips is given passes libjpeg's strict check first: libvips 8.14's own check
+        // misses corruption in the last rows and races with its threads. A JPEG handed out as it is
+        // needs nothing more, so libvips is not even loaded.
+        if let size = try JpegFastPath.validate(bytes, maxPixels: maxPixels), JpegFastPath.handsOutAsIs(processing) {
             return ProcessedImage(bytes: bytes, width: size.width, height: size.height, format: "jpeg")
         }
         try loadVips()
@@ -67,8 +68,14 @@ public struct VipsProcessor: ImageProcessing {
         DispatchQueue.global(qos: .userInitiated).async { _ = try? VipsBridge.load() }
     }()
 
+    /// The check an original gets before it is handed out: libjpeg's strict decode for a JPEG,
+    /// libvips with `fail_on=warning` for anything else.
     public func decodeFailure(_ bytes: [UInt8]) -> String? {
-        if JpegFastPath.validate(bytes, maxPixels: Int64.max) != nil { return nil }
+        switch JpegFastPath.check(bytes, maxPixels: Int64.max) {
+        case .whole: return nil
+        case .corrupt(let message): return "libjpeg: \(message)"
+        case .undecided: break
+        }
         do { try loadVips() } catch { return error.message }
         do {
             try VipsBridge.validate(bytes)

@@ -75,8 +75,10 @@ final class DirectoryHandle: Sendable {
     /// file or the new one, never a torn one. The temporary file is removed on failure.
     func writeAtomically(_ bytes: [UInt8], to name: String, via temporary: DirectoryHandle, sync: Bool) throws(FileSystem.Failure) {
         let tmp = FileSystem.temporaryName()
-        let fd = openat(temporary.fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        // Recorded, so that a process ending on SIGINT/SIGTERM removes it first (TemporaryFiles).
+        let (fd, slot) = TemporaryFiles.create(at: temporary.fd, tmp, path: temporary.child(tmp), mode: 0o644)
         guard fd >= 0 else { throw FileSystem.Failure(errno: errno, path: temporary.path, operation: "create in") }
+        defer { TemporaryFiles.forget(slot) }
         var failure = FileSystem.writeAll(fd: fd, bytes).map { FileSystem.Failure(errno: $0, path: temporary.child(tmp), operation: "write") }
         if failure == nil, sync, fsync(fd) != 0 { failure = FileSystem.Failure(errno: errno, path: temporary.child(tmp), operation: "fsync") }
         if close(fd) != 0, failure == nil { failure = FileSystem.Failure(errno: errno, path: temporary.child(tmp), operation: "close") }

@@ -15,6 +15,13 @@ public enum TemporaryFiles {
         return (fd, slot)
     }
 
+    /// Creates `name` in the directory `dirfd` (never through a link) and records its full `path`.
+    static func create(at dirfd: Int32, _ name: String, path: String, mode: mode_t) -> (fd: Int32, slot: Int32) {
+        var slot: Int32 = -1
+        let fd = ifs_tmp_create_at(dirfd, name, path, mode, &slot)
+        return (fd, slot)
+    }
+
     /// The file was renamed into place or removed: no longer a temporary file.
     static func forget(_ slot: Int32) { ifs_tmp_forget(slot) }
 

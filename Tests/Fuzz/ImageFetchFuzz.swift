@@ -1,0 +1,101 @@
+// libFuzzer entry point for the ImageFetch parsers (scripts/fuzz.sh compiles it into one module with
+// ImageFetch's sources, so the library needs no extra API). FUZZ_TARGET picks the parser:
+//   list     prefetch list lines (ListParser.parse)
+//   source   what a user or a list gives as a SOURCE (Source(parsing:)) and its cache key
+//   headers  response headers: Cache-Control/Expires/Date (Freshness), Retry-After, HTTP dates
+//   meta     a cache entry's .meta file (CacheEntry.decode), which anyone with write access may plant
+// A crash, a Swift runtime trap (overflow, bounds) or an ASan report is a finding; so is a broken
+// invariant checked below (fatalError).
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let fuzzTarget: String = getenv("FUZZ_TARGET").map { String(cString: $0) } ?? ""
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
+    switch fuzzTarget {
+    case "list": FuzzTargets.list(bytes)
+    case "source": FuzzTargets.source(bytes)
+    case "headers": FuzzTargets.headers(bytes)
+    case "meta": FuzzTargets.meta(bytes)
+    default:
+        fatalError("FUZZ_TARGET must be list, source, headers or meta (got '\(fuzzTarget)')")
+    }
+    return 0
+}
+
+enum FuzzTargets {
+    static let cwd = "/fuzz/cwd"
+
+    static func list(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            switch ListParser.parse(line, line: i + 1, currentDirectory: cwd) {
+            case .item(let item):
+                for s in [item.source] + item.alternatives + (item.lowDataSource.map { [$0] } ?? []) { check(s) }
+            case .skip, .malformed: break
+            }
+        }
+    }
+
+    static func source(_ bytes: [UInt8]) {
+        guard let s = try? Source(parsing: String(decoding: bytes, as: UTF8.self), currentDirectory: cwd) else { return }
+        check(s)
+    }
+
+    /// What every parsed source must satisfy: a file source is an absolute path without `.` or `..`
+    /// components (a list must never name a path it did not spell out), and re-parsing what is shown
+    /// for an http(s) source gives the same source.
+    static func check(_ s: Source) {
+        _ = CacheKey(source: s, processing: .original).rawValue
+        _ = Source.abbreviated(s.description)
+        _ = s.looksLikeJPEG
+        switch s {
+        case .file(let path):
+            guard path.hasPrefix("/") else { fatalError("relative file source: \(path)") }
+            if path.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) {
+                fatalError("file source with a dot component: \(path)")
+            }
+        case .http(let url):
+            guard let again = try? Source(parsing: url, currentDirectory: cwd), again == s else {
+                fatalError("http source does not re-parse to itself: \(url)")
+            }
+        case .data: break
+        }
+    }
+
+    static func headers(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let headers = HTTPHeaders(parsing: text)
+        for now in [0.0, 1_764_000_000, 253_402_300_799] {
+            let f = Freshness.from(headers: headers, now: now, defaultTTL: 604_800)
+            if let e = f.expires, e.isNaN { fatalError("NaN expiry from \(text.debugDescription)") }
+        }
+        for (_, value) in headers.all {
+            if let d = HTTPDate.parse(value) {
+                guard d.isFinite else { fatalError("infinite date from \(value.debugDescription)") }
+                _ = HTTPDate.format(d)
+                _ = HTTPDate.iso8601(d)
+            }
+            if let wait = HTTPLoader.retryAfter(value), !(wait >= 0 && wait.isFinite) {
+                fatalError("Retry-After \(value.debugDescription) gave \(wait)")
+            }
+            _ = Freshness.deltaSeconds(value)
+        }
+    }
+
+    /// A decoded entry encodes to bytes that decode to the same entry, and using it does not trap.
+    static func meta(_ bytes: [UInt8]) {
+        guard let entry = CacheEntry.decode(bytes) else { return }
+        _ = entry.isFresh(at: 1_764_000_000)
+        _ = entry.isExpired(at: 1_764_000_000)
+        _ = HTTPDate.iso8601(entry.created)
+        if let e = entry.expires { _ = HTTPDate.iso8601(e) }
+        guard let again = CacheEntry.decode(entry.encoded()) else { fatalError("an entry's encoding does not decode") }
+        if again != entry && !(entry.created.isNaN || entry.expires?.isNaN == true) {
+            fatalError("round trip changed the entry: \(entry) -> \(again)")
+        }
+    }
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# `make fuzz`: builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60).
+#   FUZZ_TARGETS="list source headers meta jpeg" (default: all)   FUZZ_JOBS=1
+# Targets: list, source, headers, meta (Tests/Fuzz/ImageFetchFuzz.swift, compiled with ImageFetch's
+# sources into one module: SwiftPM executables do not link with -sanitize=fuzzer) and jpeg
+# (Tests/Fuzz/fuzz_jpeg.c on jpeg_fast.c + jpeg_resize.c + jpeg_stream.c). Each starts from its seed corpus in
+# Tests/Fuzz/<target>/corpus; what it learns goes to .build/fuzz/corpus/<target>, a crash to
+# .build/fuzz/crashes/<target>-crash-* (and the run fails). Prints one line per target:
+# inputs executed, seconds, crashes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+SECS=${FUZZ_SECONDS:-60}
+TARGETS=${FUZZ_TARGETS:-list source headers meta jpeg}
+OUT=.build/fuzz
+# The toolchain's own clang: its compiler-rt has the libFuzzer swiftc links.
+CLANG=${FUZZ_CLANG:-$(dirname "$(command -v swiftc)")/clang}
+mkdir -p "$OUT/obj" "$OUT/modules/CVips" "$OUT/modules/CCurl" "$OUT/crashes"
+
+# ---- build ---------------------------------------------------------------------------------------
+# The C shims with coverage and ASan (libFuzzer's runtime is linked once, by swiftc).
+for f in Sources/CVips/*.c Sources/CCurl/*.c; do
+  o="$OUT/obj/$(basename "$(dirname "$f")")-$(basename "$f" .c).o"
+  if [[ ! -f "$o" || "$f" -nt "$o" ]]; then
+    "$CLANG" -c -g -O1 -fsanitize=fuzzer-no-link,address -ISources/CVips/include -ISources/CCurl/include "$f" -o "$o"
+  fi
+done
+# Module maps for the C modules (SwiftPM makes the same ones itself).
+for m in CVips:Sources/CVips/include/cvips.h CCurl:Sources/CCurl/include/ccurl.h; do
+  printf 'module %s {\n  header "%s"\n  export *\n}\n' "${m%%:*}" "$PWD/${m#*:}" > "$OUT/modules/${m%%:*}/module.modulemap"
+done
+SWIFT_SOURCES=$(find Sources/ImageFetch -name '*.swift' | sort)
+newest=$(ls -t $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift "$OUT"/obj/*.o | head -1)
+if [[ ! -x "$OUT/imagefetch-fuzz" || "$newest" -nt "$OUT/imagefetch-fuzz" ]]; then
+  echo "building $OUT/imagefetch-fuzz" >&2
+  # shellcheck disable=SC2086
+  swiftc -swift-version 6 -O -g -parse-as-library -module-name ImageFetchFuzz -sanitize=fuzzer,address \
+    -I "$OUT/modules/CVips" -I "$OUT/modules/CCurl" $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift \
+    "$OUT"/obj/*.o -use-ld=lld -ldl -lpthread -lm -o "$OUT/imagefetch-fuzz"
+fi
+JPEG_SOURCES=(Tests/Fuzz/fuzz_jpeg.c Sources/CVips/jpeg_fast.c Sources/CVips/jpeg_resize.c Sources/CVips/jpeg_stream.c)
+if [[ ! -x "$OUT/jpeg-fuzz" || "$(ls -t "${JPEG_SOURCES[@]}" Sources/CVips/*.h Sources/CVips/include/*.h "$OUT/jpeg-fuzz" | head -1)" != "$OUT/jpeg-fuzz" ]]; then
+  echo "building $OUT/jpeg-fuzz" >&2
+  "$CLANG" -g -O1 -fsanitize=fuzzer,address -ISources/CVips/include -ISources/CVips \
+    "${JPEG_SOURCES[@]}" -fuse-ld=lld -ldl -lpthread -lm -o "$OUT/jpeg-fuzz"
+fi
+
+# ---- run -----------------------------------------------------------------------------------------
+export SWIFT_BACKTRACE=enable=no           # else a crash hangs for minutes in Swift's crash reporter
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+status=0
+for t in $TARGETS; do
+  bin="$OUT/imagefetch-fuzz"
+  [[ "$t" == jpeg ]] && bin="$OUT/jpeg-fuzz"
+  mkdir -p "$OUT/corpus/$t"
+  log="$OUT/$t.log"
+  set +e
+  FUZZ_TARGET=$t "$bin" -max_total_time="$SECS" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+    -artifact_prefix="$OUT/crashes/$t-" "$OUT/corpus/$t" "Tests/Fuzz/$t/corpus" > "$log" 2>&1
+  rc=$?
+  set -e
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  secs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  crashes=$(grep -c "^artifact_prefix\|Test unit written to" "$log" || true)
+  printf 'fuzz %-8s %10s inputs in %ss (%s/s), %s crash(es)%s\n' "$t" "${runs:-?}" "$SECS" "${secs:-?}" "$crashes" \
+    "$([[ $rc -ne 0 ]] && echo ": see $log")"
+  [[ $rc -ne 0 ]] && status=1
+done
+exit $status
