@@ -73,8 +73,23 @@ final class OutputDirTests: E2ETestCase {
         let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", list.path, "--output-dir", out.path])
         assertExit(r, 1)
         let failed = try XCTUnwrap(r.json.first { $0.string("status") == "failed" })
+        XCTAssertTrue(r.stderr.contains("not a regular file"), r.stderr)
         XCTAssertEqual(errorCode(failed), "file_error")
         _ = assertImageFile(out.appendingPathComponent("grey.jpg"), .jpeg, "a file from before the run is replaced")
+    }
+}
+
+extension OutputDirTests {
+    /// A symbolic link bearing an image's name is never written through (the name came from the network).
+    func testALinkInTheOutputDirectoryIsNotWrittenThrough() throws {
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let victim = file("victim.txt")
+        try Data("keep".utf8).write(to: victim)
+        try FileManager.default.createSymbolicLink(at: out.appendingPathComponent("tiny.jpg"), withDestinationURL: victim)
+        let r = try get([imageURL("tiny.jpg"), imageURL("grey.jpg"), "--output-dir", out.path, "--json"])
+        assertExit(r, 1)
+        XCTAssertEqual(try String(contentsOf: victim, encoding: .utf8), "keep")
+        XCTAssertEqual(r.json.compactMap { $0.string("file") }, [out.appendingPathComponent("grey.jpg").path])
     }
 }
 

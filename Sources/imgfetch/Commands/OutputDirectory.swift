@@ -1,6 +1,9 @@
 import ArgumentKit
 import ImageFetch
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `--output-dir DIR [--name TEMPLATE] [--create-dirs]` of `get` and `prefetch`: each delivered
 /// image is also written to DIR/NAME, atomically (`FileSystem.writeOutput`). Names are claimed in
@@ -106,6 +109,14 @@ final class OutputDirectory: Sendable {
         let path = (directory.hasSuffix("/") ? directory : directory + "/") + name
         do {
             if createDirs, let slash = path.lastIndex(of: "/") { try FileSystem.makeDirectories(String(path[..<slash])) }
+            // Names come from the network: only a regular file (or a new one) is written, never
+            // through a symbolic link, a FIFO or a device that happens to bear the name.
+            var st = stat()
+            if lstat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
+                let message = "cannot write \(ListParser.quoted(path, limit: 300, marks: false)): not a regular file (a link, a directory or a device is never written through in --output-dir)"
+                return .failure(RetrievalFailure(error: .fileError(message), attempts: result.attempts,
+                                                 milliseconds: result.milliseconds, key: result.key))
+            }
             try FileSystem.writeOutput(result.image.bytes, to: path)
             return .success(path)
         } catch {
