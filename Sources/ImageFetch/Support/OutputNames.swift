@@ -13,9 +13,14 @@ public struct OutputTemplate: Sendable, Equatable {
     public static let defaultText = "{name}.{ext}"
     static let placeholders: Set<String> = ["name", "ext", "key", "line", "host", "w", "h"]
 
+    /// Why a template is refused.
+    public struct Invalid: Error, Sendable {
+        public let message: String
+    }
+
     /// Checks `text`; a message naming the problem when it is not usable.
-    public init(_ text: String = OutputTemplate.defaultText) throws(FetchError) {
-        func bad(_ why: String) -> FetchError { .invalidSource("invalid name template '\(ListParser.quoted(text, marks: false))': \(why)") }
+    public init(_ text: String = OutputTemplate.defaultText) throws(Invalid) {
+        func bad(_ why: String) -> Invalid { Invalid(message: "'\(ListParser.quoted(text, marks: false))': \(why)") }
         if text.isEmpty { throw bad("empty") }
         if text.hasPrefix("/") { throw bad("an absolute path (names are inside the output directory)") }
         if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { throw bad("a control character") }
