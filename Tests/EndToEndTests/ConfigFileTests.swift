@@ -72,3 +72,13 @@ extension ConfigFileTests {
         }
     }
 }
+
+extension ConfigFileTests {
+    /// A global option (--cache-dir) may be set in the config file too.
+    func testCacheDirFromTheConfigFile() throws {
+        let dir = root.appendingPathComponent("configured-cache")
+        try writeConfig(["cache-dir \(dir.path)"])
+        assertExit(try imgfetch(["get", imageURL("tiny.jpg"), "-o", file("a.jpg").path]), 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("CACHEDIR.TAG").path))
+    }
+}

@@ -6,7 +6,7 @@ import ImageFetch
 /// none with `--no-config`. One long option per line, with or without its `--`, its value after
 /// blanks, `=` or `:` (`user-agent = "My Agent/1"`; double quotes keep blanks, `\"` and `\\`
 /// inside); a flag alone (`insecure`); blank lines and `# comments` are skipped. Options of the
-/// other command (`jobs` for get) are ignored. Options on the command line win: a single-value
+/// other command (`jobs` for get) are ignored; global ones (`cache-dir`) are allowed. Options on the command line win: a single-value
 /// option given there replaces the file's; repeatable ones (`header`, `alt`) add to it.
 /// An error names FILE:LINE. `--config` and `--no-config` are not allowed inside.
 enum ConfigFile {
@@ -115,5 +115,7 @@ enum ConfigFile {
 
 extension Specs {
     /// The options of `get` or `prefetch`.
-    static func options(of path: [String]) -> [OptionSpec] { path == ["get"] ? get.options : prefetch.options }
+    static func options(of path: [String]) -> [OptionSpec] {
+        (path == ["get"] ? get.options : prefetch.options) + root.options.filter(\.global)
+    }
 }
