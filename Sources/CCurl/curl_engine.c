@@ -133,6 +133,15 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     x->timeout_ms = r->timeout_ms;
     x->max_bytes = r->max_bytes;
     x->max_redirects = r->max_redirects;
+    for (int i = 0; i < IFC_S_COUNT; i++) {
+        if (r->strings[i] == NULL) continue;
+        x->strings[i] = strdup(r->strings[i]);
+        if (x->strings[i] == NULL) goto fail;
+    }
+    x->insecure = r->insecure;
+    x->max_recv_speed = r->max_recv_speed;
+    x->low_speed_limit = r->low_speed_limit;
+    x->low_speed_time = r->low_speed_time;
 
     pthread_mutex_lock(&e->lock);
     x->id = e->next_id++;

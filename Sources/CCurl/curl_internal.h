@@ -74,6 +74,10 @@ typedef struct xfer {
     long timeout_ms;
     long long max_bytes;
     int max_redirects;
+    char *strings[IFC_S_COUNT];
+    int insecure;
+    long long max_recv_speed;
+    long low_speed_limit, low_speed_time;
     void (*tap_data)(void *ctx, const void *data, size_t len);
     void (*tap_end)(void *ctx, int complete);
     void *tap_ctx;

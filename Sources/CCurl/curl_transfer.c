@@ -26,6 +26,11 @@ void ifc_xfer_free(xfer *x) {
     free(x->url);
     free(x->host);
     free(x->user_agent);
+    for (int i = 0; i < IFC_S_COUNT; i++) {
+        /* a password may be in it: cleared before it is freed */
+        if (x->strings[i] != NULL && i == IFC_S_USERPWD) memset(x->strings[i], 0, strlen(x->strings[i]));
+        free(x->strings[i]);
+    }
     if (x->headers != NULL) {
         for (int i = 0; i < x->header_count; i++) free(x->headers[i]);
         free(x->headers);
@@ -135,6 +140,30 @@ void ifc_start(ifc_engine *e, xfer *x) {
     if (x->connect_timeout_ms > 0) ok &= SETOPT(CURLOPT_CONNECTTIMEOUT_MS, x->connect_timeout_ms);
     if (x->timeout_ms > 0) ok &= SETOPT(CURLOPT_TIMEOUT_MS, x->timeout_ms);
     if (x->max_bytes > 0) ok &= SETOPT(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x->max_bytes);
+    if (x->strings[IFC_S_CAINFO] != NULL) ok &= SETOPT(CURLOPT_CAINFO, x->strings[IFC_S_CAINFO]);
+    if (x->strings[IFC_S_CAPATH] != NULL) ok &= SETOPT(CURLOPT_CAPATH, x->strings[IFC_S_CAPATH]);
+    if (x->strings[IFC_S_PROXY] != NULL) ok &= SETOPT(CURLOPT_PROXY, x->strings[IFC_S_PROXY]);
+    if (x->strings[IFC_S_NOPROXY] != NULL) ok &= SETOPT(CURLOPT_NOPROXY, x->strings[IFC_S_NOPROXY]);
+    if (x->strings[IFC_S_USERPWD] != NULL) {
+        ok &= SETOPT(CURLOPT_USERPWD, x->strings[IFC_S_USERPWD]);
+        ok &= SETOPT(CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+        ok &= SETOPT(CURLOPT_UNRESTRICTED_AUTH, 0L);   /* never to another host after a redirect */
+    }
+    if (x->strings[IFC_S_NETRC_FILE] != NULL) {
+        ok &= SETOPT(CURLOPT_NETRC, (long)CURL_NETRC_REQUIRED);
+        ok &= SETOPT(CURLOPT_NETRC_FILE, x->strings[IFC_S_NETRC_FILE]);
+    }
+    if (x->insecure) {
+        ok &= SETOPT(CURLOPT_SSL_VERIFYPEER, 0L);
+        ok &= SETOPT(CURLOPT_SSL_VERIFYHOST, 0L);
+        (void)SETOPT(CURLOPT_PROXY_SSL_VERIFYPEER, 0L);
+        (void)SETOPT(CURLOPT_PROXY_SSL_VERIFYHOST, 0L);
+    }
+    if (x->max_recv_speed > 0) ok &= SETOPT(CURLOPT_MAX_RECV_SPEED_LARGE, (curl_off_t)x->max_recv_speed);
+    if (x->low_speed_time > 0) {
+        ok &= SETOPT(CURLOPT_LOW_SPEED_LIMIT, x->low_speed_limit > 0 ? x->low_speed_limit : 1L);
+        ok &= SETOPT(CURLOPT_LOW_SPEED_TIME, x->low_speed_time);
+    }
     ok &= SETOPT(CURLOPT_WRITEFUNCTION, ifc_write_cb);
     ok &= SETOPT(CURLOPT_WRITEDATA, (void *)x);
     ok &= SETOPT(CURLOPT_HEADERFUNCTION, ifc_header_cb);

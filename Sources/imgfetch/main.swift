@@ -27,12 +27,14 @@ func runMain() async -> ExitCode {
         case .help(let path):
             Console.out(HelpFormatter.help(for: Specs.root, path: path))
             return .ok
-        case .command(let parsed):
+        case .command(let given):
             do throws(UsageError) {
+                // The config file's options (get, prefetch) before the command line's.
+                let parsed = try ConfigFile.apply(to: given, environment: Console.environment)
                 return try await run(parsed)
             } catch {
                 // A value a command rejects is reported with that command's help hint.
-                throw error.commandPath.isEmpty ? UsageError(error.message, commandPath: parsed.path) : error
+                throw error.commandPath.isEmpty ? UsageError(error.message, commandPath: given.path) : error
             }
         }
     } catch {

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """HTTP server for imgfetch's end-to-end tests (Python 3 standard library only).
 
-Usage: e2e_server.py FIXTURES_DIR
+Usage: e2e_server.py FIXTURES_DIR [--tls CERT_PEM KEY_PEM]
+
+With --tls it serves https (HTTP/1.1) with that certificate and key.
+Every request's headers are recorded (the log of /__stats): tests assert what arrived
+(headers, Referer, User-Agent, Authorization, Cookie), i.e. the server echoes what it received.
 
 Binds 127.0.0.1 on a free port and prints that port as the first line of stdout.
 Exits when its stdin reaches end of file (i.e. when the test process that started it
@@ -367,11 +371,23 @@ def watch_stdin():
 
 def main():
     global FIXTURES
-    if len(sys.argv) != 2:
-        sys.stderr.write("usage: e2e_server.py FIXTURES_DIR\n")
+    args = sys.argv[1:]
+    tls = None
+    if len(args) == 4 and args[1] == "--tls":
+        tls = (args[2], args[3])
+        args = args[:1]
+    if len(args) != 1:
+        sys.stderr.write("usage: e2e_server.py FIXTURES_DIR [--tls CERT_PEM KEY_PEM]\n")
         sys.exit(2)
-    FIXTURES = os.path.abspath(sys.argv[1])
+    FIXTURES = os.path.abspath(args[0])
     server = Server(("127.0.0.1", 0), Handler)
+    if tls is not None:
+        # https: the handshake happens on the handler thread's first read (a client that refuses
+        # the certificate fails there, never blocking the accept loop).
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(tls[0], tls[1])
+        server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     sys.stdout.write("%d\n" % server.server_address[1])
     sys.stdout.flush()
     if not sys.stdin.isatty():

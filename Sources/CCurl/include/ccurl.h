@@ -13,6 +13,17 @@
 
 typedef struct ifc_engine ifc_engine;
 
+/* Optional string settings of a request (ifc_request.strings), NULL = libcurl's default. */
+enum {
+    IFC_S_CAINFO = 0,     /* CURLOPT_CAINFO: a CA bundle file */
+    IFC_S_CAPATH,         /* CURLOPT_CAPATH: a hashed CA directory */
+    IFC_S_PROXY,          /* CURLOPT_PROXY; NULL = libcurl reads http_proxy/https_proxy/all_proxy */
+    IFC_S_NOPROXY,        /* CURLOPT_NOPROXY; NULL = libcurl reads no_proxy */
+    IFC_S_USERPWD,        /* CURLOPT_USERPWD "user:password" (Basic; never sent to another host) */
+    IFC_S_NETRC_FILE,     /* CURLOPT_NETRC_FILE, with CURLOPT_NETRC = CURL_NETRC_REQUIRED */
+    IFC_S_COUNT
+};
+
 /* One request. Every pointer is copied by ifc_engine_add; the caller may free it afterwards. */
 typedef struct {
     const char *url;
@@ -23,6 +34,11 @@ typedef struct {
     long timeout_ms;                 /* total, 0 = none */
     long long max_bytes;             /* byte cap on the body, 0 = none; holds without Content-Length */
     int max_redirects;               /* followed by libcurl (http/https only); 0 = not followed */
+    const char *strings[IFC_S_COUNT];/* see IFC_S_*; NULL = not set */
+    int insecure;                    /* 1: no peer or host name verification (-k) */
+    long long max_recv_speed;        /* bytes/s cap on the download, 0 = none */
+    long low_speed_limit;            /* with low_speed_time: abort (28) below this many bytes/s ... */
+    long low_speed_time;             /* ... for this many seconds; 0 = never */
     /* Optional tap on the body as it arrives (for decoding while downloading), called on the loop
      * thread: tap_data for each piece of the final response's body if it is a 2xx one, in order
      * (a body of any other status ends the tap incomplete); tap_end exactly once
@@ -56,7 +72,8 @@ enum {
     IFC_E_WRITE_ERROR = 23, IFC_E_OPERATION_TIMEDOUT = 28, IFC_E_ABORTED_BY_CALLBACK = 42,
     IFC_E_TOO_MANY_REDIRECTS = 47, IFC_E_GOT_NOTHING = 52, IFC_E_SEND_ERROR = 55, IFC_E_RECV_ERROR = 56,
     IFC_E_SSL_CONNECT_ERROR = 35, IFC_E_PEER_FAILED_VERIFICATION = 60, IFC_E_FILESIZE_EXCEEDED = 63,
-    IFC_E_HTTP2 = 16, IFC_E_HTTP2_STREAM = 92
+    IFC_E_HTTP2 = 16, IFC_E_HTTP2_STREAM = 92,
+    IFC_E_SSL_CERTPROBLEM = 58, IFC_E_SSL_CACERT_BADFILE = 77, IFC_E_PROXY = 97
 };
 
 /* dlopen libcurl and curl_global_init, once, thread-safe. 0 on success, else writes a message. */

@@ -1,6 +1,7 @@
 import Synchronization
 
-/// Shares one load between identical requests in flight (same source, same validators): different
+/// Shares one load between identical requests in flight (same source, same validators, same
+/// `NetworkOptions`: `LoadRequest.coalescingKey`): different
 /// variants of one source, or the same source on two list lines, download it once.
 public final class CoalescingLoader: DataLoading, Sendable {
     let base: any DataLoading
@@ -13,8 +14,7 @@ public final class CoalescingLoader: DataLoading, Sendable {
     public func cancelAll() { base.cancelAll() }
 
     public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
-        let key = [request.source.exactIdentity, request.etag ?? "", request.lastModified ?? "",
-                   request.allowsConstrainedNetworkAccess ? "1" : "0"].joined(separator: "\n")
+        let key = request.coalescingKey
         let base = self.base
         let (task, owner) = inFlight.withLock { map in
             if let existing = map[key] { return (existing, false) }

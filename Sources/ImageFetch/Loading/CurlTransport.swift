@@ -30,6 +30,9 @@ public struct TransferRequest: Sendable {
     /// Redirects followed (http/https only); one more fails with curl code 47.
     public var maxRedirects: Int
     public var userAgent: String
+    /// TLS, proxy, credentials (`user`, `netrcFile`) and speed settings; its header fields are
+    /// not read here (the caller puts them in `headers`).
+    public var network = NetworkOptions()
     /// Receives the body as it arrives; its `onEnd` is called exactly once before `perform` returns.
     public var tap: BodyTap?
 
@@ -248,6 +251,11 @@ private final class TransportCore: Sendable {
     func submit(_ request: TransferRequest, continuation: CheckedContinuation<TransferResult, Never>) -> UInt64 {
         let cHeaders: [UnsafePointer<CChar>?] = request.headers.map { UnsafePointer(strdup($0)) }
         defer { for h in cHeaders { free(UnsafeMutablePointer(mutating: h)) } }
+        // In IFC_S_* order; copied by ifc_engine_add.
+        let n = request.network
+        let strings: [UnsafeMutablePointer<CChar>?] = [n.tls.caFile, n.tls.caPath, n.proxy, n.noProxy, n.user, n.netrcFile]
+            .map { $0.flatMap { strdup($0) } }
+        defer { for s in strings { free(s) } }
 
         let (id, failure): (UInt64, String?) = request.url.withCString { url in
             request.userAgent.withCString { ua in
@@ -261,6 +269,17 @@ private final class TransportCore: Sendable {
                     r.timeout_ms = milliseconds(request.timeout)
                     r.max_bytes = max(0, request.maxBytes ?? 0)
                     r.max_redirects = Int32(clamping: max(0, request.maxRedirects))
+                    let n = request.network
+                    r.insecure = n.tls.insecure ? 1 : 0
+                    r.max_recv_speed = max(0, n.limitRate ?? 0)
+                    if n.speedLimit != nil || n.speedTime != nil {
+                        r.low_speed_limit = Int(clamping: max(1, n.speedLimit ?? 1))
+                        r.low_speed_time = max(1, n.speedTime ?? 30)
+                    }
+                    withUnsafeMutableBytes(of: &r.strings) { raw in
+                        let slots = raw.bindMemory(to: UnsafePointer<CChar>?.self)
+                        for (index, value) in strings.enumerated() { slots[index] = value.map { UnsafePointer($0) } }
+                    }
                     if let tap = request.tap {
                         r.tap_data = tap.onData
                         r.tap_end = tap.onEnd

@@ -15,12 +15,16 @@ public struct LoadRequest: Sendable {
     /// Return an http response of an error status as a response (its `failure` set) instead of
     /// throwing it, so that its caching rules can be read. Default false.
     public var errorResponses = false
+    /// Headers, credentials, TLS, proxy and speed of an http(s) request, whole (see `NetworkOptions`).
+    public var network: NetworkOptions
     /// Where an http body goes as it arrives (decoding while downloading); nil = nowhere.
     /// Loaders of other sources ignore it.
     public var bodyTap: BodyTap?
 
     public init(source: Source, etag: String? = nil, lastModified: String? = nil, allowsConstrainedNetworkAccess: Bool = true,
-                connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20) {
+                connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20,
+                network: NetworkOptions = NetworkOptions()) {
+        self.network = network
         self.source = source
         self.etag = etag
         self.lastModified = lastModified
@@ -28,6 +32,13 @@ public struct LoadRequest: Sendable {
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.maxBytes = maxBytes
+    }
+
+    /// Identifies loads that may share one download in flight: the source (credentials included),
+    /// the validators, the constrained-network flag and `network.coalescingKey`. In memory only.
+    var coalescingKey: String {
+        [source.exactIdentity, etag ?? "", lastModified ?? "", allowsConstrainedNetworkAccess ? "1" : "0",
+         source.isNetwork ? network.coalescingKey : ""].joined(separator: "\n")
     }
 }
 

@@ -51,10 +51,12 @@ public final class HTTPLoader: Sendable {
         // Never a header value that could end the line (the validators came from a server and a file).
         if let etag = request.etag.flatMap(HTTPHeaders.validValue) { headers.append("If-None-Match: \(etag)") }
         if let lastModified = request.lastModified.flatMap(HTTPHeaders.validValue) { headers.append("If-Modified-Since: \(lastModified)") }
+        headers += request.network.headerLines
         var transfer = TransferRequest(url: url, headers: headers, connectTimeout: request.connectTimeout,
                                        timeout: request.timeout, maxBytes: request.maxBytes,
                                        maxRedirects: 0,   // never followed in libcurl: the pipeline follows each hop
-                                       userAgent: HTTPLoader.userAgent)
+                                       userAgent: request.network.userAgent ?? HTTPLoader.userAgent)
+        transfer.network = request.network
         transfer.tap = request.bodyTap
         let transport: CurlTransport
         do { transport = try sharedTransport() } catch {
@@ -101,8 +103,11 @@ public final class HTTPLoader: Sendable {
             return .redirectRefused("redirect to a scheme other than http/https refused (\(detail))")
         case Int(IFC_E_TOO_MANY_REDIRECTS):
             return .redirectRefused("too many redirects")
-        case Int(IFC_E_SSL_CONNECT_ERROR), Int(IFC_E_PEER_FAILED_VERIFICATION):
-            return .tls(detail)
+        case Int(IFC_E_SSL_CONNECT_ERROR), Int(IFC_E_PEER_FAILED_VERIFICATION), Int(IFC_E_SSL_CERTPROBLEM),
+             Int(IFC_E_SSL_CACERT_BADFILE):
+            // Which certificates were trusted is said, never their paths' contents.
+            let origin = request.network.tls.origin
+            return .tls(detail + (origin.isEmpty ? " (trusting the system CA bundle)" : " (trusting the CAs of \(origin))"))
         case Int(IFC_E_ABORTED_BY_CALLBACK):
             return .cancelled
         case Int(IFC_E_URL_MALFORMAT):

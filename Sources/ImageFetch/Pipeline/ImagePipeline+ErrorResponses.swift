@@ -6,8 +6,9 @@
 extension ImagePipeline {
     /// The failure a fresh stored error response of `source` stands for; nil when there is none, it is
     /// stale, or it is older than the image entry `newerThan` was created.
-    func storedFailure(of source: Source, newerThan imageCreated: Double?, now: Double) -> FetchError? {
-        guard source.isNetwork, let key = try? CacheKey(responseOf: source, credentials: cache.credentials),
+    func storedFailure(of source: Source, newerThan imageCreated: Double?, now: Double,
+                       network: NetworkOptions = NetworkOptions()) -> FetchError? {
+        guard source.isNetwork, let key = try? CacheKey(responseOf: source, network: network, credentials: cache.credentials),
               let stored = cache.lookup(key),
               stored.entry.format == CacheEntry.statusFormat, stored.entry.isFresh(at: now),
               stored.entry.created > (imageCreated ?? -Double.infinity),
@@ -16,7 +17,8 @@ extension ImagePipeline {
     }
 
     /// Stores an error response when its rules allow (never one that must be revalidated).
-    func storeFailure(of source: Source, response: LoadResponse, options: FetchOptions) {
+    func storeFailure(of source: Source, response: LoadResponse, options: FetchOptions,
+                      network: NetworkOptions = NetworkOptions()) {
         guard source.isNetwork, response.status >= 300 else { return }
         let now = FileSystem.now()
         let stored = StoredResponse(status: response.status, requestTime: response.requestTime > 0 ? response.requestTime : now,
@@ -24,7 +26,7 @@ extension ImagePipeline {
                                     defaultTTL: options.defaultTTL, headers: response.headers)
         let freshness = stored.freshness
         guard freshness.storable, !freshness.mustRevalidate, let expires = freshness.expires, expires > now,
-              let key = try? CacheKey(responseOf: source, credentials: cache.credentials),
+              let key = try? CacheKey(responseOf: source, network: network, credentials: cache.credentials),
               let identity = try? source.identity(credentials: cache.credentials) else { return }
         let bytes = Array(String(response.status).utf8)
         var entry = CacheEntry(key: key.rawValue, identity: identity, source: source.description,

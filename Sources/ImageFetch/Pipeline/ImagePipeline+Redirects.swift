@@ -11,8 +11,9 @@ extension ImagePipeline {
     }
 
     /// The target of a stored redirect of `source`, when it may be used now (fresh, or offline).
-    func storedRedirect(of source: Source, now: Double, offline: Bool) -> Source? {
-        guard source.isNetwork, let key = try? CacheKey(responseOf: source, credentials: cache.credentials),
+    func storedRedirect(of source: Source, now: Double, offline: Bool,
+                        network: NetworkOptions = NetworkOptions()) -> Source? {
+        guard source.isNetwork, let key = try? CacheKey(responseOf: source, network: network, credentials: cache.credentials),
               let stored = cache.lookup(key),
               stored.entry.format == CacheEntry.redirectFormat,
               offline || stored.entry.isFresh(at: now),
@@ -22,7 +23,7 @@ extension ImagePipeline {
 
     /// The next hop of a redirect response, after storing the redirect when its rules allow.
     func followRedirect(from source: Source, to location: String, response: LoadResponse,
-                        options: FetchOptions) throws(FetchError) -> Source {
+                        options: FetchOptions, network: NetworkOptions = NetworkOptions()) throws(FetchError) -> Source {
         let target = try Source.redirectTarget(location, from: source)
         let now = FileSystem.now()
         let stored = StoredResponse(status: response.status, requestTime: response.requestTime > 0 ? response.requestTime : now,
@@ -33,7 +34,7 @@ extension ImagePipeline {
         // target would write them down).
         if freshness.storable && !freshness.mustRevalidate && (freshness.expires ?? 0) > now,
            !source.hasCredentials, !target.hasCredentials,
-           let key = try? CacheKey(responseOf: source, credentials: cache.credentials),
+           let key = try? CacheKey(responseOf: source, network: network, credentials: cache.credentials),
            let identity = try? source.identity(credentials: cache.credentials) {
             let bytes = Array(target.description.utf8)
             var entry = CacheEntry(key: key.rawValue, identity: identity, source: source.description,
@@ -61,8 +62,12 @@ extension CacheEntry {
 extension CacheKey {
     /// Where a response of `source` that is not an image (a redirect, an error status) is stored
     /// (never an image's key).
-    public init(responseOf source: Source, credentials: CredentialDigest) throws(FetchError) {
-        self.init(digest: SHA256.hex("imgfetch-v1\n\(try source.identity(credentials: credentials))\nresponse"))
+    /// Asked for with `network` headers or credentials, a response has a key of its own (as an
+    /// image does: `NetworkOptions.cacheKeyPart`); without them the key is unchanged.
+    public init(responseOf source: Source, network: NetworkOptions = NetworkOptions(),
+                credentials: CredentialDigest) throws(FetchError) {
+        let shaped = try network.cacheKeyPart(credentials: credentials).map { "\nnetwork\n" + $0 } ?? ""
+        self.init(digest: SHA256.hex("imgfetch-v1\n\(try source.identity(credentials: credentials))\nresponse" + shaped))
     }
 }
 

@@ -64,7 +64,7 @@ public final class ImagePipeline: Sendable {
         var previous: Source?
         var hops = 0
         while true {
-            switch try await retrieveHop(current, redirectedFrom: previous, retrieval: &retrieval) {
+            switch try await retrieveHop(current, redirectedFrom: previous, origin: source, retrieval: &retrieval) {
             case .image(var result):
                 result.source = source
                 return result
@@ -81,7 +81,10 @@ public final class ImagePipeline: Sendable {
 
     /// One hop: its cache entry (or a stored redirect), else (when allowed) the loader with retries,
     /// then processing and storing, or the redirect it answered.
-    func retrieveHop(_ source: Source, redirectedFrom: Source?, retrieval: inout Retrieval) async throws(FetchError) -> Hop {
+    /// `origin`: the source whose redirects led here; identity goes to its origin only
+    /// (`NetworkOptions.sent(to:origin:)`).
+    func retrieveHop(_ source: Source, redirectedFrom: Source?, origin: Source? = nil,
+                     retrieval: inout Retrieval) async throws(FetchError) -> Hop {
         let request = retrieval.request
         let processing = request.processing
         let options = request.options
@@ -89,7 +92,7 @@ public final class ImagePipeline: Sendable {
         if case .data(let payload) = source, Int64(payload.byteCount) > options.maxBytes {
             throw .tooLarge(DataURL.tooLargeMessage(payload, options.maxBytes))
         }
-        let key = try CacheKey(source: source, processing: processing, credentials: cache.credentials)
+        let key = try CacheKey(source: source, processing: processing, network: request.network, credentials: cache.credentials)
         let now = FileSystem.now()
         var stale: CachedImage?
 
@@ -105,12 +108,12 @@ public final class ImagePipeline: Sendable {
                 if options.cachePolicy == .offline { return .image(servedOffline(source, key, cached)) }
                 stale = cached
             }
-            if stale == nil, let target = storedRedirect(of: source, now: now, offline: options.cachePolicy == .offline) {
+            if stale == nil, let target = storedRedirect(of: source, now: now, offline: options.cachePolicy == .offline, network: request.network) {
                 return .redirect(target)
             }
-            if let failure = storedFailure(of: source, newerThan: stale?.entry.created, now: now) { throw failure }
+            if let failure = storedFailure(of: source, newerThan: stale?.entry.created, now: now, network: request.network) { throw failure }
             if stale == nil, !processing.isOriginal,
-               let original = cache.lookup(try CacheKey(source: source, processing: .original, credentials: cache.credentials)),
+               let original = cache.lookup(try CacheKey(source: source, processing: .original, network: request.network, credentials: cache.credentials)),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
                 return .image(try await derive(from: original, source: source, key: key, processing: processing, options: options))
             }
@@ -123,7 +126,8 @@ public final class ImagePipeline: Sendable {
 
         var load = LoadRequest(source: source, allowsConstrainedNetworkAccess: retrieval.allowsConstrainedNetworkAccess,
                                connectTimeout: options.connectTimeout, timeout: options.timeout,
-                               maxBytes: options.maxBytes)
+                               maxBytes: options.maxBytes,
+                               network: request.network.sent(to: source, origin: origin ?? source))
         load.redirectedFrom = redirectedFrom
         load.errorResponses = source.isNetwork
         if source.isNetwork, let stale {
@@ -144,14 +148,14 @@ public final class ImagePipeline: Sendable {
                 defer { withExtendedLifetime(streamed) {} }   // its tap's context must outlive the load
                 let response = try await loader.load(load)
                 if let failure = response.failure {
-                    storeFailure(of: source, response: response, options: options)
+                    storeFailure(of: source, response: response, options: options, network: request.network)
                     throw failure
                 }
                 if let location = response.redirectLocation {
-                    return .redirect(try followRedirect(from: source, to: location, response: response, options: options))
+                    return .redirect(try followRedirect(from: source, to: location, response: response, options: options, network: request.network))
                 }
                 return .image(try await complete(response, source: source, key: key, stale: stale, options: options,
-                                                 processing: processing, streamed: streamed))
+                                                 processing: processing, network: request.network, streamed: streamed))
             } catch {
                 if case .constrained = error {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
@@ -178,7 +182,7 @@ public final class ImagePipeline: Sendable {
 
     /// Turns a loader response into a stored, processed image (or refreshes a revalidated entry).
     func complete(_ response: LoadResponse, source: Source, key: CacheKey, stale: CachedImage?,
-                  options: FetchOptions, processing: Processing,
+                  options: FetchOptions, processing: Processing, network: NetworkOptions = NetworkOptions(),
                   streamed: (any StreamingDecode)? = nil) async throws(FetchError) -> ImageResult {
         let now = FileSystem.now()
         var response = response
@@ -227,7 +231,7 @@ public final class ImagePipeline: Sendable {
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             if options.keepOriginal && !processing.isOriginal {
-                let original = entry.describing(try CacheKey(source: source, processing: .original, credentials: cache.credentials),
+                let original = entry.describing(try CacheKey(source: source, processing: .original, network: network, credentials: cache.credentials),
                                                 variant: .original,
                                                 format: image.sourceFormat, width: image.sourceWidth,
                                                 height: image.sourceHeight, bytes: bytes.count)

@@ -58,4 +58,11 @@ public struct RetrievalFailure: Error, Sendable {
     public var milliseconds: Double
     /// nil when the key could not be made (the cache's credential secret is unusable).
     public var key: CacheKey?
+
+    public init(error: FetchError, attempts: Int, milliseconds: Double, key: CacheKey?) {
+        self.error = error
+        self.attempts = attempts
+        self.milliseconds = milliseconds
+        self.key = key
+    }
 }

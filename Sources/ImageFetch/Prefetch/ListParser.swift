@@ -5,10 +5,39 @@ public struct ListItem: Sendable, Equatable {
     public var source: Source
     public var lowDataSource: Source?
     public var alternatives: [Source]
+    /// Per-line request settings: `header=` (repeatable, added after the command line's),
+    /// `user-agent=`, `referer=`, `cookie=`, `user=` (each replacing the command line's).
+    public var headers: [NetworkOptions.Header] = []
+    public var userAgent: String?
+    public var referer: String?
+    public var cookie: String?
+    public var user: String?
+    /// Per-line output file name (`name=`), for `prefetch --output-dir`; checked by the caller.
+    public var name: String?
+
+    public init(line: Int, source: Source, lowDataSource: Source? = nil, alternatives: [Source] = []) {
+        self.line = line
+        self.source = source
+        self.lowDataSource = lowDataSource
+        self.alternatives = alternatives
+    }
+
+    /// `base` with this line's settings applied.
+    public func network(over base: NetworkOptions) -> NetworkOptions {
+        var n = base
+        n.headers += headers
+        if let userAgent { n.userAgent = userAgent }
+        if let referer { n.referer = referer }
+        if let cookie { n.cookie = cookie }
+        if let user { n.user = user }
+        return n
+    }
 }
 
-/// Parses prefetch list lines: `SOURCE [low-data=SOURCE] [alt=SOURCE]...`; blank lines and lines
-/// starting with `#` are skipped. A malformed line is an error naming the problem (the caller adds
+/// Parses prefetch list lines: `SOURCE [low-data=SOURCE] [alt=SOURCE]... [header=VALUE]...
+/// [user-agent=VALUE] [referer=VALUE] [cookie=VALUE] [user=USER:PASS] [name=NAME]`; a value with
+/// spaces is double-quoted (`header="Referer: https://a.example/"`, `\"` and `\\` inside); blank
+/// lines and lines starting with `#` are skipped. Every text a message quotes is redacted (`redact`). A malformed line is an error naming the problem (the caller adds
 /// LIST:LINE); the text it quotes is shortened and its control characters escaped.
 public enum ListParser {
     public enum Line: Sendable, Equatable {
@@ -32,30 +61,27 @@ public enum ListParser {
     }
 
     public static func parse(_ text: Substring, line: Int, currentDirectory: String? = nil) -> Line {
-        let fields = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+        let fields: [Substring]
+        switch fieldsOf(text) {
+        case .success(let f): fields = f
+        case .failure(let problem): return .malformed(line: line, message: problem.message)
+        }
         guard let first = fields.first, !first.hasPrefix("#") else { return .skip }
         do {
             let source = try Source(parsing: String(first), currentDirectory: currentDirectory)
-            var lowData: Source?
-            var alternatives: [Source] = []
+            var item = ListItem(line: line, source: source)
             for field in fields.dropFirst() {
                 if field.hasPrefix("#") { break }
                 guard let eq = field.firstIndex(of: "=") else {
-                    return .malformed(line: line, message: "unexpected \(quoted(field)): expected low-data=SOURCE or alt=SOURCE")
+                    return .malformed(line: line, message: "unexpected \(quoted(field)): expected low-data=SOURCE, alt=SOURCE or NAME=VALUE")
                 }
                 let name = field[..<eq]
-                let value = String(field[field.index(after: eq)...])
-                switch name {
-                case "low-data":
-                    guard lowData == nil else { return .malformed(line: line, message: "low-data= given twice") }
-                    lowData = try Source(parsing: value, currentDirectory: currentDirectory)
-                case "alt":
-                    alternatives.append(try Source(parsing: value, currentDirectory: currentDirectory))
-                default:
-                    return .malformed(line: line, message: "unknown option \(quoted(name + "=")): expected low-data= or alt=")
+                let value = unquote(field[field.index(after: eq)...])
+                if let problem = apply(String(name), value, to: &item, currentDirectory: currentDirectory) {
+                    return .malformed(line: line, message: problem)
                 }
             }
-            return .item(ListItem(line: line, source: source, lowDataSource: lowData, alternatives: alternatives))
+            return .item(item)
         } catch {
             if case .invalidSource(let text) = error {
                 return .malformed(line: line, message: FetchError.invalidSource(quoted(text, marks: false)).message)
@@ -64,12 +90,12 @@ public enum ListParser {
         }
     }
 
-    /// `text` for a message: its first `limit` characters, control characters (C0, DEL, C1) escaped
+    /// `text` for a message: redacted (`redact`), its first `limit` characters, control characters (C0, DEL, C1) escaped
     /// as `\xNN` / `\u{NN}`, in single quotes unless `marks` is false.
     public static func quoted(_ text: some StringProtocol, limit: Int = 80, marks: Bool = true) -> String {
         var out = ""
         var count = 0
-        for scalar in text.unicodeScalars {
+        for scalar in redact(String(text)).unicodeScalars {
             if count == limit { out += "..."; break }
             count += 1
             switch scalar.value {

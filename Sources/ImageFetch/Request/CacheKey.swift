@@ -15,8 +15,18 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
         self.init(identity: source.identity, processing: processing)
     }
 
-    init(identity: String, processing: Processing) {
-        rawValue = SHA256.hex("imgfetch-v1\n\(identity)\n\(processing.identifier)")
+    /// The key of `source` processed by `processing`, asked for with `network`: an http(s) source
+    /// asked for with headers, a cookie or credentials (`NetworkOptions.cacheKeyPart`) has a key of
+    /// its own; without them, or for another source, the key is the one without `network`.
+    public init(source: Source, processing: Processing, network: NetworkOptions,
+                credentials: CredentialDigest) throws(FetchError) {
+        let part = source.isNetwork ? try network.cacheKeyPart(credentials: credentials) : nil
+        self.init(identity: try source.identity(credentials: credentials), processing: processing, network: part)
+    }
+
+    init(identity: String, processing: Processing, network: String? = nil) {
+        let shaped = network.map { "\nnetwork\n" + $0 } ?? ""
+        rawValue = SHA256.hex("imgfetch-v1\n\(identity)\n\(processing.identifier)" + shaped)
     }
 
     init(digest: String) { rawValue = digest }

@@ -8,9 +8,14 @@ public struct ImageRequest: Sendable {
     /// Tried in order when the current source fails (after its retries).
     public var alternativeSources: [Source]
     public var options: FetchOptions
+    /// How http(s) requests are made (headers, credentials, TLS, proxy, speed): travels whole to
+    /// the loader, and keys the cache entry and the shared download. Default: none of them.
+    public var network: NetworkOptions
 
     public init(source: Source, processing: Processing = .original, lowDataSource: Source? = nil,
-                alternativeSources: [Source] = [], options: FetchOptions = FetchOptions()) {
+                alternativeSources: [Source] = [], options: FetchOptions = FetchOptions(),
+                network: NetworkOptions = NetworkOptions()) {
+        self.network = network
         self.source = source
         self.processing = processing
         self.lowDataSource = lowDataSource
@@ -20,11 +25,13 @@ public struct ImageRequest: Sendable {
 
     /// The cache key of `source` with `processing` (credentials keyed under `credentials`).
     public func key(credentials: CredentialDigest) throws(FetchError) -> CacheKey {
-        try CacheKey(source: source, processing: processing, credentials: credentials)
+        try CacheKey(source: source, processing: processing, network: network, credentials: credentials)
     }
 
     /// Identifies identical requests in memory (credentials included): never printed or stored.
-    var coalescingKey: String { source.exactIdentity + "\n" + processing.identifier }
+    var coalescingKey: String {
+        source.exactIdentity + "\n" + processing.identifier + (source.isNetwork ? "\n" + network.coalescingKey : "")
+    }
 }
 
 /// How the cache may be used for one request.

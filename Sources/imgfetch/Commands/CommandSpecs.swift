@@ -37,15 +37,44 @@ enum Specs {
         .flag("verbose", short: "v", help: "One line per result on stderr: cache state, size, format, time, the source loaded."),
     ] }
 
+    /// How http(s) requests are made (get and prefetch): see NetworkSettings.swift and man imgfetch (NETWORK).
+    static let network: [OptionSpec] = [
+        OptionSpec(long: "header", short: "H", valueName: "'NAME: VALUE'", help: "Send this request header (repeatable). 'NAME:' with no value removes a header sent by default (User-Agent, Accept). Part of the cache key; Authorization and Cookie only as a keyed digest, never stored or shown.", kind: .repeatedValue),
+        .value("user-agent", short: "A", valueName: "TEXT", help: "The User-Agent header. Part of the cache key.", defaultDescription: "imgfetch/VERSION"),
+        .value("referer", short: "e", valueName: "URL", help: "The Referer header (image hosts that refuse hotlinks want one). Part of the cache key."),
+        .value("user", short: "u", valueName: "USER:PASSWORD", help: "Basic authentication. Nothing is prompted: a missing password is an error. Never sent to another host after a redirect; keyed by digest, never stored or shown."),
+        .flag("netrc", help: "Take the host's login and password from ~/.netrc (required)."),
+        .value("netrc-file", valueName: "FILE", help: "As --netrc, from FILE.", completion: .file),
+        .value("cookie", short: "b", valueName: "'NAME=VALUE[; ...]'", help: "Send these cookies (sent, never stored; keyed by digest). Never sent to another host after a redirect."),
+        .value("cacert", valueName: "FILE", help: "Trust the CA certificates in FILE (PEM). Precedence as curl's: --cacert, then CURL_CA_BUNDLE, then SSL_CERT_FILE / SSL_CERT_DIR, then the system bundle.", completion: .file),
+        .value("capath", valueName: "DIR", help: "Trust the CA certificates in DIR (hashed, as c_rehash makes them).", completion: .directory),
+        .flag("insecure", short: "k", help: "Do not verify the server's certificate or name (warns on stderr every time)."),
+        .value("proxy", short: "x", valueName: "URL", help: "Use this proxy ([scheme://]host[:port], http or socks). Without it, http_proxy, https_proxy and all_proxy (and no_proxy) are read, as curl does."),
+        .value("noproxy", valueName: "HOSTS", help: "Comma-separated hosts (or domains) reached without the proxy; * for all. Overrides no_proxy."),
+        .value("limit-rate", valueName: "BYTES_PER_SECOND", help: "Cap each download's speed (K, M, G suffixes)."),
+        .value("speed-limit", valueName: "N", help: "Give up on a transfer slower than N bytes/s for --speed-time seconds (a timeout: retried with --retry).", defaultDescription: "1 with --speed-time"),
+        .value("speed-time", valueName: "SECONDS", help: "See --speed-limit.", defaultDescription: "30 with --speed-limit"),
+        .value("config", valueName: "FILE", help: "Read options from FILE instead of $XDG_CONFIG_HOME/imgfetch/config (~/.config/imgfetch/config): one long option per line, '# comments'. The command line wins.", completion: .file),
+        .flag("no-config", help: "Read no config file."),
+    ]
+
+    /// Writing images to a directory (get and prefetch): see OutputDirectory.swift.
+    static let outputDir: [OptionSpec] = [
+        .value("output-dir", valueName: "DIR", help: "Also write each delivered image to DIR, atomically, named by --name. Needed by get with several sources.", completion: .directory),
+        .value("name", valueName: "TEMPLATE", help: "File names in --output-dir: {name} (the source's file name without extension), {ext} (the output format's), {key}, {line}, {host}, {w}, {h}; may hold / for subdirectories, never .. . A name taken earlier in the run gets -LINE before its extension (list order decides); files from before the run are replaced.", defaultDescription: "{name}.{ext}"),
+        .flag("create-dirs", help: "Create --output-dir and the subdirectories --name makes."),
+    ]
+
     static let cacheDir = OptionSpec.value("cache-dir", valueName: "DIR", help: "Cache directory.", defaultDescription: "$IMGFETCH_CACHE_DIR, else $XDG_CACHE_HOME/imgfetch, else ~/.cache/imgfetch", global: true, completion: .directory)
 
     static let get = CommandSpec(
-        name: "get", abstract: "Fetch one image, to stdout or -o FILE.",
-        usage: "imgfetch get [options] SOURCE",
-        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal.", completion: .file)]
-            + retrieval(formatDefault: "-o FILE's extension, else original"),
-        positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL.", completion: .file)],
+        name: "get", abstract: "Fetch one image, to stdout or -o FILE (several with --output-dir DIR).",
+        usage: "imgfetch get [options] SOURCE...",
+        options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal. One source only.", completion: .file)]
+            + retrieval(formatDefault: "-o FILE's extension, else original") + network + outputDir,
+        positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL. Several need --output-dir.", arity: .oneOrMore, completion: .file)],
         discussion: """
+        With several sources (--output-dir), the exit code is 1 when any failed (3 when every failure was not cached), else 4 after a cache error, else 0.
         Exit codes: 0 delivered; 1 the source failed; 2 usage error; 3 not cached and the network may not be used; 4 the cache directory cannot be used (the image is still written); 130 after SIGINT, 143 after SIGTERM.
 
         Examples:
@@ -57,7 +86,7 @@ enum Specs {
     static let prefetch = CommandSpec(
         name: "prefetch", abstract: "Warm the cache from a list of sources (default: stdin).",
         usage: "imgfetch prefetch [options] [LIST | -]",
-        options: retrieval(formatDefault: "original") + [
+        options: retrieval(formatDefault: "original") + network + outputDir + [
             .value("jobs", short: "j", valueName: "N", help: "Transfers at once.", defaultDescription: "8"),
             .value("rate", valueName: "PER_SECOND", help: "At most this many requests per second (token bucket)."),
             .value("per-host", valueName: "N", help: "At most N transfers (and connections) per host."),
@@ -67,7 +96,7 @@ enum Specs {
         ],
         positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line; - or nothing reads stdin.", arity: .optional, completion: .file)],
         discussion: """
-        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]...; blank lines and # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark are accepted. Each line starts as soon as it arrives (a pipe is followed line by line). A malformed line (or one over 64 KiB) is reported as LIST:LINE: message and skipped.
+        List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]... [header=VALUE]... [user-agent=VALUE] [referer=VALUE] [cookie=VALUE] [user=USER:PASSWORD] [name=TEMPLATE]; a value with blanks is double-quoted (header="Referer: https://a.example/"); list lines are redacted in every message; blank lines and # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark are accepted. Each line starts as soon as it arrives (a pipe is followed line by line). A malformed line (or one over 64 KiB) is reported as LIST:LINE: message and skipped.
 
         Exit codes: 0 every source delivered; 1 a source failed or a line was malformed; 2 usage error or an unreadable list; 3 every failure was a source not cached while the network may not be used; 4 the cache directory cannot be used; 130 after SIGINT, 141 when stdout is closed (| head), 143 after SIGTERM (after the summary).
 

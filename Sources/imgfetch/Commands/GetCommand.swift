@@ -4,9 +4,18 @@ import ImageFetch
 /// `imgfetch get [options] SOURCE`: one retrieval, the image to stdout or `-o FILE`.
 enum GetCommand {
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
-        let sourceText = parsed.positional("SOURCE") ?? ""
+        let sourceTexts = parsed.positionalValues("SOURCE")
+        let sourceText = sourceTexts.first ?? ""
         let output = parsed.value("output")
+        if let outputDir = try OutputDirectory.from(parsed) {
+            if output != nil { throw UsageError("-o and --output-dir cannot be used together", commandPath: ["get"]) }
+            return try await runMany(sourceTexts, parsed: parsed, outputDir: outputDir)
+        }
+        if sourceTexts.count > 1 {
+            throw UsageError("several sources need --output-dir DIR (-o writes one file)", commandPath: ["get"])
+        }
         let settings = try RequestOptions(parsed, outputPath: output)
+        if settings.network.tls.insecure { Console.errorLine(NetworkSettings.insecureWarning) }
         let source: Source
         do { source = try Source(parsing: sourceText) } catch {
             throw UsageError(error.message(naming: Source.abbreviated(sourceText)), commandPath: ["get"])
@@ -47,6 +56,36 @@ enum GetCommand {
             if result.needsRevalidation { _ = await pipeline.revalidate(settings.request(for: source)) }
             return result.cacheError == nil ? .ok : .cacheUnusable
         }
+    }
+
+    /// `get SOURCE... --output-dir DIR`: one retrieval after the other in one process, each image
+    /// written to DIR (names as prefetch's, {line} = the source's position). Exit code: 1 when any
+    /// failed (3 when every failure is not-cached), else 4 after a cache error, else 0.
+    static func runMany(_ texts: [String], parsed: ParsedCommand, outputDir: OutputDirectory) async throws(UsageError) -> ExitCode {
+        let settings = try RequestOptions(parsed)
+        if settings.network.tls.insecure { Console.errorLine(NetworkSettings.insecureWarning) }
+        var sources: [Source] = []
+        for text in texts {
+            do { sources.append(try Source(parsing: text)) } catch {
+                throw UsageError("\(Source.abbreviated(text)): \(error.message)")
+            }
+        }
+        let pipeline = Pipelines.make(settings)
+        var failed = 0, notCached = 0, cacheErrors = 0
+        for (index, source) in sources.enumerated() {
+            let outcome = await pipeline.retrieve(settings.request(for: source))
+            switch outcome.flatMap({ result in outputDir.write(result, source: source, line: index + 1).map { (result, $0) } }) {
+            case .failure(let failure):
+                Report.failure(failure, source: source.description, settings: settings)
+                failed += 1
+                if failure.error.isNotCached { notCached += 1 }
+            case .success(let (result, file)):
+                Report.success(result, settings: settings, file: file)
+                if result.cacheError != nil { cacheErrors += 1 }
+            }
+        }
+        if failed > 0 { return failed == notCached ? .notCached : .failed }
+        return cacheErrors > 0 ? .cacheUnusable : .ok
     }
 
     enum Destination {
@@ -96,16 +135,17 @@ enum Report {
         failure.error.message(naming: source)
     }
 
-    static func success(_ result: ImageResult, settings: RequestOptions) {
-        if settings.json { Console.line(ResultRecord.success(result).text) }
+    static func success(_ result: ImageResult, settings: RequestOptions, file: String? = nil) {
+        if settings.json { Console.line(ResultRecord.success(result, file: file).text) }
         for line in problems(of: result, settings: settings) { Console.errorLine(line) }
-        if settings.verbose { Console.errorLine(verbose(result)) }
+        if settings.verbose { Console.errorLine(verbose(result, file: file)) }
     }
 
     /// The `--verbose` line (without the prefix) of a delivered result: cache state, size, format,
     /// bytes, time, and the source loaded when it was not the one asked for.
-    static func verbose(_ result: ImageResult) -> String {
+    static func verbose(_ result: ImageResult, file: String? = nil) -> String {
         var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
+        if let file { line += ", written to \(ListParser.quoted(file, limit: 300, marks: false))" }
         if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
         return line
     }

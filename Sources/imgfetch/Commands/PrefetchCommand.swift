@@ -10,6 +10,8 @@ import Glibc
 enum PrefetchCommand {
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
         let settings = try RequestOptions(parsed)
+        let outputDir = try OutputDirectory.from(parsed)
+        if settings.network.tls.insecure { Console.errorLine(NetworkSettings.insecureWarning) }
         let jobs = try parsed.int("jobs", range: 1...256) ?? 8
         let rate = try parsed.double("rate", range: 0.001...100_000)
         let perHost = try parsed.int("per-host", range: 1...256) ?? 0
@@ -30,7 +32,8 @@ enum PrefetchCommand {
         let progress = showProgress ? ProgressBar(total: reader.countSources()) : nil
         let pipeline = Pipelines.make(settings, maxConnections: jobs, maxPerHost: perHost, rate: rate)
         let prefetcher = Prefetcher(pipeline: pipeline, jobs: jobs)
-        let run = PrefetchRun(settings: settings, listName: listName, shard: shard, reader: reader, progress: progress)
+        let run = PrefetchRun(settings: settings, listName: listName, shard: shard, reader: reader, progress: progress,
+                              outputDir: outputDir)
         let started = FileSystem.monotonic()
 
         let work = Task { await prefetcher.run(next: { await run.next() }, onCompletion: { run.report($0) }) }
@@ -41,6 +44,7 @@ enum PrefetchCommand {
         let interrupted = Interrupts.onSignal { _ in stop() }
         run.outputClosed.install(stop)
         await work.value
+        run.finishOutput()
         progress?.finish()
         let summary = run.summary
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
@@ -63,6 +67,8 @@ final class PrefetchRun: Sendable {
     let shard: Shard?
     let reader: ListReader
     let progress: ProgressBar?
+    /// `--output-dir`: delivered images are written there, and reported, in list order.
+    let outputDir: OutputDirectory?
     /// Set when a write to stdout finds its reader gone (EPIPE): the run stops as on an interrupt.
     let outputClosed = StopSwitch()
     /// The last batch of lines read and the index of the next one.
@@ -70,7 +76,9 @@ final class PrefetchRun: Sendable {
     private let counts = Mutex(PrefetchSummary())
     private let output = Mutex(())
 
-    init(settings: RequestOptions, listName: String, shard: Shard?, reader: ListReader, progress: ProgressBar?) {
+    init(settings: RequestOptions, listName: String, shard: Shard?, reader: ListReader, progress: ProgressBar?,
+         outputDir: OutputDirectory? = nil) {
+        self.outputDir = outputDir
         self.settings = settings
         self.listName = listName
         self.shard = shard
@@ -94,7 +102,22 @@ final class PrefetchRun: Sendable {
                     counts.withLock { $0.skippedByShard += 1 }
                     continue
                 }
-                return (line.number, settings.request(for: item.source, lowDataSource: item.lowDataSource, alternatives: item.alternatives))
+                var template: OutputTemplate?
+                if let name = item.name {
+                    guard outputDir != nil else {
+                        counts.withLock { $0.malformed += 1 }
+                        write(stderr: "imgfetch: \(listName):\(line.number): name= needs --output-dir\n")
+                        continue
+                    }
+                    do { template = try OutputTemplate(name) } catch {
+                        counts.withLock { $0.malformed += 1 }
+                        write(stderr: "imgfetch: \(listName):\(line.number): name=: \(error.message)\n")
+                        continue
+                    }
+                }
+                outputDir?.issue(line: line.number, template: template)
+                return (line.number, settings.request(for: item.source, lowDataSource: item.lowDataSource, alternatives: item.alternatives,
+                                                      network: item.network(over: settings.network)))
             }
         }
         return nil
@@ -115,12 +138,20 @@ final class PrefetchRun: Sendable {
     }
 
     func report(_ completion: Prefetcher.Completion) {
+        guard let outputDir else { return report(completion, file: nil) }
+        outputDir.complete(completion) { report($0, file: $1) }
+    }
+
+    /// Writes and reports the lines an interrupt left behind earlier, undone lines.
+    func finishOutput() { outputDir?.finish { report($0, file: $1) } }
+
+    func report(_ completion: Prefetcher.Completion, file: String?) {
         let snapshot = counts.withLock { c -> PrefetchSummary in c.record(completion); return c }
         var record: String?
         var problems: [String] = []
         switch completion.outcome {
         case .success(let result):
-            if settings.json { record = ResultRecord.success(result).text }
+            if settings.json { record = ResultRecord.success(result, file: file).text }
             problems = Report.problems(of: result, settings: settings)
             if settings.verbose { problems.append(Report.verbose(result)) }
         case .failure(let failure) where failure.error == .cancelled:

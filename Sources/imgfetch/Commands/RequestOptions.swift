@@ -6,6 +6,8 @@ import ImageFetch
 struct RequestOptions {
     var processing: Processing
     var options: FetchOptions
+    /// Headers, credentials, TLS, proxy and speed of http(s) requests (`NetworkSettings`).
+    var network: NetworkOptions
     var lowDataSource: Source?
     var alternatives: [Source]
     var cacheDirectory: String
@@ -62,6 +64,7 @@ struct RequestOptions {
         default: break
         }
         self.options = options
+        network = try NetworkSettings.parse(parsed, environment: environment)
 
         lowDataSource = try parsed.value("low-data-source").map { text throws(UsageError) in try RequestOptions.source(text, option: "--low-data-source") }
         alternatives = try parsed.values("alt").map { text throws(UsageError) in try RequestOptions.source(text, option: "--alt") }
@@ -80,9 +83,11 @@ struct RequestOptions {
         verbose = parsed.flag("verbose")
     }
 
-    func request(for source: Source, lowDataSource: Source? = nil, alternatives: [Source] = []) -> ImageRequest {
+    func request(for source: Source, lowDataSource: Source? = nil, alternatives: [Source] = [],
+                 network: NetworkOptions? = nil) -> ImageRequest {
         ImageRequest(source: source, processing: processing, lowDataSource: lowDataSource ?? self.lowDataSource,
-                     alternativeSources: alternatives.isEmpty ? self.alternatives : alternatives, options: options)
+                     alternativeSources: alternatives.isEmpty ? self.alternatives : alternatives, options: options,
+                     network: network ?? self.network)
     }
 
     /// `WxH`, `W`, or `xH`, each side 1...100000.

@@ -2,7 +2,8 @@ import ImageFetch
 
 /// The contract's result record (`--json`), one line per result.
 enum ResultRecord {
-    static func success(_ r: ImageResult) -> JSONObject {
+    /// `file`: where `--output-dir` wrote the image (added as "file" when given).
+    static func success(_ r: ImageResult, file: String? = nil) -> JSONObject {
         var o = JSONObject()
         o.add("status", "ok")
         o.add("original_source", r.originalSource.description)
@@ -21,6 +22,7 @@ enum ResultRecord {
         o.add("downloaded_bytes", r.downloadedBytes)
         if !r.warnings.isEmpty { o.add("warnings", strings: r.warnings) }
         if let cacheError = r.cacheError { o.add("cache_error", object: error(cacheError)) }
+        if let file { o.add("file", file) }
         return o
     }
 

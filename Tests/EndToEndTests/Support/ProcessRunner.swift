@@ -159,16 +159,20 @@ enum Imgfetch {
     }
 
     /// The environment every run starts from: the test process's, without anything that could
-    /// redirect imgfetch (its own variables, XDG cache, proxies), with HOME set to `home`.
+    /// redirect imgfetch (its own variables, XDG cache and config, proxies, CA variables), with HOME
+    /// set to `home` and XDG_CONFIG_HOME inside it.
     static func baseEnvironment(home: URL) -> [String: String] {
         var env = ProcessInfo.processInfo.environment
         for key in env.keys {
             let lower = key.lowercased()
-            if key.hasPrefix("IMGFETCH_") || key == "XDG_CACHE_HOME" || lower.hasSuffix("_proxy") {
+            if key.hasPrefix("IMGFETCH_") || key == "XDG_CACHE_HOME" || key == "XDG_CONFIG_HOME" || lower.hasSuffix("_proxy")
+                || ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR"].contains(key) {
                 env.removeValue(forKey: key)
             }
         }
         env["HOME"] = home.path
+        // A config file only where a test puts one (HOME/config/imgfetch/config).
+        env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         env["NO_PROXY"] = "127.0.0.1,localhost"
         env["no_proxy"] = "127.0.0.1,localhost"
         return env

@@ -30,13 +30,18 @@ final class TestServer {
     private let process: Process
     private let stdinPipe: Pipe
 
-    init(fixtures: URL = E2EPaths.fixturesDir) throws {
+    /// "http", or "https" when started with a certificate.
+    let scheme: String
+
+    /// `tls`: PEM certificate and key files to serve https with.
+    init(fixtures: URL = E2EPaths.fixturesDir, tls: (certificate: String, key: String)? = nil) throws {
         guard let python = TestServer.findPython() else {
             throw StartError(description: "python3 was not found in PATH; the end-to-end tests need it for their HTTP server")
         }
         let process = Process()
         process.executableURL = python
-        process.arguments = [E2EPaths.serverScript.path, fixtures.path]
+        process.arguments = [E2EPaths.serverScript.path, fixtures.path] + (tls.map { ["--tls", $0.certificate, $0.key] } ?? [])
+        scheme = tls == nil ? "http" : "https"
         let out = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardInput = input  // the server exits when this pipe closes
@@ -70,8 +75,8 @@ final class TestServer {
 
     deinit { stop() }
 
-    /// `http://127.0.0.1:PORT` + `path` (which starts with `/`).
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    /// `http://127.0.0.1:PORT` (https with TLS) + `path` (which starts with `/`).
+    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 
     func stop() {
         guard process.isRunning else { return }

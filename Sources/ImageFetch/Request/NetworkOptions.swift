@@ -1,0 +1,165 @@
+/// How an http(s) request is made: its headers and credentials, whom it trusts, which way it goes
+/// and how fast. One value travels whole from the request to the loader, and what it adds to the
+/// cache key and to the key that shares downloads in flight is computed here, next to it: a new
+/// option is added in one place. Files and data: URLs ignore it.
+///
+/// Identity-bearing values (`Authorization`, `Cookie` and `Proxy-Authorization` headers, `cookie`,
+/// `user`, `netrcFile`) only ever leave this value as keyed digests (`CredentialDigest`) or on the wire.
+public struct NetworkOptions: Sendable, Equatable {
+    /// One request header: `value` nil removes a header libcurl would send by default (`-H 'Name:'`).
+    public struct Header: Sendable, Equatable {
+        public var name: String
+        public var value: String?
+        public init(name: String, value: String?) {
+            self.name = name
+            self.value = value
+        }
+
+        /// Parses `Name: value` or `Name:`; nil when the name is empty or not a token, or when the
+        /// value could end the header line (a control character other than tab).
+        public init?(parsing text: String) {
+            guard let colon = text.firstIndex(of: ":") else { return nil }
+            let name = String(text[..<colon])
+            guard !name.isEmpty, name.utf8.allSatisfy(Header.isTokenByte) else { return nil }
+            var value = Substring(text[text.index(after: colon)...])
+            while value.first == " " || value.first == "\t" { value.removeFirst() }
+            guard HTTPHeaders.validValue(String(value)) != nil else { return nil }
+            self.init(name: name, value: value.isEmpty ? nil : String(value))
+        }
+
+        /// The header carries who is asking (`Authorization`, `Cookie`, `Proxy-Authorization`): never
+        /// stored, printed, or keyed other than by its digest.
+        public var carriesIdentity: Bool { NetworkOptions.identityHeaders.contains(name.lowercased()) }
+
+        /// The line libcurl is given: `Name: value`, or `Name:` to remove a default header.
+        var line: String { value.map { "\(name): \($0)" } ?? "\(name):" }
+
+        public static func isTokenByte(_ b: UInt8) -> Bool {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: "!#$%&'*+-.^_`|~".utf8.contains(b)
+            }
+        }
+    }
+
+    /// Lower-cased names of the headers that carry identity.
+    public static let identityHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+
+    /// Extra headers, in order (`-H`). Default none.
+    public var headers: [Header] = []
+    /// `User-Agent`; nil = `imgfetch/VERSION`.
+    public var userAgent: String?
+    /// `Referer`; nil = none.
+    public var referer: String?
+    /// `Cookie` header value (`k=v; k2=v2`), sent and never stored; nil = none.
+    public var cookie: String?
+    /// `USER:PASSWORD` for Basic authentication; nil = none (a URL's userinfo still applies).
+    public var user: String?
+    /// A netrc file whose entry for the host is used (required); nil = none.
+    public var netrcFile: String?
+    public var tls = TLSOptions()
+    /// Proxy URL (`-x`); nil = libcurl reads `http_proxy`, `https_proxy`, `all_proxy`.
+    public var proxy: String?
+    /// Hosts reached without the proxy (comma list, `*` = all); nil = libcurl reads `no_proxy`.
+    public var noProxy: String?
+    /// Download speed cap in bytes per second; nil = none.
+    public var limitRate: Int64?
+    /// Abort (a retryable timeout) when slower than `speedLimit` bytes/s for `speedTime` seconds.
+    /// Either alone takes curl's default for the other (1 byte/s, 30 s); nil both = never.
+    public var speedLimit: Int64?
+    public var speedTime: Int?
+
+    public init() {}
+
+    /// True when nothing changes what is asked of the server: the cache key is today's.
+    var shapesNothing: Bool {
+        headers.isEmpty && userAgent == nil && referer == nil && cookie == nil && user == nil && netrcFile == nil
+    }
+
+    /// The header lines sent, in order: `Referer`, `Cookie`, then `-H` headers (which win).
+    public var headerLines: [String] {
+        var lines: [String] = []
+        if let referer { lines.append("Referer: \(referer)") }
+        if let cookie { lines.append("Cookie: \(cookie)") }
+        lines += headers.map(\.line)
+        return lines
+    }
+
+    /// Whether the request sends anything that identifies its user (headers, cookie, -u, netrc).
+    public var carriesIdentity: Bool {
+        cookie != nil || user != nil || netrcFile != nil || headers.contains(where: \.carriesIdentity)
+    }
+
+    /// What this value adds to the cache key: nil when it shapes nothing (today's key); otherwise
+    /// every header, User-Agent, Referer, cookie, user and netrc file, identity-bearing ones as
+    /// keyed digests under `credentials`. TLS, proxy and speed settings do not change the response.
+    public func cacheKeyPart(credentials: CredentialDigest) throws(FetchError) -> String? {
+        if shapesNothing { return nil }
+        var parts: [String] = []
+        for header in headers {
+            let name = header.name.lowercased()
+            if header.carriesIdentity, let value = header.value {
+                parts.append("h:\(name):hmac=" + (try credentials.hex(.header, name + ":" + value)))
+            } else {
+                parts.append("h:\(name):" + (header.value.map { "=" + $0 } ?? "-"))
+            }
+        }
+        if let userAgent { parts.append("ua=" + userAgent) }
+        if let referer { parts.append("e=" + referer) }
+        if let cookie { parts.append("b:hmac=" + (try credentials.hex(.cookie, cookie))) }
+        if let user { parts.append("u:hmac=" + (try credentials.hex(.user, user))) }
+        if let netrcFile { parts.append("n:hmac=" + (try credentials.hex(.netrc, netrcFile))) }
+        return parts.joined(separator: "\n")
+    }
+
+    /// What is sent to `target` when the request was for `origin` (a redirect's hop): everything
+    /// when both have the same scheme, host and port; otherwise nothing that identifies the user
+    /// (identity headers, cookie, user, netrc file) — curl's rule for -u, applied to all of them.
+    public func sent(to target: Source, origin: Source) -> NetworkOptions {
+        guard let a = origin.origin, let b = target.origin, a != b else { return self }
+        var n = self
+        n.headers.removeAll(where: \.carriesIdentity)
+        n.cookie = nil
+        n.user = nil
+        n.netrcFile = nil
+        return n
+    }
+
+    /// Identifies requests that may share one download in flight: the cache key part under this
+    /// process's ephemeral secret, plus every setting that changes how the bytes travel. In memory only.
+    var coalescingKey: String {
+        let shaped = (try? cacheKeyPart(credentials: .ephemeral)) ?? nil
+        var parts = [shaped ?? ""]
+        parts.append("tls=\(tls.caFile ?? "")|\(tls.caPath ?? "")|\(tls.insecure)")
+        parts.append("x=\(proxy ?? "")|\(noProxy ?? "")")
+        parts.append("rate=\(limitRate ?? 0)|\(speedLimit ?? 0)|\(speedTime ?? 0)")
+        return parts.joined(separator: "\n")
+    }
+}
+
+extension Source {
+    /// `scheme://host:port` of an http(s) URL, lower-cased, the default port made explicit; nil
+    /// for other sources.
+    var origin: String? {
+        guard case .http(let url) = self, let colon = url.firstIndex(of: ":") else { return nil }
+        let scheme = url[..<colon].lowercased()
+        var authority = url[url.index(after: colon)...].dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var host = Substring(authority), port = scheme == "https" ? "443" : "80"
+        let portStart = authority.hasPrefix("[") ? authority.firstIndex(of: "]").map { authority.index(after: $0) } : authority.startIndex
+        if let portStart, let c = authority[portStart...].lastIndex(of: ":") {
+            host = authority[..<c]
+            let p = authority[authority.index(after: c)...]
+            if !p.isEmpty { port = String(p) }
+        }
+        return "\(scheme)://\(host.lowercased()):\(port)"
+    }
+}
+
+extension CredentialDigest.Kind {
+    /// An identity-bearing request header (`name:value`).
+    public static let header = CredentialDigest.Kind("header")
+    public static let cookie = CredentialDigest.Kind("cookie")
+    public static let user = CredentialDigest.Kind("user")
+    public static let netrc = CredentialDigest.Kind("netrc")
+}

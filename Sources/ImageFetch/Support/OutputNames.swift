@@ -1,0 +1,174 @@
+import Synchronization
+
+/// A file name template for images written to an output directory: `{name}` (the source's file
+/// name without its extension), `{ext}` (the output format's extension), `{key}` (the cache key),
+/// `{line}` (the list line, or the source's position for `get`), `{host}` (the URL's host, `local`
+/// for files and data: URLs), `{w}`, `{h}`. Default `{name}.{ext}`.
+///
+/// A name never leaves the directory: the template may hold `/` (subdirectories) but no empty, `.`
+/// or `..` component and no leading `/`; a value put in it never holds `/`, a control character,
+/// or is `.`/`..` (such characters become `_`).
+public struct OutputTemplate: Sendable, Equatable {
+    public let text: String
+    public static let defaultText = "{name}.{ext}"
+    static let placeholders: Set<String> = ["name", "ext", "key", "line", "host", "w", "h"]
+
+    /// Why a template is refused.
+    public struct Invalid: Error, Sendable {
+        public let message: String
+    }
+
+    /// Checks `text`; a message naming the problem when it is not usable.
+    public init(_ text: String = OutputTemplate.defaultText) throws(Invalid) {
+        func bad(_ why: String) -> Invalid { Invalid(message: "'\(ListParser.quoted(text, marks: false))': \(why)") }
+        if text.isEmpty { throw bad("empty") }
+        if text.hasPrefix("/") { throw bad("an absolute path (names are inside the output directory)") }
+        if text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { throw bad("a control character") }
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            guard let close = rest[open...].firstIndex(of: "}") else { throw bad("an unclosed {") }
+            let name = String(rest[rest.index(after: open)..<close])
+            guard OutputTemplate.placeholders.contains(name) else {
+                throw bad("unknown {\(name)}: expected {name}, {ext}, {key}, {line}, {host}, {w} or {h}")
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        for component in text.split(separator: "/", omittingEmptySubsequences: false) where component.isEmpty || component == "." || component == ".." {
+            throw bad("an empty, . or .. path component")
+        }
+        self.text = text
+    }
+
+    /// The values a name is made of.
+    public struct Values: Sendable {
+        public var name: String, ext: String, key: String, line: Int, host: String, width: Int, height: Int
+        public init(name: String, ext: String, key: String, line: Int, host: String, width: Int, height: Int) {
+            self.name = name; self.ext = ext; self.key = key; self.line = line; self.host = host; self.width = width; self.height = height
+        }
+
+        /// The values of a delivered image of `source` (line `line`).
+        public init(source: Source, result: ImageResult, line: Int) {
+            let ext = ImageFormat(name: result.image.format)?.fileExtension ?? result.image.format
+            self.init(name: OutputTemplate.stem(of: source), ext: ext, key: result.key.rawValue, line: line,
+                      host: OutputTemplate.host(of: source), width: result.image.width, height: result.image.height)
+        }
+    }
+
+    /// The relative path of an image.
+    public func render(_ v: Values) -> String {
+        var out = ""
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            out += rest[..<open]
+            let value: String
+            switch rest[rest.index(after: open)..<close] {
+            case "name": value = v.name
+            case "ext": value = v.ext
+            case "key": value = v.key
+            case "line": value = String(v.line)
+            case "host": value = v.host
+            case "w": value = String(v.width)
+            default: value = String(v.height)
+            }
+            out += OutputTemplate.safe(value)
+            rest = rest[rest.index(after: close)...]
+        }
+        return out + rest
+    }
+
+    /// A value that cannot change the path's shape: `/`, `\`, control characters become `_`; `.`,
+    /// `..` and an empty value become `_`; at most 120 characters.
+    static func safe(_ value: String) -> String {
+        var s = String(value.unicodeScalars.map { c -> Character in
+            c == "/" || c == "\\" || c.value < 0x20 || c.value == 0x7F ? "_" : Character(c)
+        }.prefix(120))
+        if s.isEmpty || s == "." || s == ".." { s = "_" }
+        return s
+    }
+
+    /// The source's file name without its extension: the URL path's last component (query and
+    /// fragment dropped, percent escapes decoded), a file's base name, `image` otherwise.
+    public static func stem(of source: Source) -> String {
+        var last: Substring
+        switch source {
+        case .data: return "image"
+        case .file(let path): last = path.split(separator: "/").last ?? ""
+        case .http(let url):
+            let afterScheme = afterSchemeOf(url)
+            guard let slash = afterScheme.firstIndex(of: "/") else { return "image" }
+            let path = afterScheme[slash...].prefix { $0 != "?" && $0 != "#" }
+            last = path.split(separator: "/").last ?? ""
+            last = Substring(percentDecoded(last))
+        }
+        if let dot = last.lastIndex(of: "."), dot != last.startIndex { last = last[..<dot] }
+        return last.isEmpty ? "image" : String(last)
+    }
+
+    public static func host(of source: Source) -> String {
+        guard case .http(let url) = source else { return "local" }
+        var authority = afterSchemeOf(url).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        if authority.hasPrefix("["), let end = authority.firstIndex(of: "]") { return String(authority[...end]) }
+        return String(authority.prefix { $0 != ":" })
+    }
+
+    /// What follows `scheme://` (the whole text when there is none).
+    static func afterSchemeOf(_ url: String) -> Substring {
+        let s = Substring(url)
+        guard let colon = s.firstIndex(of: ":") else { return s }
+        let rest = s[s.index(after: colon)...]
+        return rest.hasPrefix("//") ? rest.dropFirst(2) : s
+    }
+
+    static func percentDecoded(_ s: Substring) -> String {
+        var bytes: [UInt8] = []
+        var i = s.utf8.startIndex
+        let u = s.utf8
+        while i < u.endIndex {
+            if u[i] == UInt8(ascii: "%"), let h1 = u.index(i, offsetBy: 1, limitedBy: u.endIndex), h1 < u.endIndex,
+               let h2 = u.index(i, offsetBy: 2, limitedBy: u.endIndex), h2 < u.endIndex,
+               let v = UInt8(String(decoding: [u[h1], u[h2]], as: UTF8.self), radix: 16) {
+                bytes.append(v)
+                i = u.index(i, offsetBy: 3)
+            } else {
+                bytes.append(u[i])
+                i = u.index(after: i)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// The names claimed in one run: a name is given to one image only, so no line overwrites a
+/// file another line of the run wrote. Claims are made in list order by the caller, and a taken
+/// name `STEM.EXT` becomes `STEM-LINE.EXT` (then `STEM-LINE-2.EXT`, ...): the result depends on
+/// the list only, not on which download finished first.
+public final class OutputNames: Sendable {
+    private let claimed = Mutex<Set<String>>([])
+
+    public init() {}
+
+    /// Claims `name` (relative) for `line`, or its first free variant.
+    public func claim(_ name: String, line: Int) -> String {
+        claimed.withLock { taken in
+            var candidate = name
+            var n = 1
+            while taken.contains(candidate) {
+                candidate = OutputNames.variant(name, suffix: n == 1 ? "-\(line)" : "-\(line)-\(n)")
+                n += 1
+            }
+            taken.insert(candidate)
+            return candidate
+        }
+    }
+
+    /// `dir/stem.ext` with `suffix` after the stem (the extension is what follows the last dot of
+    /// the last component).
+    static func variant(_ name: String, suffix: String) -> String {
+        let slash = name.lastIndex(of: "/").map { name.index(after: $0) } ?? name.startIndex
+        if let dot = name[slash...].lastIndex(of: "."), dot != slash {
+            return String(name[..<dot]) + suffix + name[dot...]
+        }
+        return name + suffix
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentKit
+import ImageFetch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns the network options of `get` and `prefetch` (`Specs.network`) into one `NetworkOptions`.
+/// Bad values are usage errors (exit 2) that never show a credential.
+enum NetworkSettings {
+    static func parse(_ parsed: ParsedCommand, environment: (String) -> String?) throws(UsageError) -> NetworkOptions {
+        var n = NetworkOptions()
+        n.headers = try parsed.values("header").map { text throws(UsageError) in try header(text, option: "--header") }
+        n.userAgent = try parsed.value("user-agent").map { v throws(UsageError) in try fieldValue(v, option: "--user-agent") }
+        n.referer = try parsed.value("referer").map { v throws(UsageError) in try fieldValue(v, option: "--referer") }
+        n.cookie = try parsed.value("cookie").map { v throws(UsageError) in try cookie(v, option: "--cookie") }
+        n.user = try parsed.value("user").map { v throws(UsageError) in try user(v, option: "--user") }
+        if let file = parsed.value("netrc-file") {
+            n.netrcFile = try readableFile(file, option: "--netrc-file")
+        } else if parsed.flag("netrc") {
+            let home = environment("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? "/root"
+            n.netrcFile = try readableFile(home + "/.netrc", option: "--netrc")
+        }
+        let cacert = try parsed.value("cacert").map { v throws(UsageError) in try readableFile(v, option: "--cacert") }
+        let capath = parsed.value("capath")
+        if let capath, !FileSystem.isDirectory(capath) {
+            throw UsageError("invalid value '\(Source.abbreviated(capath))' for '--capath': not a directory")
+        }
+        n.tls = TLSOptions.resolve(cacert: cacert, capath: capath, insecure: parsed.flag("insecure"), environment: environment)
+        n.proxy = try parsed.value("proxy").map { v throws(UsageError) in try fieldValue(v, option: "--proxy") }
+        n.noProxy = try parsed.value("noproxy").map { v throws(UsageError) in try fieldValue(v, option: "--noproxy") }
+        if let v = try parsed.parse("limit-rate", ValueParsers.byteSize) {
+            guard v > 0 else { throw UsageError("invalid value '0' for '--limit-rate': expected at least 1 byte per second") }
+            n.limitRate = v
+        }
+        n.speedLimit = try parsed.int("speed-limit", range: 1...Int(Int32.max)).map(Int64.init)
+        n.speedTime = try parsed.int("speed-time", range: 1...86_400)
+        return n
+    }
+
+    /// The warning `-k` gives, every time it is used (even with --quiet).
+    static let insecureWarning = "warning: --insecure: server certificates and host names are not verified"
+
+    /// `Name: value` or `Name:`; a bad one is named without its value when it names an identity header.
+    static func header(_ text: String, option: String) throws(UsageError) -> NetworkOptions.Header {
+        guard let header = NetworkOptions.Header(parsing: text) else {
+            // Only the name is shown: a malformed identity header may hold its secret anywhere.
+            let name = String(text.prefix(while: { $0.isASCII && NetworkOptions.Header.isTokenByte($0.asciiValue!) }).prefix(40))
+            throw UsageError("invalid value '\(name)...' for '\(option)': expected 'NAME: VALUE' (a token, a colon, a value without control characters), or 'NAME:' to remove a default header")
+        }
+        return header
+    }
+
+    /// A header as a message may show it: an identity header's value as `***`.
+    static func shownHeader(_ text: String) -> String {
+        if let colon = text.firstIndex(of: ":"),
+           NetworkOptions.identityHeaders.contains(text[..<colon].trimmingSpaces().lowercased()) {
+            return ListParser.quoted(text[..<colon], marks: false) + ": ***"
+        }
+        return ListParser.quoted(text, marks: false)
+    }
+
+    static func fieldValue(_ text: String, option: String) throws(UsageError) -> String {
+        guard HTTPHeaders.validValue(text) != nil else {
+            throw UsageError("invalid value '\(ListParser.quoted(text, marks: false))' for '\(option)': control characters are not allowed")
+        }
+        return text
+    }
+
+    /// `k=v[; k2=v2]`, never shown in a message. (curl reads a file for a value without `=`; not here.)
+    static func cookie(_ text: String, option: String) throws(UsageError) -> String {
+        guard text.contains("="), HTTPHeaders.validValue(text) != nil else {
+            throw UsageError("invalid value for '\(option)': expected 'NAME=VALUE[; NAME=VALUE]...' without control characters (cookie files are not read)")
+        }
+        return text
+    }
+
+    /// `USER:PASSWORD`, never shown. Nothing is prompted for: a missing password is an error.
+    static func user(_ text: String, option: String) throws(UsageError) -> String {
+        guard let colon = text.firstIndex(of: ":") else {
+            throw UsageError("invalid value for '\(option)': no password given (expected USER:PASSWORD; imgfetch prompts for nothing)")
+        }
+        guard colon != text.startIndex, HTTPHeaders.validValue(text) != nil else {
+            throw UsageError("invalid value for '\(option)': expected USER:PASSWORD with a user name and no control characters")
+        }
+        return text
+    }
+
+    /// `path` when it is a regular file this process can read (never read here: a FIFO or
+    /// /dev/zero named by mistake must not hang or fill memory).
+    static func readableFile(_ path: String, option: String) throws(UsageError) -> String {
+        guard let status = FileSystem.status(path) else {
+            throw UsageError("invalid value '\(Source.abbreviated(path))' for '\(option)': no such file")
+        }
+        guard status.isRegular, access(path, R_OK) == 0 else {
+            throw UsageError("invalid value '\(Source.abbreviated(path))' for '\(option)': not a readable regular file")
+        }
+        return path
+    }
+}
+
+extension StringProtocol {
+    func trimmingSpaces() -> String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s.removeFirst() }
+        while s.last == " " || s.last == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

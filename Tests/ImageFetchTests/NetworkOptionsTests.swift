@@ -1,0 +1,121 @@
+@testable import ImageFetch
+import XCTest
+
+/// The request's network options: one value whose cache-key part and coalescing key are computed
+/// beside it; no option keeps today's key; identity only as keyed digests.
+final class NetworkOptionsTests: XCTestCase {
+    private let url = Source.http("https://example.com/a.jpg")
+    private let secretA = CredentialDigest(secret: Array(repeating: 1, count: 32))
+    private let secretB = CredentialDigest(secret: Array(repeating: 2, count: 32))
+
+    private func key(_ n: NetworkOptions, _ c: CredentialDigest? = nil, _ s: Source? = nil) throws -> String {
+        try CacheKey(source: s ?? url, processing: .original, network: n, credentials: c ?? secretA).rawValue
+    }
+
+    func testNoOptionKeepsTodaysKey() throws {
+        var quiet = NetworkOptions()
+        quiet.tls = TLSOptions(caFile: "/ca.pem", insecure: true)
+        quiet.proxy = "http://127.0.0.1:1"
+        quiet.limitRate = 10
+        XCTAssertEqual(try key(NetworkOptions()), CacheKey(source: url, processing: .original).rawValue)
+        XCTAssertEqual(try key(quiet), CacheKey(source: url, processing: .original).rawValue,
+                       "TLS, proxy and speed do not change the response: same entry")
+    }
+
+    func testEveryShapingOptionChangesTheKey() throws {
+        var variants: [NetworkOptions] = []
+        for change in [{ (n: inout NetworkOptions) in n.headers = [.init(name: "X-A", value: "1")] },
+                       { $0.headers = [.init(name: "X-A", value: "2")] },
+                       { $0.headers = [.init(name: "Accept", value: nil)] },
+                       { $0.userAgent = "a" }, { $0.referer = "https://r/" }, { $0.cookie = "a=1" },
+                       { $0.cookie = "a=2" }, { $0.user = "u:1" }, { $0.user = "u:2" }, { $0.netrcFile = "/n" }] {
+            var n = NetworkOptions()
+            change(&n)
+            variants.append(n)
+        }
+        let keys = try variants.map { try key($0) } + [try key(NetworkOptions())]
+        XCTAssertEqual(Set(keys).count, keys.count, "every option, every value: its own key")
+        XCTAssertEqual(Set(variants.map(\.coalescingKey)).count, variants.count, "and its own download in flight")
+    }
+
+    func testIdentityIsKeyedUnderTheSecretAndNeverAppearsRaw() throws {
+        var n = NetworkOptions()
+        n.headers = [.init(name: "Authorization", value: "Bearer tok3n")]
+        n.cookie = "sid=c00kie"
+        n.user = "bob:pa55"
+        let part = try XCTUnwrap(try n.cacheKeyPart(credentials: secretA))
+        for secret in ["tok3n", "c00kie", "pa55"] {
+            XCTAssertFalse(part.contains(secret))
+            XCTAssertFalse(n.coalescingKey.contains(secret))
+        }
+        XCTAssertNotEqual(try key(n, secretA), try key(n, secretB), "keyed: another cache secret, another key")
+        XCTAssertTrue(n.carriesIdentity)
+    }
+
+    func testFilesAndDataURLsIgnoreNetworkOptions() throws {
+        var n = NetworkOptions()
+        n.userAgent = "x"
+        let file = Source.file(path: "/tmp/a.jpg")
+        XCTAssertEqual(try key(n, nil, file), CacheKey(source: file, processing: .original).rawValue)
+    }
+
+    func testHeaderParsing() {
+        XCTAssertEqual(NetworkOptions.Header(parsing: "X-A:  b c"), .init(name: "X-A", value: "b c"))
+        XCTAssertEqual(NetworkOptions.Header(parsing: "Accept:"), .init(name: "Accept", value: nil))
+        XCTAssertNil(NetworkOptions.Header(parsing: "no colon"))
+        XCTAssertNil(NetworkOptions.Header(parsing: "Bad Name: v"))
+        XCTAssertNil(NetworkOptions.Header(parsing: "X: a\r\nInjected: 1"))
+    }
+
+    func testTLSPrecedenceIsCurls() {
+        let env = ["CURL_CA_BUNDLE": "/bundle", "SSL_CERT_FILE": "/file", "SSL_CERT_DIR": "/dir"]
+        let all: (String) -> String? = { env[$0] }
+        XCTAssertEqual(TLSOptions.resolve(cacert: "/opt", capath: nil, insecure: false, environment: all).caFile, "/opt")
+        XCTAssertEqual(TLSOptions.resolve(cacert: nil, capath: nil, insecure: false, environment: all).caFile, "/bundle")
+        let ssl = TLSOptions.resolve(cacert: nil, capath: nil, insecure: false, environment: { $0 == "CURL_CA_BUNDLE" ? nil : env[$0] })
+        XCTAssertEqual(ssl.caFile, "/file")
+        XCTAssertEqual(ssl.caPath, "/dir")
+        let none = TLSOptions.resolve(cacert: nil, capath: nil, insecure: false, environment: { _ in "" })
+        XCTAssertNil(none.caFile, "empty variables count as unset: the system bundle")
+        XCTAssertEqual(TLSOptions.resolve(cacert: nil, capath: "/p", insecure: false, environment: all).caPath, "/p")
+    }
+
+    func testListLineRedaction() {
+        let line = #"https://u:pw1@h/a.jpg user=bob:pw2 cookie=sid=pw3 header="Authorization: Bearer pw4" header="X-A: ok""#
+        let shown = ListParser.redact(line)
+        for secret in ["pw1", "pw2", "pw3", "pw4"] { XCTAssertFalse(shown.contains(secret), shown) }
+        XCTAssertTrue(shown.contains("X-A: ok"), shown)
+    }
+
+    func testListLineOptionsAreQuotedAndParsed() throws {
+        guard case .item(let item) = ListParser.parse(#"https://h/a.jpg header="Referer: https://a.example/" user-agent="A b" name=x"#, line: 1) else {
+            return XCTFail("not parsed")
+        }
+        XCTAssertEqual(item.headers, [.init(name: "Referer", value: "https://a.example/")])
+        XCTAssertEqual(item.userAgent, "A b")
+        XCTAssertEqual(item.name, "x")
+        guard case .malformed(_, let message) = ListParser.parse(#"https://h/a.jpg header="unterminated"#, line: 1) else {
+            return XCTFail("an unterminated quote is malformed")
+        }
+        XCTAssertTrue(message.contains("unterminated"), message)
+    }
+}
+
+final class RedirectHopTests: XCTestCase {
+    func testIdentityIsDroppedOnlyForAnotherOrigin() {
+        var n = NetworkOptions()
+        n.headers = [.init(name: "Authorization", value: "x"), .init(name: "X-A", value: "1")]
+        n.cookie = "a=1"
+        n.user = "u:p"
+        n.netrcFile = "/n"
+        let origin = Source.http("https://a.example/x.jpg")
+        XCTAssertEqual(n.sent(to: .http("https://A.example:443/y.jpg"), origin: origin), n)
+        for other in ["https://b.example/y.jpg", "https://a.example:8443/y.jpg", "http://a.example/y.jpg"] {
+            let hop = n.sent(to: .http(other), origin: origin)
+            XCTAssertEqual(hop.headers, [.init(name: "X-A", value: "1")], other)
+            XCTAssertNil(hop.cookie)
+            XCTAssertNil(hop.user)
+            XCTAssertNil(hop.netrcFile)
+        }
+    }
+}
