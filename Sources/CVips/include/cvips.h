@@ -24,6 +24,7 @@ typedef struct {
     int width, height, bands;
     int has_alpha;
     int pages;                 /* n-pages metadata, 1 when absent */
+    int has_profile;           /* an embedded ICC profile (icc-profile-data) */
     char loader[64];           /* e.g. "jpegload_buffer" */
 } ifv_header;
 
@@ -39,10 +40,18 @@ typedef struct {
     int crop;                  /* 0 = fit inside, 1 = cover (fill the box, crop centre) */
     const char *save_suffix;   /* ".jpg", ".png", ".webp", ".avif", ".gif" */
     int quality;               /* 1-100 for lossy savers, 0 = saver default */
+    int linear;                /* 1 = resize in linear light (vipsthumbnail --linear) */
+    int all_pages;             /* 1 = every page/frame (an animation to an animated format), 0 = the first */
+    int flatten;               /* 1 = the saver keeps no alpha: flatten onto `background` */
+    double background[3];      /* sRGB, 0-255 */
 } ifv_thumb_opts;
 
-/* Thumbnail with shrink-on-load, never upscaling, then encode. On success *out is a buffer to
- * release with ifv_free, and *out_w / *out_h the encoded dimensions. Truncated input fails. */
+/* vips_thumbnail as vipsthumbnail runs it (shrink-on-load leaving the filter at least 2x, never
+ * upscaling, orientation applied); a source carrying an ICC profile is converted to sRGB (an
+ * untagged one is left alone: libvips 8.14 shifts it otherwise), alpha flattened when asked, every
+ * metadata field but the animation's removed (savers differ in what `strip` removes), then encoded.
+ * On success *out is a buffer to release with ifv_free, and *out_w / *out_h the encoded
+ * dimensions (*out_h of one frame). Truncated input fails. */
 int ifv_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts,
                   void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen);
 void ifv_free(void *p);

@@ -20,24 +20,30 @@ public struct VipsProcessor: ImageProcessing {
         }
         try loadVips()
         let header: ImageHeader
-        do { header = try VipsBridge.header(bytes) } catch { throw .invalidImage(VipsProcessor.describe(error, bytes)) }
-        let pixels = Int64(header.width) * Int64(header.height)
-        if pixels > maxPixels {
-            throw .tooLarge("\(header.width)x\(header.height) is \(pixels) pixels, over --max-pixels \(maxPixels)")
-        }
+        do { header = try VipsBridge.header(bytes) } catch { throw VipsProcessor.refusal(error, bytes) }
         let sourceFormat = header.format
+        let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : processing.format
+        // An animation to a format that keeps one decodes every frame, and every frame counts.
+        let allFrames = header.pages > 1 && target.isAnimated && ["gif", "webp"].contains(sourceFormat)
+        let frames = allFrames ? Int64(header.pages) : 1
+        let (pixels, overflow) = (Int64(header.width) * Int64(header.height)).multipliedReportingOverflow(by: frames)
+        if overflow || pixels > maxPixels {
+            let what = frames > 1 ? "\(header.width)x\(header.height) x \(frames) frames" : "\(header.width)x\(header.height)"
+            throw .tooLarge("\(what) is \(overflow ? "too many" : String(pixels)) pixels, over --max-pixels \(maxPixels)")
+        }
         if processing.isOriginal || (!processing.resizes && processing.format.rawValue == sourceFormat && processing.quality == nil) {
             // The original bytes are handed out as they are, once proven to decode completely.
             do { try VipsBridge.validate(bytes) } catch { throw .invalidImage(VipsProcessor.describe(error, bytes)) }
             return ProcessedImage(bytes: bytes, width: header.width, height: header.height, format: sourceFormat)
         }
-        let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : processing.format
         if target == .avif && !VipsBridge.canSave(suffix: ".avif") {
             throw .unsupportedFormat("this libvips build cannot write AVIF; choose --format webp, jpeg or png")
         }
         do {
             let out = try VipsBridge.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
-                                               suffix: target.saveSuffix, quality: target.isLossy ? processing.quality : nil)
+                                               suffix: target.saveSuffix, quality: target.isLossy ? processing.quality : nil,
+                                               linear: processing.linear, allPages: allFrames,
+                                               flattenOnto: target.hasAlpha ? nil : processing.background)
             return ProcessedImage(bytes: out.bytes, width: out.width, height: out.height, format: target.rawValue,
                                   sourceWidth: header.width, sourceHeight: header.height, sourceFormat: sourceFormat)
         } catch {
@@ -88,6 +94,19 @@ public struct VipsProcessor: ImageProcessing {
             return own
         }
         return header.hasAlpha ? .png : .jpeg
+    }
+
+    /// Formats libvips could read but imgfetch does not, in plain words (libvips would say
+    /// "svgload_buffer: operation is blocked" or "not a known format"); else `describe`.
+    static func refusal(_ error: VipsFailure, _ bytes: [UInt8]) -> FetchError {
+        let head = String(decoding: bytes.prefix(256), as: UTF8.self).lowercased()
+        if error.message.contains("svgload") || (head.contains("<svg") && !head.contains("<html")) {
+            return .unsupportedFormat("SVG is not accepted: libvips marks its SVG loader untrusted (a full renderer run on untrusted input)")
+        }
+        if bytes.count >= 14, bytes[0] == 0x42, bytes[1] == 0x4D {
+            return .unsupportedFormat("BMP is not accepted: libvips reads it only through its ImageMagick module, which imgfetch does not load")
+        }
+        return .invalidImage(describe(error, bytes))
     }
 
     /// A one-line reason, with a hint when the bytes look like HTML (an error page served as an image).

@@ -1,12 +1,15 @@
 import ArgumentKit
+import ImageFetch
 
 /// The command tree: every command, option and help text. `--help` and the man page follow it.
 enum Specs {
     static let retrieval: [OptionSpec] = [
         .value("size", short: "s", valueName: "WxH", help: "Fit the image inside the box (also W or xH), keeping its aspect ratio; never upscale."),
         .value("fit", valueName: "inside|cover", help: "cover fills the box exactly, cropping the overflow.", defaultDescription: "inside"),
-        .value("format", short: "f", valueName: "FORMAT", help: "jpeg, png, webp, avif, gif or original.", defaultDescription: "-o FILE's extension, else original"),
-        .value("quality", short: "q", valueName: "N", help: "Quality 1-100 for lossy formats.", defaultDescription: "75"),
+        .value("format", short: "f", valueName: "FORMAT", help: "\(ImageFormat.namesForHelp). Output is sRGB without metadata; original hands out the source's own bytes when nothing else is asked.", defaultDescription: "-o FILE's extension, else original"),
+        .value("quality", short: "q", valueName: "N", help: "Quality 1-100 for lossy formats (\(ImageFormat.registry.filter(\.isLossy).map(\.format.rawValue).joined(separator: ", "))).", defaultDescription: "75"),
+        .value("background", valueName: "COLOR", help: "What transparency becomes in formats without alpha (\(ImageFormat.registry.filter { !$0.hasAlpha }.map(\.format.rawValue).joined(separator: ", "))): a name (\(RGBColor.names.map(\.0).joined(separator: ", "))) or hex #RRGGBB.", defaultDescription: "white"),
+        .flag("linear", help: "Resize in linear light, as vipsthumbnail --linear: fine light-on-dark detail keeps its brightness; slower."),
         OptionSpec(long: "low-data", valueName: "auto", help: "Low-data mode: the network is constrained; sources with a low-data source load it instead. =auto follows NetworkManager's metered flag. Also IMGFETCH_LOW_DATA=1|auto.", kind: .flagOrValue),
         .value("low-data-source", valueName: "SOURCE", help: "What to load instead of SOURCE in low-data mode."),
         OptionSpec(long: "alt", valueName: "SOURCE", help: "An alternative source, tried in order when the current one fails.", kind: .repeatedValue),

@@ -27,15 +27,20 @@ struct RequestOptions {
         }
         if let name = parsed.value("format") {
             guard let format = ImageFormat(name: name) else {
-                throw UsageError("invalid value '\(name)' for '--format': expected jpeg, png, webp, avif, gif or original")
+                throw UsageError("invalid value '\(name)' for '--format': expected \(ImageFormat.namesForHelp)")
             }
             processing.format = format
-        } else if let outputPath, outputPath != "-", let dot = outputPath.lastIndex(of: "."),
-                  !outputPath[dot...].contains("/"), let format = ImageFormat(name: String(outputPath[outputPath.index(after: dot)...])),
-                  format != .original {
+        } else if let outputPath, let format = try RequestOptions.format(ofOutput: outputPath) {
             processing.format = format
         }
         processing.quality = try parsed.int("quality", range: 1...100)
+        processing.linear = parsed.flag("linear")
+        if let text = parsed.value("background") {
+            guard let color = RGBColor(parsing: text) else {
+                throw UsageError("invalid value '\(text)' for '--background': expected a colour name (\(RGBColor.names.map(\.0).joined(separator: ", "))) or hex #RRGGBB")
+            }
+            processing.background = color
+        }
         self.processing = processing
 
         var options = FetchOptions()
@@ -82,6 +87,19 @@ struct RequestOptions {
     func request(for source: Source, lowDataSource: Source? = nil, alternatives: [Source] = []) -> ImageRequest {
         ImageRequest(source: source, processing: processing, lowDataSource: lowDataSource ?? self.lowDataSource,
                      alternativeSources: alternatives.isEmpty ? self.alternatives : alternatives, options: options)
+    }
+
+    /// The format `-o FILE`'s extension names (nil for `-` or no extension); an extension that
+    /// names no output format is a usage error rather than a file of another format.
+    static func format(ofOutput path: String) throws(UsageError) -> ImageFormat? {
+        guard path != "-" else { return nil }
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let ext = String(name[name.index(after: dot)...])
+        guard let format = ImageFormat(fileExtension: ext) else {
+            throw UsageError("'-o \(path)': the extension '.\(ext)' names no output format (\(ImageFormat.extensionsForHelp)); rename the file or give --format")
+        }
+        return format
     }
 
     /// `WxH`, `W`, or `xH`, each side 1...100000.
