@@ -217,7 +217,7 @@ def report(imgfetch, corpus):
             a, v = os.path.join(tmp, "a.jpg"), os.path.join(tmp, "v.jpg")
             try:
                 run([imgfetch, "get", "--cache-dir", cache, src, "-s", f"{box}x{box}", "-q", "100", "-o", a])
-                run(["vipsthumbnail", src, "-s", f"{box}x{box}", "-o", v + "[Q=100]"])
+                run(["vipsthumbnail", src, "-s", f"{box}x{box}>", "-o", v + "[Q=100]"])
             except subprocess.CalledProcessError:
                 continue
             pa, pv = load_pixels(a), load_pixels(v)
@@ -231,7 +231,7 @@ def report(imgfetch, corpus):
     zp = os.path.join(tmp, "zone.png")
     Image.fromarray((zoneplate(2000) * 255 + 0.5).astype(np.uint8)).save(zp)
     run([imgfetch, "get", "--cache-dir", cache, zp, "-s", "1000", "-f", "png", "-o", os.path.join(tmp, "z.png")])
-    run(["vipsthumbnail", zp, "-s", "1000", "-o", os.path.join(tmp, "zv.png")])
+    run(["vipsthumbnail", zp, "-s", "1000x1000>", "-o", os.path.join(tmp, "zv.png")])
     return {
         "images": len(rows),
         "psnr_median": float(np.median([r["imgfetch"] for r in rows])) if rows else None,

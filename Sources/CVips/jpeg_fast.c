@@ -215,7 +215,11 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
      * a fine texture aliases); then the shrink again from the decoded size, rounded as vips_resize
      * rounds. So this path and libvips give the same dimensions for the same box. */
     int denom = ifj_dct_denom(ifj_common_shrink(w, h, opts));
-    double lw = ceil(w / denom), lh = ceil(h / denom);   /* libjpeg's scaled size (jdiv_round_up) */
+    /* libvips' jpegload gives floor(w / denom) (libjpeg decodes ceil: the partial last pixel is
+     * dropped); the size follows libvips, the resize below reads every decoded pixel. */
+    double lw = floor(w / denom), lh = floor(h / denom);
+    if (lw < 1) lw = 1;
+    if (lh < 1) lh = 1;
     /* vips_thumbnail passes 1/shrink to vips_resize, whose reduce divides by 1/scale and rounds:
      * the same double operations, so that halves round the same way (1200 / (800/201) = 301.5
      * exactly, but 301.4999... in vips' arithmetic). */
