@@ -22,6 +22,7 @@ Commands (each prints one JSON object):
   zoneplate SIZE FILE      writes a SIZExSIZE grey zone plate (PNG)
   metadata FILE            {"blocks": [...]}; empty when the file carries none
   report IMGFETCH DIR      the figures `make bench` prints: imgfetch and vipsthumbnail side by side
+  text REPORT.json         that report as text
 """
 import json
 import math
@@ -210,9 +211,15 @@ def report(imgfetch, corpus):
     JPEG path is what is measured), at 100, 320 and 1000 px boxes."""
     tmp = tempfile.mkdtemp(prefix="fidelity-")
     cache = os.path.join(tmp, "cache")
-    rows, mismatches, total = [], 0, 0
+    rows, mismatches, total, delta_e = [], 0, 0, []
     for name in sorted(os.listdir(corpus)):
         src = os.path.join(corpus, name)
+        if Image.open(src).info.get("icc_profile") and name.startswith(("icc-", "grey-profile")):
+            a, v = os.path.join(tmp, "a.png"), os.path.join(tmp, "v.png")
+            run([imgfetch, "get", "--cache-dir", cache, src, "-s", "320x320", "-o", a])
+            run(["vipsthumbnail", src, "-s", "320x320>", "-o", v])
+            delta_e.append({"image": name, "imgfetch": delta_e00(load_pixels(a), reference(src, *Image.open(a).size)),
+                            "vipsthumbnail": delta_e00(load_pixels(v), reference(src, *Image.open(v).size))})
         for box in (100, 320, 1000):
             a, v = os.path.join(tmp, "a.jpg"), os.path.join(tmp, "v.jpg")
             try:
@@ -230,8 +237,10 @@ def report(imgfetch, corpus):
     diffs = [r["imgfetch"] - r["vipsthumbnail"] for r in rows]
     zp = os.path.join(tmp, "zone.png")
     Image.fromarray((zoneplate(2000) * 255 + 0.5).astype(np.uint8)).save(zp)
-    run([imgfetch, "get", "--cache-dir", cache, zp, "-s", "1000", "-f", "png", "-o", os.path.join(tmp, "z.png")])
-    run(["vipsthumbnail", zp, "-s", "1000x1000>", "-o", os.path.join(tmp, "zv.png")])
+    zj = os.path.join(tmp, "zone.jpg")
+    Image.open(zp).save(zj, quality=100)
+    run([imgfetch, "get", "--cache-dir", cache, zj, "-s", "1000", "-q", "100", "-o", os.path.join(tmp, "z.jpg")])
+    run(["vipsthumbnail", zj, "-s", "1000x1000>", "-o", os.path.join(tmp, "zv.jpg[Q=100]")])
     return {
         "images": len(rows),
         "psnr_median": float(np.median([r["imgfetch"] for r in rows])) if rows else None,
@@ -240,9 +249,27 @@ def report(imgfetch, corpus):
         "psnr_worst_vs_vipsthumbnail": min(diffs, default=None),
         "worst": min(rows, key=lambda r: r["imgfetch"] - r["vipsthumbnail"]) if rows else None,
         "size_mismatches": mismatches, "size_cases": total,
-        "moire": moire(load_pixels(os.path.join(tmp, "z.png")), 2000),
-        "moire_vipsthumbnail": moire(load_pixels(os.path.join(tmp, "zv.png")), 2000),
+        "delta_e00": delta_e,
+        "moire": moire(load_pixels(os.path.join(tmp, "z.jpg")), 2000),
+        "moire_vipsthumbnail": moire(load_pixels(os.path.join(tmp, "zv.jpg")), 2000),
     }
+
+
+def text(r):
+    """The report as the lines `make bench` prints."""
+    f = lambda v, d=1: "n/a" if v is None else f"{v:.{d}f}"
+    lines = [
+        f"fidelity ({r['images']} image x box cases, JPEG q100, 100/320/1000 px boxes; reference: float Lanczos3 of the full decode through the source's profile)",
+        f"  PSNR vs reference: median {f(r['psnr_median'])} dB, min {f(r['psnr_min'])} dB",
+        f"  PSNR vs vipsthumbnail's: median {f(r['psnr_median_vs_vipsthumbnail'], 2)} dB, worst {f(r['psnr_worst_vs_vipsthumbnail'], 2)} dB (targets >= -0.25, >= -1.5)"
+        + (f" [{r['worst']['image']} at {r['worst']['box']}]" if r.get("worst") else ""),
+        f"  size mismatches vs vipsthumbnail: {r['size_mismatches']} of {r['size_cases']}",
+        f"  zone plate 2000 -> 1000 moire: {f(r['moire'], 2)} vs vipsthumbnail {f(r['moire_vipsthumbnail'], 2)}"
+        + (f" (ratio {r['moire'] / r['moire_vipsthumbnail']:.2f}, target <= 1.3)" if r.get("moire_vipsthumbnail") else ""),
+    ]
+    for d in r.get("delta_e00", []):
+        lines.append(f"  ΔE00 {d['image']} -> sRGB: {d['imgfetch']:.2f} (vipsthumbnail without -e: {d['vipsthumbnail']:.2f}; target <= 1.5)")
+    return "\n".join(lines)
 
 
 def main(argv):
@@ -263,6 +290,8 @@ def main(argv):
         print(json.dumps({"blocks": metadata(argv[2])}))
     elif cmd == "report":
         print(json.dumps(report(argv[2], argv[3])))
+    elif cmd == "text":
+        print(text(json.load(open(argv[2]))))
     else:
         sys.stderr.write(__doc__)
         return 2

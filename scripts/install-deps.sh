@@ -3,10 +3,11 @@
 #   libvips-dev, libcurl4-openssl-dev: headers (the binary dlopens libvips.so.42 and libcurl.so.4 at run time)
 #   python3: the end-to-end tests' HTTP server; python3-numpy, python3-pil: scripts/fidelity.py (the
 #   fidelity tests and figures); libvips-tools: vipsthumbnail, the reference for sizes; mandoc: man page lint
-#   BENCH_DEPS=1 adds what `make bench` compares against: nginx-light, hyperfine, curl, aria2, time
+#   BENCH_DEPS=1 adds what `make bench` compares against: nginx-light, hyperfine, curl, aria2, time, and
+#   gnome-backgrounds (wallpapers for the fidelity figures)
 set -euo pipefail
 want=(libvips-dev libvips-tools libcurl4-openssl-dev pkg-config python3 python3-numpy python3-pil mandoc)
-if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(nginx-light hyperfine curl aria2 time); fi
+if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(nginx-light hyperfine curl aria2 time gnome-backgrounds); fi
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
