@@ -98,6 +98,11 @@ final class FidelityTests: E2ETestCase {
         assertExit(refused, 1)
         XCTAssertTrue(refused.stderr.contains("3 frames"), refused.stderr)
         assertExit(try get([fixture("animated.gif"), "-s", "31", "--max-pixels", "5000", "-o", file("b.jpg").path]), 0)
+        // --max-frames refuses an animation bomb from its header.
+        let bomb = try get([fixture("animated.gif"), "-s", "32", "--max-frames", "2", "-o", file("c.gif").path])
+        assertExit(bomb, 1)
+        XCTAssertTrue(bomb.stderr.contains("3 frames, over the limit of 2"), bomb.stderr)
+        assertExit(try get([fixture("animated.gif"), "-s", "32", "--max-frames", "3", "-o", file("c.gif").path]), 0)
     }
 
     func testTransparencyFlattensOntoWhiteOrTheBackground() throws {

@@ -3,7 +3,13 @@ import Dispatch
 /// Decodes and downsamples with libvips: header and limits first, then a shrink-on-load thumbnail.
 /// libvips is loaded (dlopen) on first use, so a process that only serves cache hits never loads it.
 public struct VipsProcessor: ImageProcessing {
-    public init() {}
+    /// An animation with more frames is refused from its header, before any decoding (an animation
+    /// bomb: a few KB of GIF can hold 100,000 frames). Default 1000.
+    public var maxFrames: Int
+
+    public init(maxFrames: Int = 1000) {
+        self.maxFrames = maxFrames
+    }
 
     public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage {
         guard !bytes.isEmpty else { throw .invalidImage("empty response (0 bytes)") }
@@ -25,6 +31,9 @@ public struct VipsProcessor: ImageProcessing {
         let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : processing.format
         // An animation to a format that keeps one decodes every frame, and every frame counts.
         let allFrames = header.pages > 1 && target.isAnimated && ["gif", "webp"].contains(sourceFormat)
+        if allFrames && header.pages > maxFrames {
+            throw .tooLarge("\(header.pages) frames, over the limit of \(maxFrames) frames")
+        }
         let frames = allFrames ? Int64(header.pages) : 1
         let (pixels, overflow) = (Int64(header.width) * Int64(header.height)).multipliedReportingOverflow(by: frames)
         if overflow || pixels > maxPixels {

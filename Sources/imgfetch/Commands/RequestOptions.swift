@@ -9,6 +9,8 @@ struct RequestOptions {
     var lowDataSource: Source?
     var alternatives: [Source]
     var cacheDirectory: String
+    /// `--max-frames`: the processor's limit on an animation's frames.
+    var maxFrames = 1000
     var cacheSizeLimit: Int64?
     var lowDataMode: LowDataSetting
     var json: Bool
@@ -54,6 +56,7 @@ struct RequestOptions {
             options.maxBytes = v
         }
         if let v = try parsed.parse("max-pixels", RequestOptions.pixelCount) { options.maxPixels = v }
+        if let v = try parsed.int("max-frames", range: 1...1_000_000) { maxFrames = v }
         if let v = try parsed.parse("ttl", ValueParsers.duration) { options.defaultTTL = v }
         options.keepOriginal = !parsed.flag("no-keep-original")
         let policies = ["force-refresh", "cache-only", "offline"].filter { parsed.flag($0) }
