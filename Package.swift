@@ -12,8 +12,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
-        .target(name: "CVips", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
-        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips"]),
+        .target(name: "CVips", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        // The JPEG path: libjpeg alone (dlopen'ed too), no libvips.
+        .target(name: "CJpeg", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
+        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CJpeg"]),
         .target(name: "ArgumentKit"),
         .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit"]),
         .testTarget(name: "ImageFetchTests", dependencies: ["ImageFetch"]),

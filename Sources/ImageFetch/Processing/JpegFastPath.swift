@@ -1,4 +1,4 @@
-import CVips
+import CJpeg
 
 /// JPEG to JPEG thumbnails with libjpeg alone (see `jpeg_fast.c`): ~25 ms and ~25 MB less than
 /// loading libvips, which matters for one `get` per process. Returns nil whenever the input is

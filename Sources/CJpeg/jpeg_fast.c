@@ -9,7 +9,7 @@
  * libjpeg (libjpeg.so.62) is not linked: it is resolved with dlopen on first use.
  */
 #define _GNU_SOURCE
-#include "cvips.h"
+#include "cjpeg.h"
 
 #include <dlfcn.h>
 #include <math.h>
