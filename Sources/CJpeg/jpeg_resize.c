@@ -58,17 +58,19 @@ static inline unsigned char ifj_clamp_byte(float v) {
 }
 
 /* Separable Lanczos3 resize of an 8-bit interleaved image (1 or 3 channels), fed one input row at
- * a time as the decoder produces it. Rows are kept as they come; as soon as an output row's last
+ * a time as the decoder produces it. The last rows are kept (a ring of as many rows as an output row
+ * has vertical taps: an output row's taps span that many consecutive rows, and it is made as soon
+ * as its last one arrives, so older rows are never read again); as soon as an output row's last
  * input row has arrived, its vertical pass accumulates whole input rows (contiguous, so the compiler
  * vectorises it: the larger half of the work, done on the input's width) and its horizontal pass
  * runs on that one row. So when the last bytes of a download arrive, only the last rows are left
  * to resize (jpeg_stream.c). */
 struct ifj_resizer {
     struct ifj_taps tx, ty;
-    unsigned char *rows;     /* sh input rows of sw * ch bytes */
+    unsigned char *rows;     /* a ring of `ring` input rows of sw * ch bytes; row y at y % ring */
     float *acc;              /* one vertically filtered row, sw * ch */
     unsigned char *dst;      /* dh rows of dw * ch bytes */
-    int ch, dh, dw, next_out;
+    int ch, dh, dw, next_out, ring;
     size_t inlen, rowlen;
 };
 
@@ -91,7 +93,8 @@ struct ifj_resizer *ifj_resizer_new(int sw, int sh, int ch, int dw, int dh) {
     r->inlen = (size_t)sw * (size_t)ch;
     r->rowlen = (size_t)dw * (size_t)ch;
     if (ifj_make_taps(&r->tx, sw, dw) != 0 || ifj_make_taps(&r->ty, sh, dh) != 0) goto fail;
-    r->rows = malloc(r->inlen * (size_t)sh);
+    r->ring = r->ty.n + 1 < sh ? r->ty.n + 1 : sh;
+    r->rows = malloc(r->inlen * (size_t)r->ring);
     r->acc = malloc(sizeof(float) * r->inlen);
     r->dst = malloc(r->rowlen * (size_t)dh);
     if (r->rows == NULL || r->acc == NULL || r->dst == NULL) goto fail;
@@ -103,7 +106,7 @@ fail:
 
 /* Input row `y` (rows arrive in order); emits every output row whose taps are now all present. */
 void ifj_resizer_row(struct ifj_resizer *r, int y, const unsigned char *row) {
-    memcpy(r->rows + (size_t)y * r->inlen, row, r->inlen);
+    memcpy(r->rows + (size_t)(y % r->ring) * r->inlen, row, r->inlen);
     const int tn = r->ty.n, n = r->tx.n, ch = r->ch;
     while (r->next_out < r->dh && r->ty.idx[(size_t)r->next_out * (size_t)tn + (size_t)(tn - 1)] <= y) {
         const int o = r->next_out++;
@@ -114,7 +117,7 @@ void ifj_resizer_row(struct ifj_resizer *r, int y, const unsigned char *row) {
         for (int k = 0; k < tn; k++) {
             const float wk = w[k];
             if (wk == 0) continue;
-            const unsigned char *m = r->rows + (size_t)idx[k] * r->inlen;
+            const unsigned char *m = r->rows + (size_t)(idx[k] % r->ring) * r->inlen;
             for (size_t x = 0; x < r->inlen; x++) acc[x] += wk * (float)m[x];
         }
         unsigned char *dst = r->dst + (size_t)o * r->rowlen;
