@@ -53,7 +53,8 @@ public struct VipsProcessor: ImageProcessing {
                                                suffix: target.saveSuffix, quality: target.isLossy ? processing.quality : nil,
                                                linear: processing.linear, allPages: allFrames,
                                                flattenOnto: target.hasAlpha ? nil : processing.background)
-            return ProcessedImage(bytes: out.bytes, width: out.width, height: out.height, format: target.rawValue,
+            let bytes = target == .webp ? WebPMetadata.removingMetadata(out.bytes) : out.bytes
+            return ProcessedImage(bytes: bytes, width: out.width, height: out.height, format: target.rawValue,
                                   sourceWidth: header.width, sourceHeight: header.height, sourceFormat: sourceFormat)
         } catch {
             if target == .avif { throw .unsupportedFormat("AVIF encoding failed: \(error.message)") }
