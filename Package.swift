@@ -12,9 +12,11 @@ let package = Package(
     ],
     targets: [
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
-        .target(name: "CVips", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
+        .target(name: "CVips", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        // The JPEG path: libjpeg alone (dlopen'ed too), no libvips.
+        .target(name: "CJpeg", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         .target(name: "CSignals"),
-        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CSignals"]),
+        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CJpeg", "CSignals"]),
         .target(name: "ArgumentKit"),
         .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit", "CSignals"]),
         .testTarget(name: "ImageFetchTests", dependencies: ["ImageFetch"]),

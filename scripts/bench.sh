@@ -29,6 +29,9 @@
 #  11  one eviction cycle of stores into a full 100k cache   vs the same stores into an empty cache   <= 2.0
 #  12  `cache ls` of 1,000,000 entries, CPU (+ first entry, wall, RSS) vs 10 x `cache ls` of 100,000 <= 1.0
 #  13  `cache prune --max-size` of 1,000,000 entries (+ RSS) vs find -printf (a stat of every file)   <= 5.0
+#  14  fidelity (scripts/fidelity.py): PSNR median/min vs a float Lanczos3 reference and vs vipsthumbnail's,
+#      ΔE00 of ICC-tagged sources, size mismatches, zone-plate moiré, on the test fixtures and Debian's
+#      wallpapers (/usr/share/backgrounds, gnome-backgrounds) when installed; printed after the table
 # Only 127.0.0.1 is contacted. Reuses the corpus, the 100,000-entry cache and (for the same binary) the
 # 10,000-entry cache under $BENCH_DIR; everything else is rebuilt per run.
 set -euo pipefail
@@ -42,7 +45,7 @@ BENCH_DIR=${BENCH_DIR:-/tmp/imgfetch-bench}
 mkdir -p "$BENCH_DIR"
 BENCH_DIR=$(realpath "$BENCH_DIR")
 QUICK=${QUICK:-0}
-ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13}
+ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13,14}
 HF_TIMEOUT=${HF_TIMEOUT:-600}
 export VIPS_CONCURRENCY=${VIPS_CONCURRENCY:-2}
 export LC_ALL=C
@@ -498,12 +501,29 @@ if want 13; then
   fig 13 "cache prune --max-size half of 1,000,000 entries vs find -printf (stat of every file)" "imgfetch cache prune" "$t13" \
     "find -printf" "$tf" s 5.0 "<= 5.0" "peak RSS $(mb "$k13") MB; $n13 entries left"
   rm -rf "$D13"
+
+fi
+
+# ------------------------------------------------------------------ fidelity
+if want 14; then
+  log "figure 14: fidelity vs a float Lanczos3 reference and vipsthumbnail"
+  FID="$RUN/fidelity"; mkdir -p "$FID"
+  FIX="$(dirname "$HERE")/../Tests/Fixtures"
+  for f in photo portrait progressive detail icc-adobe icc-prophoto grey-profile; do ln -sf "$(realpath "$FIX/$f.jpg")" "$FID/"; done
+  find /usr/share/backgrounds -maxdepth 2 -type f \( -name '*.jpg' -o -name '*.webp' -o -name '*.png' \) 2>/dev/null | sort | head -8 \
+    | while read -r f; do ln -sf "$f" "$FID/bg-$(basename "$f")"; done
+  ls "$CORPUS/jpg" 2>/dev/null | head -3 | while read -r f; do ln -sf "$CORPUS/jpg/$f" "$FID/corpus-$f"; done
+  /usr/bin/python3 "$(dirname "$HERE")/fidelity.py" report "$BIN" "$FID" > "$RES/fidelity.json" \
+    || warn "[f14] scripts/fidelity.py report failed"
 fi
 
 # ------------------------------------------------------------------ report
 echo "loadavg at end: $(cat /proc/loadavg); total $(( $(date +%s) - T0 )) s" >> "$RES/env.txt"
 log "done"
 python3 "$HERE/report.py" table "$RES" | tee "$RES/table.md"
+if [[ -s "$RES/fidelity.json" ]]; then
+  echo; /usr/bin/python3 "$(dirname "$HERE")/fidelity.py" text "$RES/fidelity.json" | tee -a "$RES/table.md"
+fi
 echo
 cat "$RES/env.txt"
 echo "results in $RES" >&2

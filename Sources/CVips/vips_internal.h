@@ -17,6 +17,15 @@ int ifv__validate_once(const void *buf, size_t len, char *err, size_t errlen);
 int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
                         void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen);
 int ifv__can_save_once(const char *suffix);
+/* vips_finish.c: resolves its own libvips functions from the dlopen handle (0, or -1 with a
+ * message in err), then finishes a thumbnail before it is saved: flattens it (opts->flatten) and
+ * removes its metadata. Replaces *img (unreferencing the old one); -1 on failure, *img untouched. */
+typedef struct _VipsImage VipsImage;
+int ifv__finish_resolve(void *handle, char *err, size_t errlen);
+int ifv__finish(VipsImage **img, const ifv_thumb_opts *opts);
+/* 1 when the image carries an ICC profile. */
+int ifv__has_profile(VipsImage *img);
+
 /* vips_error_clear, when libvips is loaded. */
 void ifv__error_clear(void);
 

@@ -22,7 +22,6 @@
 
 /* ---- opaque vips / glib types and the enum values we pass ------------------------------------ */
 
-typedef struct _VipsImage VipsImage;
 typedef int gboolean;
 typedef unsigned long GType;              /* gsize on LP64 */
 
@@ -50,6 +49,7 @@ static VipsImage *(*p_vips_image_new_from_buffer)(const void *buf, size_t len, c
 static int (*p_vips_image_write_to_buffer)(VipsImage *in, const char *suffix, void **buf, size_t *size, ...);
 static int (*p_vips_image_get_width)(const VipsImage *image);
 static int (*p_vips_image_get_height)(const VipsImage *image);
+static int (*p_vips_image_get_page_height)(VipsImage *image);
 static int (*p_vips_image_get_bands)(const VipsImage *image);
 static gboolean (*p_vips_image_hasalpha)(VipsImage *image);
 static int (*p_vips_image_get_n_pages)(VipsImage *image);
@@ -120,6 +120,7 @@ static void ifv_do_load(void) {
     RESOLVE(vips_image_write_to_buffer);
     RESOLVE(vips_image_get_width);
     RESOLVE(vips_image_get_height);
+    RESOLVE(vips_image_get_page_height);
     RESOLVE(vips_image_get_bands);
     RESOLVE(vips_image_hasalpha);
     RESOLVE(vips_image_get_n_pages);
@@ -136,6 +137,7 @@ static void ifv_do_load(void) {
     RESOLVE(g_free);
     RESOLVE(g_type_from_name);
     RESOLVE(g_log_set_handler);
+    if (ifv__finish_resolve(handle, load_error, sizeof load_error) != 0) return;
     p_vips_version = (int (*)(int))dlsym(handle, "vips_version");
 
     /* Silence VIPS-WARNING and friends before init (init itself may warn about modules). */
@@ -240,6 +242,7 @@ int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *er
     out->has_alpha = p_vips_image_hasalpha(img) ? 1 : 0;
     int pages = p_vips_image_get_n_pages(img);
     out->pages = pages > 0 ? pages : 1;
+    out->has_profile = ifv__has_profile(img);
     /* find_load_buffer gives the class name ("VipsForeignLoadJpegBuffer"): map it to the
      * operation nickname ("jpegload_buffer"). */
     const char *nick = NULL;
@@ -307,29 +310,6 @@ static int ifv_build_suffix(const char *suffix, int quality, char *dst, size_t d
     return (n < 0 || (size_t)n >= dstlen) ? -1 : 0;
 }
 
-/* The JPEG DCT shrink (1, 2, 4 or 8) to decode at: the largest that still leaves the image at least
- * as large as the box in either orientation (EXIF may rotate it by 90 degrees). 1 for non-JPEG input. */
-static int ifv_jpeg_shrink(const void *buf, size_t len, const ifv_thumb_opts *opts) {
-    const unsigned char *b = buf;
-    if (len < 3 || b[0] != 0xFF || b[1] != 0xD8 || b[2] != 0xFF) return 1;
-    VipsImage *hdr = p_vips_image_new_from_buffer(buf, len, "", "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
-    if (hdr == NULL) {
-        p_vips_error_clear();
-        return 1;
-    }
-    double w = p_vips_image_get_width(hdr), h = p_vips_image_get_height(hdr);
-    p_g_object_unref(hdr);
-    double bw = opts->width, bh = opts->height;
-    double a1 = w / bw, a2 = h / bh, b1 = h / bw, b2 = w / bh;
-    double upright = opts->crop ? (a1 < a2 ? a1 : a2) : (a1 > a2 ? a1 : a2);
-    double rotated = opts->crop ? (b1 < b2 ? b1 : b2) : (b1 > b2 ? b1 : b2);
-    double factor = upright < rotated ? upright : rotated;
-    if (factor >= 8) return 8;
-    if (factor >= 4) return 4;
-    if (factor >= 2) return 2;
-    return 1;
-}
-
 int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
                         void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen) {
     REQUIRE_LOADED(err, errlen, -1);
@@ -355,38 +335,36 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
         return -1;
     }
 
+    /* Only a source that carries a profile is converted (to sRGB): asking libvips 8.14.1 to export
+     * an untagged image to sRGB shifts its colours (white becomes 250,253,253). CMYK without a
+     * profile is converted by vips_thumbnail itself (through its built-in CMYK profile). */
+    VipsImage *hdr = p_vips_image_new_from_buffer(buf, len, "", "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (hdr == NULL) {
+        ifv_take_error(err, errlen, "cannot read image header");
+        return -1;
+    }
+    int tagged = ifv__has_profile(hdr);
+    p_g_object_unref(hdr);
+
     VipsImage *thumb = NULL;
     int crop = opts->crop ? IFV_VIPS_INTERESTING_CENTRE : IFV_VIPS_INTERESTING_NONE;
-    int shrink = ifv_jpeg_shrink(buf, len, opts);
-    int rc0;
-    if (shrink > 1) {
-        /* JPEG: decode straight at the smallest DCT scale that still covers the box (what Apple's
-         * ImageIO thumbnailing does), then let vips finish the resize, colour management and
-         * orientation. vips_thumbnail_buffer keeps a 2x margin and decodes 4x the pixels; the result
-         * here differs from a full decode by ~50 dB PSNR (invisible) at about half the CPU. */
-        VipsImage *img = p_vips_image_new_from_buffer(buf, len, "fail_on=warning", "shrink", shrink,
-                                                      "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
-        if (img == NULL) {
-            ifv_take_error(err, errlen, "decode failed");
-            return -1;
-        }
-        rc0 = p_vips_thumbnail_image(img, &thumb, opts->width, "height", opts->height,
-                                     "size", IFV_VIPS_SIZE_DOWN, "crop", crop, NULL);
-        p_g_object_unref(img);
-    } else {
-        /* fail_on must travel in the loader option string: the direct option is ignored in 8.14.1.
-         * (For JPEG, libvips 8.14.1 checks it racily: callers check JPEGs with ifj_validate first.) */
-        rc0 = p_vips_thumbnail_buffer((void *)buf, len, &thumb, opts->width, "height", opts->height,
-                                      "size", IFV_VIPS_SIZE_DOWN, "crop", crop,
-                                      "option_string", "fail_on=warning", NULL);
-    }
+    /* fail_on must travel in the loader option string: the direct option is ignored in 8.14.1.
+     * (For JPEG, libvips 8.14.1 checks it racily: callers check JPEGs with ifj_validate first.)
+     * n=-1 loads every frame of an animation (stacked, page-height set), which vips_thumbnail
+     * resizes frame by frame. */
+    const char *load_opts = opts->all_pages ? "fail_on=warning,n=-1" : "fail_on=warning";
+    int rc0 = p_vips_thumbnail_buffer((void *)buf, len, &thumb, opts->width, "height", opts->height,
+                                      "size", IFV_VIPS_SIZE_DOWN, "crop", crop, "linear", opts->linear ? 1 : 0,
+                                      "option_string", load_opts,
+                                      tagged ? "export_profile" : NULL, "srgb", NULL);
+    if (rc0 == 0 && thumb != NULL && ifv__finish(&thumb, opts) != 0) rc0 = -1;
     if (rc0 != 0 || thumb == NULL) {
         if (thumb) p_g_object_unref(thumb);
         ifv_take_error(err, errlen, "thumbnail failed");
         return -1;
     }
     int w = p_vips_image_get_width(thumb);
-    int h = p_vips_image_get_height(thumb);
+    int h = p_vips_image_get_page_height(thumb);   /* of one frame */
 
     /* Lazy one-pass pipeline: decoding happens here, exactly once. */
     void *obuf = NULL;

@@ -28,6 +28,7 @@ typedef struct {
     int width, height, bands;
     int has_alpha;
     int pages;                 /* n-pages metadata, 1 when absent */
+    int has_profile;           /* an embedded ICC profile (icc-profile-data) */
     char loader[64];           /* e.g. "jpegload_buffer" */
 } ifv_header;
 
@@ -43,10 +44,18 @@ typedef struct {
     int crop;                  /* 0 = fit inside, 1 = cover (fill the box, crop centre) */
     const char *save_suffix;   /* ".jpg", ".png", ".webp", ".avif", ".gif" */
     int quality;               /* 1-100 for lossy savers, 0 = saver default */
+    int linear;                /* 1 = resize in linear light (vipsthumbnail --linear) */
+    int all_pages;             /* 1 = every page/frame (an animation to an animated format), 0 = the first */
+    int flatten;               /* 1 = the saver keeps no alpha: flatten onto `background` */
+    double background[3];      /* sRGB, 0-255 */
 } ifv_thumb_opts;
 
-/* Thumbnail with shrink-on-load, never upscaling, then encode. On success *out is a buffer to
- * release with ifv_free, and *out_w / *out_h the encoded dimensions. Truncated input fails. */
+/* vips_thumbnail as vipsthumbnail runs it (shrink-on-load leaving the filter at least 2x, never
+ * upscaling, orientation applied); a source carrying an ICC profile is converted to sRGB (an
+ * untagged one is left alone: libvips 8.14 shifts it otherwise), alpha flattened when asked, every
+ * metadata field but the animation's removed (savers differ in what `strip` removes), then encoded.
+ * On success *out is a buffer to release with ifv_free, and *out_w / *out_h the encoded
+ * dimensions (*out_h of one frame). Truncated input fails. */
 int ifv_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts,
                   void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen);
 void ifv_free(void *p);
@@ -74,59 +83,5 @@ typedef struct {
  * columns x rows cells exactly. On success *out is released with ifv_free. */
 int ifv_contact_sheet(const ifv_sheet_item *items, int n, const ifv_sheet_opts *opts,
                       void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen);
-
-/* ---- jpeg_fast.c: JPEG -> JPEG thumbnails with libjpeg alone (no libvips load) ---- */
-enum { IFJ_OK = 0, IFJ_DECLINED = 1, IFJ_CORRUPT = 2 };
-
-typedef struct {
-    int width, height;       /* the box; a very large value means "unconstrained" */
-    int crop;                /* 0 = fit inside, 1 = cover (fill the box, crop the centre) */
-    int quality;             /* 1-100, 0 = 75 (libvips' default) */
-    double max_pixels;       /* images with more pixels are declined (libvips reports the limit) */
-} ifj_opts;
-
-typedef struct {
-    void *data;              /* release with ifj_free */
-    size_t length;
-    int width, height;       /* of the thumbnail */
-    int source_width, source_height;
-} ifj_result;
-
-/* 1 when libjpeg.so.62 could be loaded (dlopen, once). */
-int ifj_available(void);
-/* IFJ_OK with *res filled; IFJ_CORRUPT when libjpeg reported an error or a warning while decoding
- * (truncated or corrupt data: the image must fail, never come out grey); IFJ_DECLINED when the input
- * is not a plain baseline/progressive YCbCr/greyscale JPEG without ICC profile and with orientation
- * 1: the caller then uses libvips. */
-int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result *res);
-void ifj_free(void *p);
-/* IFJ_OK when libjpeg decodes the whole JPEG without a single warning (at 1/8 scale: every
- * coefficient is still read), with its stored dimensions; IFJ_CORRUPT when libjpeg reported an
- * error or warning (its first message in msg); IFJ_DECLINED when it is no JPEG, libjpeg is missing
- * or it has more than max_pixels: then libvips gives the verdict. Deterministic, unlike libvips
- * 8.14's threaded checks; corruption libjpeg itself cannot see (a valid but wrong Huffman code)
- * passes. */
-int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int *height, char *msg, size_t msglen);
-
-/* ---- jpeg_stream.c: the same thumbnail, decoded while the bytes arrive ----
- * A decoder thread starts with the first byte (if it is 0xFF, else the stream declines at once) and
- * reads pieces as ifj_stream_append delivers them, so decoding overlaps the download and only the
- * last piece, the resize and the encode remain when the transfer ends. */
-typedef struct ifj_stream ifj_stream;
-
-/* NULL when libjpeg cannot be loaded or memory is short. Release with ifj_stream_release.
- * The decode starts start_delay_ms after the first byte, and only if the body is still arriving:
- * a download that fast is left to the caller (the result declines), as overlapping it gains
- * nothing and costs a core and memory. 0 = decode from the first byte. */
-ifj_stream *ifj_stream_new(const ifj_opts *opts, int start_delay_ms);
-/* Producer side (one thread, any thread): the next piece of the body; then the end, exactly once,
- * with complete = 1 when every byte went through append. The `void *` signatures match ccurl's tap. */
-void ifj_stream_append(void *stream, const void *data, size_t len);
-void ifj_stream_end(void *stream, int complete);
-/* Waits for the decoder; IFJ_OK with *res filled (as ifj_thumbnail would fill it for the same bytes)
- * only when the stream ended complete, `total_len` bytes were appended, and the decode succeeded.
- * Otherwise IFJ_DECLINED: use ifj_thumbnail or libvips on the whole body. Call at most once. */
-int ifj_stream_result(ifj_stream *s, size_t total_len, ifj_result *res);
-void ifj_stream_release(ifj_stream *s);
 
 #endif

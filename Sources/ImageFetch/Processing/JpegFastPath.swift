@@ -1,4 +1,4 @@
-import CVips
+import CJpeg
 
 /// JPEG to JPEG thumbnails with libjpeg alone (see `jpeg_fast.c`): ~25 ms and ~25 MB less than
 /// loading libvips, which matters for one `get` per process. Returns nil whenever the input is
@@ -18,7 +18,7 @@ enum JpegFastPath {
 
     /// A thumbnail this path makes when the source is a plain JPEG: a resize to JPEG.
     static func makesThumbnail(_ processing: Processing) -> Bool {
-        processing.resizes && (processing.format == .jpeg || processing.format == .original)
+        processing.resizes && !processing.linear && (processing.format == .jpeg || processing.format == .original)
     }
 
     /// The source's own bytes handed out, which this path validates when they are a JPEG.

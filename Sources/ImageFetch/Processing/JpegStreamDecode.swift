@@ -1,4 +1,4 @@
-import CVips
+import CJpeg
 import Synchronization
 
 /// The JPEG fast path, decoding while the body downloads (jpeg_stream.c): when the last byte

@@ -20,6 +20,8 @@ public struct ImageHeader: Sendable, Equatable {
     public var hasAlpha: Bool
     /// Number of pages/frames (1 when the format has no such notion).
     public var pages: Int
+    /// The image carries an ICC profile (converted to sRGB when processed).
+    public var hasProfile: Bool = false
     /// The vips loader nickname, e.g. "jpegload_buffer".
     public var loader: String
     /// Short format name derived from the loader: "jpeg", "png", "webp", "gif", "tiff", "svg", ...
@@ -27,7 +29,8 @@ public struct ImageHeader: Sendable, Equatable {
     /// `ftyp` box names an AV1 brand ("avif"/"avis"), else "heif".
     public var format: String
 
-    public init(width: Int, height: Int, bands: Int, hasAlpha: Bool, pages: Int, loader: String, format: String) {
+    public init(width: Int, height: Int, bands: Int, hasAlpha: Bool, pages: Int, loader: String, format: String, hasProfile: Bool = false) {
+        self.hasProfile = hasProfile
         self.width = width
         self.height = height
         self.bands = bands
@@ -95,7 +98,7 @@ public enum VipsBridge {
         return ImageHeader(
             width: Int(h.width), height: Int(h.height), bands: Int(h.bands),
             hasAlpha: h.has_alpha != 0, pages: max(1, Int(h.pages)),
-            loader: loader, format: formatName(loader: loader, bytes: bytes))
+            loader: loader, format: formatName(loader: loader, bytes: bytes), hasProfile: h.has_profile != 0)
     }
 
     /// Fully decodes the image (failing on any loader warning: `fail_on=warning`) without encoding anything.
@@ -110,11 +113,16 @@ public enum VipsBridge {
         if rc != 0 { throw failure(err, fallback: "image decode failed") }
     }
 
-    /// Thumbnails with shrink-on-load (never upscaling) and encodes with the saver for `suffix`
-    /// (".jpg", ".png", ".webp", ".avif", ".gif"). `nil` width/height = unconstrained; `cover`
-    /// fills the box and crops the centre. `quality` (1-100) applies to lossy savers only.
+    /// Thumbnails as `vipsthumbnail` does (shrink-on-load, never upscaling, orientation applied),
+    /// converts a source carrying an ICC profile to sRGB, removes every metadata field, and encodes
+    /// with the saver for `suffix` (".jpg", ".png", ".webp", ".avif", ".gif"). `nil` width/height =
+    /// unconstrained; `cover` fills the box and crops the centre. `quality` (1-100) applies to lossy
+    /// savers only. `linear` resizes in linear light; `allPages` keeps every frame of an animation;
+    /// `flattenOnto` (sRGB, 0-255) flattens the alpha away, for savers without alpha.
+    /// The height returned is one frame's.
     public static func thumbnail(
-        _ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, suffix: String, quality: Int?
+        _ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, suffix: String, quality: Int?,
+        linear: Bool = false, allPages: Bool = false, flattenOnto background: RGBColor? = nil
     ) throws(VipsFailure) -> EncodedImage {
         try load()
         var opts = ifv_thumb_opts()
@@ -122,6 +130,12 @@ public enum VipsBridge {
         opts.height = Int32(clamping: height ?? unconstrained)
         opts.crop = cover ? 1 : 0
         opts.quality = Int32(clamping: min(max(quality ?? 0, 0), 100))
+        opts.linear = linear ? 1 : 0
+        opts.all_pages = allPages ? 1 : 0
+        if let background {
+            opts.flatten = 1
+            opts.background = (Double(background.red), Double(background.green), Double(background.blue))
+        }
         var err = [CChar](repeating: 0, count: errorCapacity)
         var out: UnsafeMutableRawPointer? = nil
         var outLen = 0

@@ -3,7 +3,13 @@ import Dispatch
 /// Decodes and downsamples with libvips: header and limits first, then a shrink-on-load thumbnail.
 /// libvips is loaded (dlopen) on first use, so a process that only serves cache hits never loads it.
 public struct VipsProcessor: ImageProcessing {
-    public init() {}
+    /// An animation with more frames is refused from its header, before any decoding (an animation
+    /// bomb: a few KB of GIF can hold 100,000 frames). Default 1000.
+    public var maxFrames: Int
+
+    public init(maxFrames: Int = 1000) {
+        self.maxFrames = maxFrames
+    }
 
     public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage {
         guard !bytes.isEmpty else { throw .invalidImage("empty response (0 bytes)") }
@@ -21,25 +27,35 @@ public struct VipsProcessor: ImageProcessing {
         }
         try loadVips()
         let header: ImageHeader
-        do { header = try VipsBridge.header(bytes) } catch { throw .invalidImage(VipsProcessor.describe(error, bytes)) }
-        let pixels = Int64(header.width) * Int64(header.height)
-        if pixels > maxPixels {
-            throw .tooLarge("\(header.width)x\(header.height) is \(pixels) pixels, over --max-pixels \(maxPixels)")
-        }
+        do { header = try VipsBridge.header(bytes) } catch { throw VipsProcessor.refusal(error, bytes) }
         let sourceFormat = header.format
+        let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : processing.format
+        // An animation to a format that keeps one decodes every frame, and every frame counts.
+        let allFrames = header.pages > 1 && target.isAnimated && ["gif", "webp"].contains(sourceFormat)
+        if allFrames && header.pages > maxFrames {
+            throw .tooLarge("\(header.pages) frames, over the limit of \(maxFrames) frames")
+        }
+        let frames = allFrames ? Int64(header.pages) : 1
+        let (pixels, overflow) = (Int64(header.width) * Int64(header.height)).multipliedReportingOverflow(by: frames)
+        if overflow || pixels > maxPixels {
+            let what = frames > 1 ? "\(header.width)x\(header.height) x \(frames) frames" : "\(header.width)x\(header.height)"
+            throw .tooLarge("\(what) is \(overflow ? "too many" : String(pixels)) pixels, over --max-pixels \(maxPixels)")
+        }
         if processing.isOriginal || (!processing.resizes && processing.format.rawValue == sourceFormat && processing.quality == nil) {
             // The original bytes are handed out as they are, once proven to decode completely.
             do { try VipsBridge.validate(bytes) } catch { throw .invalidImage(VipsProcessor.describe(error, bytes)) }
             return ProcessedImage(bytes: bytes, width: header.width, height: header.height, format: sourceFormat)
         }
-        let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : processing.format
         if target == .avif && !VipsBridge.canSave(suffix: ".avif") {
             throw .unsupportedFormat("this libvips build cannot write AVIF; choose --format webp, jpeg or png")
         }
         do {
             let out = try VipsBridge.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
-                                               suffix: target.saveSuffix, quality: target.isLossy ? processing.quality : nil)
-            return ProcessedImage(bytes: out.bytes, width: out.width, height: out.height, format: target.rawValue,
+                                               suffix: target.saveSuffix, quality: target.isLossy ? processing.quality : nil,
+                                               linear: processing.linear, allPages: allFrames,
+                                               flattenOnto: target.hasAlpha ? nil : processing.background)
+            let bytes = target == .webp ? WebPMetadata.removingMetadata(out.bytes) : out.bytes
+            return ProcessedImage(bytes: bytes, width: out.width, height: out.height, format: target.rawValue,
                                   sourceWidth: header.width, sourceHeight: header.height, sourceFormat: sourceFormat)
         } catch {
             if target == .avif { throw .unsupportedFormat("AVIF encoding failed: \(error.message)") }
@@ -95,6 +111,19 @@ public struct VipsProcessor: ImageProcessing {
             return own
         }
         return header.hasAlpha ? .png : .jpeg
+    }
+
+    /// Formats libvips could read but imgfetch does not, in plain words (libvips would say
+    /// "svgload_buffer: operation is blocked" or "not a known format"); else `describe`.
+    static func refusal(_ error: VipsFailure, _ bytes: [UInt8]) -> FetchError {
+        let head = String(decoding: bytes.prefix(256), as: UTF8.self).lowercased()
+        if error.message.contains("svgload") || (head.contains("<svg") && !head.contains("<html")) {
+            return .unsupportedFormat("SVG is not accepted: libvips marks its SVG loader untrusted (a full renderer run on untrusted input)")
+        }
+        if bytes.count >= 14, bytes[0] == 0x42, bytes[1] == 0x4D {
+            return .unsupportedFormat("BMP is not accepted: libvips reads it only through its ImageMagick module, which imgfetch does not load")
+        }
+        return .invalidImage(describe(error, bytes))
     }
 
     /// A one-line reason, with a hint when the bytes look like HTML (an error page served as an image).

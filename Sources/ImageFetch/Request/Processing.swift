@@ -12,13 +12,20 @@ public struct Processing: Sendable, Hashable {
     public var format: ImageFormat
     /// 1-100 for lossy formats; `nil` is the encoder's default (libvips: 75).
     public var quality: Int?
+    /// Resize in linear light (as `vipsthumbnail --linear`) rather than in sRGB's gamma. Default off.
+    public var linear: Bool
+    /// What transparent pixels become in a format without alpha (JPEG). Default white.
+    public var background: RGBColor
 
-    public init(width: Int? = nil, height: Int? = nil, fit: Fit = .inside, format: ImageFormat = .original, quality: Int? = nil) {
+    public init(width: Int? = nil, height: Int? = nil, fit: Fit = .inside, format: ImageFormat = .original, quality: Int? = nil,
+                linear: Bool = false, background: RGBColor = .white) {
         self.width = width
         self.height = height
         self.fit = fit
         self.format = format
         self.quality = quality
+        self.linear = linear
+        self.background = background
     }
 
     /// The source as it is: no resize, no conversion. Its cache entry holds the original bytes.
@@ -29,7 +36,8 @@ public struct Processing: Sendable, Hashable {
     /// `cover` takes effect only with both sides of the box given.
     public var coversBox: Bool { fit == .cover && width != nil && height != nil }
 
-    /// A stable text form, e.g. `w320-h320-inside-jpeg-q80` or `original`.
+    /// A stable text form, e.g. `w320-h320-inside-jpeg-q80` or `original`; `linear` and a
+    /// background other than white are added when set.
     public var identifier: String {
         if isOriginal { return "original" }
         var parts: [String] = []
@@ -38,46 +46,8 @@ public struct Processing: Sendable, Hashable {
         if resizes { parts.append(fit.rawValue) }
         parts.append(format.rawValue)
         if let quality, format.isLossy || format == .original { parts.append("q\(quality)") }
+        if linear { parts.append("linear") }
+        if background != .white { parts.append("bg\(background.hex)") }
         return parts.joined(separator: "-")
-    }
-}
-
-/// The image formats imgfetch reads and writes by name.
-public enum ImageFormat: String, Sendable, CaseIterable {
-    case original, jpeg, png, webp, avif, gif
-
-    /// Parses a `--format` value or a file extension (`jpg`, `jpeg`, `png`, ...).
-    public init?(name: String) {
-        switch name.lowercased() {
-        case "jpg", "jpeg": self = .jpeg
-        case "png": self = .png
-        case "webp": self = .webp
-        case "avif": self = .avif
-        case "gif": self = .gif
-        case "original": self = .original
-        default: return nil
-        }
-    }
-
-    public var isLossy: Bool { self == .jpeg || self == .webp || self == .avif }
-
-    /// The suffix libvips picks its saver by.
-    public var saveSuffix: String {
-        switch self {
-        case .jpeg: ".jpg"
-        case .png: ".png"
-        case .webp: ".webp"
-        case .avif: ".avif"
-        case .gif: ".gif"
-        case .original: ""
-        }
-    }
-
-    public var fileExtension: String {
-        switch self {
-        case .jpeg: "jpg"
-        case .original: "img"
-        default: rawValue
-        }
     }
 }

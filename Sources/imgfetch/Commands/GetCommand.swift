@@ -116,7 +116,7 @@ enum Pipelines {
         var loader: any DataLoading = SourceLoader(network: settings.lowDataMode.network,
                                                    maxConnections: maxConnections, maxPerHost: maxPerHost)
         if let rate { loader = RateLimitedLoader(loader, limiter: RateLimiter(perSecond: rate)) }
-        return ImagePipeline(cache: cache, loader: CoalescingLoader(loader))
+        return ImagePipeline(cache: cache, loader: CoalescingLoader(loader), processor: VipsProcessor(maxFrames: settings.maxFrames))
     }
 }
 

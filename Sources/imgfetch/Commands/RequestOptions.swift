@@ -11,6 +11,8 @@ struct RequestOptions {
     var lowDataSource: Source?
     var alternatives: [Source]
     var cacheDirectory: String
+    /// `--max-frames`: the processor's limit on an animation's frames.
+    var maxFrames = 1000
     var cacheSizeLimit: Int64?
     var lowDataMode: LowDataSetting
     var json: Bool
@@ -29,15 +31,20 @@ struct RequestOptions {
         }
         if let name = parsed.value("format") {
             guard let format = ImageFormat(name: name) else {
-                throw UsageError("invalid value '\(name)' for '--format': expected jpeg, png, webp, avif, gif or original")
+                throw UsageError("invalid value '\(name)' for '--format': expected \(ImageFormat.namesForHelp)")
             }
             processing.format = format
-        } else if let outputPath, outputPath != "-", let dot = outputPath.lastIndex(of: "."),
-                  !outputPath[dot...].contains("/"), let format = ImageFormat(name: String(outputPath[outputPath.index(after: dot)...])),
-                  format != .original {
+        } else if let outputPath, let format = try RequestOptions.format(ofOutput: outputPath) {
             processing.format = format
         }
         processing.quality = try parsed.int("quality", range: 1...100)
+        processing.linear = parsed.flag("linear")
+        if let text = parsed.value("background") {
+            guard let color = RGBColor(parsing: text) else {
+                throw UsageError("invalid value '\(text)' for '--background': expected a colour name (\(RGBColor.names.map(\.0).joined(separator: ", "))) or hex #RRGGBB")
+            }
+            processing.background = color
+        }
         self.processing = processing
 
         var options = FetchOptions()
@@ -51,6 +58,7 @@ struct RequestOptions {
             options.maxBytes = v
         }
         if let v = try parsed.parse("max-pixels", RequestOptions.pixelCount) { options.maxPixels = v }
+        if let v = try parsed.int("max-frames", range: 1...1_000_000) { maxFrames = v }
         if let v = try parsed.parse("ttl", ValueParsers.duration) { options.defaultTTL = v }
         options.keepOriginal = !parsed.flag("no-keep-original")
         let policies = ["force-refresh", "cache-only", "offline"].filter { parsed.flag($0) }
@@ -88,6 +96,19 @@ struct RequestOptions {
         ImageRequest(source: source, processing: processing, lowDataSource: lowDataSource ?? self.lowDataSource,
                      alternativeSources: alternatives.isEmpty ? self.alternatives : alternatives, options: options,
                      network: network ?? self.network)
+    }
+
+    /// The format `-o FILE`'s extension names (nil for `-` or no extension); an extension that
+    /// names no output format is a usage error rather than a file of another format.
+    static func format(ofOutput path: String) throws(UsageError) -> ImageFormat? {
+        guard path != "-" else { return nil }
+        let name = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let ext = String(name[name.index(after: dot)...])
+        guard let format = ImageFormat(fileExtension: ext) else {
+            throw UsageError("'-o \(path)': the extension '.\(ext)' names no output format (\(ImageFormat.extensionsForHelp)); rename the file or give --format")
+        }
+        return format
     }
 
     /// `WxH`, `W`, or `xH`, each side 1...100000.

@@ -5,7 +5,7 @@
 
 #include <jpeglib.h>
 
-#include "cvips.h"
+#include "cjpeg.h"
 
 /* Installs the decompressor's data source (a memory buffer, or a stream fed while downloading). */
 typedef void (*ifj_src_setup)(j_decompress_ptr d, void *ctx);

@@ -58,24 +58,27 @@ static inline unsigned char ifj_clamp_byte(float v) {
 }
 
 /* Separable Lanczos3 resize of an 8-bit interleaved image (1 or 3 channels), fed one input row at
- * a time as the decoder produces it: each row gets its horizontal pass at once (into floats), and
- * each output row is accumulated from whole input rows (contiguous, so the compiler vectorises it)
- * as soon as its last input row has arrived. So when the last bytes of a download arrive, only
- * the last rows are left to resize (jpeg_stream.c). */
+ * a time as the decoder produces it. The last rows are kept (a ring of as many rows as an output row
+ * has vertical taps: an output row's taps span that many consecutive rows, and it is made as soon
+ * as its last one arrives, so older rows are never read again); as soon as an output row's last
+ * input row has arrived, its vertical pass accumulates whole input rows (contiguous, so the compiler
+ * vectorises it: the larger half of the work, done on the input's width) and its horizontal pass
+ * runs on that one row. So when the last bytes of a download arrive, only the last rows are left
+ * to resize (jpeg_stream.c). */
 struct ifj_resizer {
     struct ifj_taps tx, ty;
-    float *mid;              /* sh rows of dw * ch floats */
-    float *acc;
+    unsigned char *rows;     /* a ring of `ring` input rows of sw * ch bytes; row y at y % ring */
+    float *acc;              /* one vertically filtered row, sw * ch */
     unsigned char *dst;      /* dh rows of dw * ch bytes */
-    int ch, dh, next_out;
-    size_t rowlen;
+    int ch, dh, dw, next_out, ring;
+    size_t inlen, rowlen;
 };
 
 void ifj_resizer_free(struct ifj_resizer *r) {
     if (r == NULL) return;
     ifj_free_taps(&r->tx);
     ifj_free_taps(&r->ty);
-    free(r->mid);
+    free(r->rows);
     free(r->acc);
     free(r->dst);
     free(r);
@@ -86,12 +89,15 @@ struct ifj_resizer *ifj_resizer_new(int sw, int sh, int ch, int dw, int dh) {
     if (r == NULL) return NULL;
     r->ch = ch;
     r->dh = dh;
+    r->dw = dw;
+    r->inlen = (size_t)sw * (size_t)ch;
     r->rowlen = (size_t)dw * (size_t)ch;
     if (ifj_make_taps(&r->tx, sw, dw) != 0 || ifj_make_taps(&r->ty, sh, dh) != 0) goto fail;
-    r->mid = malloc(sizeof(float) * r->rowlen * (size_t)sh);
-    r->acc = malloc(sizeof(float) * r->rowlen);
+    r->ring = r->ty.n + 1 < sh ? r->ty.n + 1 : sh;
+    r->rows = malloc(r->inlen * (size_t)r->ring);
+    r->acc = malloc(sizeof(float) * r->inlen);
     r->dst = malloc(r->rowlen * (size_t)dh);
-    if (r->mid == NULL || r->acc == NULL || r->dst == NULL) goto fail;
+    if (r->rows == NULL || r->acc == NULL || r->dst == NULL) goto fail;
     return r;
 fail:
     ifj_resizer_free(r);
@@ -100,44 +106,43 @@ fail:
 
 /* Input row `y` (rows arrive in order); emits every output row whose taps are now all present. */
 void ifj_resizer_row(struct ifj_resizer *r, int y, const unsigned char *row) {
-    const int n = r->tx.n, ch = r->ch, dw = (int)(r->rowlen / (size_t)ch);
-    float *out = r->mid + (size_t)y * r->rowlen;
-    for (int x = 0; x < dw; x++) {
-        const float *w = r->tx.w + (size_t)x * (size_t)n;
-        const int *idx = r->tx.idx + (size_t)x * (size_t)n;
-        if (ch == 3) {
-            float cr = 0, cg = 0, cb = 0;
-            for (int k = 0; k < n; k++) {
-                const unsigned char *p = row + idx[k] * 3;
-                cr += w[k] * p[0];
-                cg += w[k] * p[1];
-                cb += w[k] * p[2];
-            }
-            out[x * 3] = cr;
-            out[x * 3 + 1] = cg;
-            out[x * 3 + 2] = cb;
-        } else {
-            for (int c = 0; c < ch; c++) {
-                float v = 0;
-                for (int k = 0; k < n; k++) v += w[k] * row[idx[k] * ch + c];
-                out[x * ch + c] = v;
-            }
-        }
-    }
-    const int tn = r->ty.n;
+    memcpy(r->rows + (size_t)(y % r->ring) * r->inlen, row, r->inlen);
+    const int tn = r->ty.n, n = r->tx.n, ch = r->ch;
     while (r->next_out < r->dh && r->ty.idx[(size_t)r->next_out * (size_t)tn + (size_t)(tn - 1)] <= y) {
         const int o = r->next_out++;
         const float *w = r->ty.w + (size_t)o * (size_t)tn;
         const int *idx = r->ty.idx + (size_t)o * (size_t)tn;
-        memset(r->acc, 0, sizeof(float) * r->rowlen);
+        float *acc = r->acc;
+        memset(acc, 0, sizeof(float) * r->inlen);
         for (int k = 0; k < tn; k++) {
             const float wk = w[k];
             if (wk == 0) continue;
-            const float *m = r->mid + (size_t)idx[k] * r->rowlen;
-            for (size_t x = 0; x < r->rowlen; x++) r->acc[x] += wk * m[x];
+            const unsigned char *m = r->rows + (size_t)(idx[k] % r->ring) * r->inlen;
+            for (size_t x = 0; x < r->inlen; x++) acc[x] += wk * (float)m[x];
         }
         unsigned char *dst = r->dst + (size_t)o * r->rowlen;
-        for (size_t x = 0; x < r->rowlen; x++) dst[x] = ifj_clamp_byte(r->acc[x]);
+        for (int x = 0; x < r->dw; x++) {
+            const float *wx = r->tx.w + (size_t)x * (size_t)n;
+            const int *ix = r->tx.idx + (size_t)x * (size_t)n;
+            if (ch == 3) {
+                float cr = 0, cg = 0, cb = 0;
+                for (int k = 0; k < n; k++) {
+                    const float *p = acc + ix[k] * 3;
+                    cr += wx[k] * p[0];
+                    cg += wx[k] * p[1];
+                    cb += wx[k] * p[2];
+                }
+                dst[x * 3] = ifj_clamp_byte(cr);
+                dst[x * 3 + 1] = ifj_clamp_byte(cg);
+                dst[x * 3 + 2] = ifj_clamp_byte(cb);
+            } else {
+                for (int c = 0; c < ch; c++) {
+                    float v = 0;
+                    for (int k = 0; k < n; k++) v += wx[k] * acc[ix[k] * ch + c];
+                    dst[x * ch + c] = ifj_clamp_byte(v);
+                }
+            }
+        }
     }
 }
 
