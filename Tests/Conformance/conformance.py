@@ -68,7 +68,7 @@ def run_case(server, binary, case):
                 else:
                     args.append(a)
             url = "%s/script/%s?%s" % (server.base, test_id, query)
-            out = os.path.join(cache_dir, "out.img")
+            out = os.path.join(cache_dir, "out")  # no extension: the image as the server sent it
             proc = subprocess.run([binary, "get", url, "--json", "--cache-dir", os.path.join(cache_dir, "c"), "-o", out,
                                    "--connect-timeout", "5", "--timeout", "20"] + args,
                                   capture_output=True, text=True, timeout=60)
