@@ -9,7 +9,7 @@ final class CacheListStreamingTests: E2ETestCase {
 
     func testDefaultOrderIsByKeyAndOtherOrdersAreAskedFor() throws {
         for (i, name) in ["photo.jpg", "portrait.jpg", "alpha.png"].enumerated() {
-            assertExit(try get([imageURL(name), "-s", "\(80 + i * 10)", "-o", file("o\(i).img").path]), 0)
+            assertExit(try get([imageURL(name), "-s", "\(80 + i * 10)", "-o", file("o\(i)").path]), 0)
         }
         let json = try cache(["ls", "--json"])
         assertExit(json, 0)
