@@ -15,33 +15,38 @@ TARGETS=${FUZZ_TARGETS:-list source headers meta jpeg}
 OUT=.build/fuzz
 # The toolchain's own clang: its compiler-rt has the libFuzzer swiftc links.
 CLANG=${FUZZ_CLANG:-$(dirname "$(command -v swiftc)")/clang}
-mkdir -p "$OUT/obj" "$OUT/modules/CVips" "$OUT/modules/CCurl" "$OUT/crashes"
+MODULES=(CVips CCurl CJpeg CSignals)   # the C targets ImageFetch imports
+mkdir -p "$OUT/obj" "$OUT/crashes"
+for m in "${MODULES[@]}"; do mkdir -p "$OUT/modules/$m"; done
+INCLUDES=(); for m in "${MODULES[@]}"; do INCLUDES+=(-ISources/$m/include); done
 
 # ---- build ---------------------------------------------------------------------------------------
 # The C shims with coverage and ASan (libFuzzer's runtime is linked once, by swiftc).
-for f in Sources/CVips/*.c Sources/CCurl/*.c; do
+for f in Sources/CVips/*.c Sources/CCurl/*.c Sources/CJpeg/*.c Sources/CSignals/*.c; do
   o="$OUT/obj/$(basename "$(dirname "$f")")-$(basename "$f" .c).o"
   if [[ ! -f "$o" || "$f" -nt "$o" ]]; then
-    "$CLANG" -c -g -O1 -fsanitize=fuzzer-no-link,address -ISources/CVips/include -ISources/CCurl/include "$f" -o "$o"
+    "$CLANG" -c -g -O1 -fsanitize=fuzzer-no-link,address "${INCLUDES[@]}" "$f" -o "$o"
   fi
 done
 # Module maps for the C modules (SwiftPM makes the same ones itself).
-for m in CVips:Sources/CVips/include/cvips.h CCurl:Sources/CCurl/include/ccurl.h; do
-  printf 'module %s {\n  header "%s"\n  export *\n}\n' "${m%%:*}" "$PWD/${m#*:}" > "$OUT/modules/${m%%:*}/module.modulemap"
+for m in "${MODULES[@]}"; do
+  header=$(ls "$PWD/Sources/$m/include/"*.h | head -1)
+  printf 'module %s {\n  header "%s"\n  export *\n}\n' "$m" "$header" > "$OUT/modules/$m/module.modulemap"
 done
+MODULE_FLAGS=(); for m in "${MODULES[@]}"; do MODULE_FLAGS+=(-I "$OUT/modules/$m"); done
 SWIFT_SOURCES=$(find Sources/ImageFetch -name '*.swift' | sort)
 newest=$(ls -t $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift "$OUT"/obj/*.o | head -1)
 if [[ ! -x "$OUT/imagefetch-fuzz" || "$newest" -nt "$OUT/imagefetch-fuzz" ]]; then
   echo "building $OUT/imagefetch-fuzz" >&2
   # shellcheck disable=SC2086
   swiftc -swift-version 6 -O -g -parse-as-library -module-name ImageFetchFuzz -sanitize=fuzzer,address \
-    -I "$OUT/modules/CVips" -I "$OUT/modules/CCurl" $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift \
+    "${MODULE_FLAGS[@]}" $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift \
     "$OUT"/obj/*.o -use-ld=lld -ldl -lpthread -lm -o "$OUT/imagefetch-fuzz"
 fi
-JPEG_SOURCES=(Tests/Fuzz/fuzz_jpeg.c Sources/CVips/jpeg_fast.c Sources/CVips/jpeg_resize.c Sources/CVips/jpeg_stream.c)
-if [[ ! -x "$OUT/jpeg-fuzz" || "$(ls -t "${JPEG_SOURCES[@]}" Sources/CVips/*.h Sources/CVips/include/*.h "$OUT/jpeg-fuzz" | head -1)" != "$OUT/jpeg-fuzz" ]]; then
+JPEG_SOURCES=(Tests/Fuzz/fuzz_jpeg.c Sources/CJpeg/jpeg_fast.c Sources/CJpeg/jpeg_resize.c Sources/CJpeg/jpeg_stream.c)
+if [[ ! -x "$OUT/jpeg-fuzz" || "$(ls -t "${JPEG_SOURCES[@]}" Sources/CJpeg/*.h Sources/CJpeg/include/*.h "$OUT/jpeg-fuzz" | head -1)" != "$OUT/jpeg-fuzz" ]]; then
   echo "building $OUT/jpeg-fuzz" >&2
-  "$CLANG" -g -O1 -fsanitize=fuzzer,address -ISources/CVips/include -ISources/CVips \
+  "$CLANG" -g -O1 -fsanitize=fuzzer,address -ISources/CJpeg/include -ISources/CJpeg \
     "${JPEG_SOURCES[@]}" -fuse-ld=lld -ldl -lpthread -lm -o "$OUT/jpeg-fuzz"
 fi
 

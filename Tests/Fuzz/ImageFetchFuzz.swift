@@ -72,6 +72,16 @@ enum FuzzTargets {
         for now in [0.0, 1_764_000_000, 253_402_300_799] {
             let f = Freshness.from(headers: headers, now: now, defaultTTL: 604_800)
             if let e = f.expires, e.isNaN { fatalError("NaN expiry from \(text.debugDescription)") }
+            // Every status, and a response that took time to arrive (Age, Date, response delay).
+            for status in [200, 203, 301, 302, 404, 410, 503] {
+                let g = Freshness.evaluate(status: status, headers: headers, requestTime: now - 3, responseTime: now,
+                                           defaultTTL: 604_800)
+                if let e = g.expires, e.isNaN { fatalError("NaN expiry (status \(status)) from \(text.debugDescription)") }
+            }
+        }
+        let cc = CacheControl(headers: headers)
+        for name in ["max-age", "s-maxage", "stale-while-revalidate", "stale-if-error"] {
+            if let v = cc.seconds(name), !(v >= 0 && v.isFinite) { fatalError("\(name) gave \(v) from \(text.debugDescription)") }
         }
         for (_, value) in headers.all {
             if let d = HTTPDate.parse(value) {
@@ -82,7 +92,7 @@ enum FuzzTargets {
             if let wait = HTTPLoader.retryAfter(value), !(wait >= 0 && wait.isFinite) {
                 fatalError("Retry-After \(value.debugDescription) gave \(wait)")
             }
-            _ = Freshness.deltaSeconds(value)
+            if let v = CacheControl.deltaSeconds(value), !(v >= 0 && v.isFinite) { fatalError("delta-seconds \(value.debugDescription) gave \(v)") }
         }
     }
 
