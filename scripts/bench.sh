@@ -129,9 +129,9 @@ SMALL="$CORPUS/small/thumb-20k.jpg"
 
 {
   echo "$(date -Is), $(uname -srm), $(nproc) cpus, QUICK=$QUICK"
-  echo "binary: $BIN_SHOWN ($($BIN --version 2>&1 | head -1), sha256 $(sha256sum "$BIN" | cut -c1-12))"
-  echo "vips: $(vips --version); curl: $(curl --version | head -1 | cut -d' ' -f1-2); hyperfine: $(hyperfine --version)"
-  echo "aria2c: $([[ $HAVE_ARIA == 1 ]] && aria2c --version | head -1 || echo missing); server: $SERVER on $BASE"
+  echo "binary: $BIN_SHOWN ($($BIN --version 2>&1 | sed -n 1p), sha256 $(sha256sum "$BIN" | cut -c1-12))"
+  echo "vips: $(vips --version); curl: $(curl --version | sed -n 1p | cut -d' ' -f1-2); hyperfine: $(hyperfine --version)"
+  echo "aria2c: $([[ $HAVE_ARIA == 1 ]] && aria2c --version | sed -n 1p || echo missing); server: $SERVER on $BASE"
   echo "VIPS_CONCURRENCY=$VIPS_CONCURRENCY; loadavg at start: $(cat /proc/loadavg)"
 } > "$RES/env.txt"
 
@@ -198,7 +198,7 @@ count_files() {
   n=$(find "$1" -type f 2>/dev/null | wc -l)
   [[ "$n" -eq "$2" ]] || warn "[$3] $1 holds $n files, expected $2"
   if [[ "${4:-}" == fit ]]; then
-    first=$(find "$1" -type f -name '*.jpg' 2>/dev/null | sort | head -1)
+    first=$(find "$1" -type f -name '*.jpg' 2>/dev/null | sort | sed -n 1p)
     if [[ -n "$first" ]]; then fits "$first" "$3"; fi
   fi
 }
@@ -281,7 +281,7 @@ ensure_cache_100k() {
     # template: one real 64x48 entry, so the generated entries are valid (checksums match)
     TPL=""
     if "$BIN" get "$SMALL" -s 64 -o "$RUN/tpl.jpg" --no-keep-original --cache-dir "$RUN/tpl-cache" 2>/dev/null; then
-      TPL=$(find "$RUN/tpl-cache/v1" -name '*.meta' | head -1)
+      TPL=$(find "$RUN/tpl-cache/v1" -name '*.meta' | sed -n 1p)
     fi
     echo "generating 100,000 cache entries in $CD4 (~20-40 s, kept for later runs)..." >&2
     python3 "$HERE/fake-cache.py" "$CD4" 100000 $TPL
