@@ -130,4 +130,34 @@ final class CacheGalleryTests: E2ETestCase {
         let dom = browse(browser, out.appendingPathComponent("index.html"), ["--dump-dom"])
         XCTAssertEqual(attribute("data-loaded", in: dom.stdoutText), count, "the copies load with the cache gone")
     }
+
+    /// A directory the gallery did not make is never written into: its index.html and page-N.html
+    /// may be the user's own. A gallery's own directory is rewritten.
+    func testAUsersDirectoryIsNeverOverwritten() throws {
+        _ = try fillCache()
+        let mine = file("mine")
+        try FileManager.default.createDirectory(at: mine, withIntermediateDirectories: true)
+        for name in ["index.html", "page-2.html"] { try Data("my own \(name)".utf8).write(to: mine.appendingPathComponent(name)) }
+        let r = try gallery(["-o", mine.path])
+        assertExit(r, 2)
+        XCTAssertEqual(try String(contentsOf: mine.appendingPathComponent("index.html"), encoding: .utf8), "my own index.html")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: mine.appendingPathComponent("page-2.html").path))
+
+        let ours = file("ours")
+        assertExit(try gallery(["-o", ours.path]), 0)
+        assertExit(try gallery(["-o", ours.path]), 0)   // its own directory: rewritten
+    }
+
+    /// --copy never writes through a link planted at DIR/images.
+    func testCopiesAreNeverWrittenThroughALink() throws {
+        _ = try fillCache()
+        let outside = file("outside")
+        let g = file("g")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        assertExit(try gallery(["-o", g.path]), 0)
+        try FileManager.default.createSymbolicLink(atPath: g.appendingPathComponent("images").path, withDestinationPath: outside.path)
+        let r = try gallery(["-o", g.path, "--copy"])
+        XCTAssertNotEqual(r.status, 0, "\(r)")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside.path), [], "nothing copied outside")
+    }
 }

@@ -81,4 +81,25 @@ extension ConfigFileTests {
         assertExit(try imgfetch(["get", imageURL("tiny.jpg"), "-o", file("a.jpg").path]), 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("CACHEDIR.TAG").path))
     }
+
+    /// A config file saved on Windows (CR LF, a byte order mark) is read line by line like any other.
+    func testCRLFConfigIsReadLineByLine() throws {
+        let url = file("windows.conf")
+        try Data(("\u{FEFF}# my config\r\nmax-bytes 10\r\nuser alice:Sekr1tPW\r\n").utf8).write(to: url)
+        let r = try get([imageURL("tiny.jpg"), "--config", url.path, "-o", file("a.jpg").path, "--json"])
+        assertExit(r, 1)
+        XCTAssertTrue(r.stdoutText.contains("too_large"), "max-bytes 10 applies:\n\(r)")
+        XCTAssertFalse(r.stdoutText.contains("Sekr1tPW") || r.stderr.contains("Sekr1tPW"), "\(r)")
+    }
+
+    /// Where output goes is never a default of every run.
+    func testOutputOptionsAreNotAllowedInAConfigFile() throws {
+        for line in ["output /tmp/x.jpg", "output-dir d", "name {key}"] {
+            let url = file("out.conf")
+            try writeConfig([line], to: url)
+            let r = try get([imageURL("tiny.jpg"), "--config", url.path, "-o", file("a.jpg").path])
+            assertExit(r, 2)
+            XCTAssertTrue(r.stderr.contains("not allowed in a config file"), "\(r)")
+        }
+    }
 }

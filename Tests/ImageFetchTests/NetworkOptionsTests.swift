@@ -87,6 +87,24 @@ final class NetworkOptionsTests: XCTestCase {
         XCTAssertTrue(shown.contains("X-A: ok"), shown)
     }
 
+    /// Characters whose lower-case form has another UTF-8 length, and quotes inside unquoted values,
+    /// do not let a secret through (a review found both).
+    func testListLineRedactionHoldsWithAnyCharacterAndAnyQuote() {
+        for line in [#"https://h/a.jpg user=alice:PW2secret İ ""#, #"https://h/a.jpg user=alice:PW2secret Ⱥ K"#,
+                     #"https://h/a.jpg user=alice:ab"PW2secret"#, #"https://h/a.jpg cookie=sid=ab"PW2secret x"#] {
+            let shown = ListParser.redact(line)
+            XCTAssertFalse(shown.contains("PW2secret"), shown)
+        }
+    }
+
+    /// libcurl's messages quote the URLs they were given (a proxy's): every userinfo is redacted.
+    func testURLsInsideAMessageAreRedacted() {
+        let message = "Unsupported proxy syntax in 'http://u:PXsecret2@h:99999' and ftp://v:PYsecret@x/y, not a@b"
+        let shown = Source.redactingURLs(in: message)
+        XCTAssertFalse(shown.contains("PXsecret2") || shown.contains("PYsecret"), shown)
+        XCTAssertTrue(shown.contains("http://u:***@h:99999") && shown.contains("ftp://v:***@x/y") && shown.contains("a@b"), shown)
+    }
+
     func testListLineOptionsAreQuotedAndParsed() throws {
         guard case .item(let item) = ListParser.parse(#"https://h/a.jpg header="Referer: https://a.example/" user-agent="A b" name=x"#, line: 1) else {
             return XCTFail("not parsed")

@@ -91,7 +91,8 @@ public final class HTTPLoader: Sendable {
         if r.tooLarge || r.curlCode == Int32(IFC_E_FILESIZE_EXCEEDED) {
             return .tooLarge("download exceeds --max-bytes \(request.maxBytes)")
         }
-        let detail = r.errorMessage.isEmpty ? "curl error \(r.curlCode)" : r.errorMessage
+        // libcurl's own words may quote a URL it was given (a proxy's, with its password): redacted.
+        let detail = r.errorMessage.isEmpty ? "curl error \(r.curlCode)" : Source.redactingURLs(in: r.errorMessage)
         switch Int(r.curlCode) {
         case 0:
             break

@@ -84,9 +84,10 @@ extension ListParser {
     /// `Proxy-Authorization:` up to a closing quote or the end. For every message quoting a list line.
     public static func redact(_ text: String) -> String {
         var out = Source.redacted(text)
-        let lower = Array(out.lowercased().utf8)
         var bytes = Array(out.utf8)
-        guard lower.count == bytes.count else { return out }   // lower-casing changed lengths: keep scanning simple
+        // ASCII lower-casing only, byte for byte: offsets in `lower` are offsets in `bytes` (full
+        // Unicode lower-casing can change a text's length and would shift them).
+        let lower = bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
         var ranges: [Range<Int>] = []
         func find(_ needle: String, from: Int) -> Int? {
             let n = Array(needle.utf8)
@@ -103,10 +104,17 @@ extension ListParser {
             while let at = find(needle, from: from) {
                 var start = at + needle.utf8.count
                 while start < bytes.count, bytes[start] == UInt8(ascii: " ") { start += 1 }
-                if start < bytes.count, bytes[start] == UInt8(ascii: "\"") { start += 1 }
+                let quoted = start < bytes.count && bytes[start] == UInt8(ascii: "\"")
+                if quoted { start += 1 }
                 var end = start
-                while end < bytes.count, bytes[end] != UInt8(ascii: "\""),
-                      toQuoteOnly || (bytes[end] != UInt8(ascii: " ") && bytes[end] != UInt8(ascii: "\t")) { end += 1 }
+                // A quoted value ends at its closing quote; an unquoted one at a blank (a quote inside
+                // it is part of the secret), a header's at the end of the text.
+                while end < bytes.count {
+                    let b = bytes[end]
+                    if quoted || toQuoteOnly { if b == UInt8(ascii: "\"") { break } }
+                    if !quoted && !toQuoteOnly && (b == UInt8(ascii: " ") || b == UInt8(ascii: "\t")) { break }
+                    end += 1
+                }
                 if end > start { ranges.append(start..<end) }
                 from = max(end, at + 1)
             }

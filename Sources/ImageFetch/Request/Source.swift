@@ -219,6 +219,30 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
         return String(text[..<userinfo.lowerBound]) + shown + text[userinfo.upperBound...]
     }
 
+    /// `text` with the user information of every `scheme://userinfo@host` in it redacted, wherever
+    /// it stands (a message of libcurl's quotes the proxy URL it was given): `user:***@`, or `***@`.
+    public static func redactingURLs(in text: String) -> String {
+        var bytes = Array(text.utf8)
+        guard bytes.contains(UInt8(ascii: "@")) else { return text }
+        var i = 0
+        while i + 3 <= bytes.count {
+            guard bytes[i] == UInt8(ascii: ":"), bytes[i + 1] == UInt8(ascii: "/"), bytes[i + 2] == UInt8(ascii: "/") else { i += 1; continue }
+            let start = i + 3
+            // The authority ends at a path, a blank or a quote; its user information at the last '@'.
+            var end = start
+            while end < bytes.count, !" \t'\"/)>\n\r".utf8.contains(bytes[end]) { end += 1 }
+            if let at = bytes[start..<end].lastIndex(of: UInt8(ascii: "@")) {
+                let colon = bytes[start..<at].firstIndex(of: UInt8(ascii: ":"))
+                let shown = colon.map { Array(bytes[start..<$0]) + Array(":***".utf8) } ?? Array("***".utf8)
+                bytes.replaceSubrange(start..<at, with: shown)
+                i = start + shown.count + 1
+            } else {
+                i = end
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Where the user information of `scheme://userinfo@authority/...` is (without the `@`), if any.
     /// On UTF-8 bytes: `cache ls` redacts every stored source it lists.
     static func userinfoRange(_ text: String) -> Range<String.Index>? {

@@ -135,6 +135,13 @@ public enum FileSystem {
         return Status(st)
     }
 
+    /// The status of `path` itself: a symbolic link is reported as a link, not followed.
+    public static func linkStatus(_ path: String) -> Status? {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return nil }
+        return Status(st)
+    }
+
     /// Sets a file's modification time (the cache's "last access"): one syscall, no data written.
     public static func touch(_ path: String, at time: Double) {
         var times = [timespec(tv_sec: Int(time), tv_nsec: 0), timespec(tv_sec: Int(time), tv_nsec: 0)]

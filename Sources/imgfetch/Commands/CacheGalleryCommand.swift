@@ -12,14 +12,31 @@ enum CacheGalleryCommand {
     /// Entries per page. Default 200.
     static let defaultPageSize = 200
 
+    /// The empty file that marks a directory as a gallery of imgfetch's (it may then be rewritten).
+    static let marker = ".imgfetch-gallery"
+
     static func run(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
         let pageSize = try parsed.parse("page-size", ValueParsers.positiveInt) ?? defaultPageSize
         let copy = parsed.flag("copy")
         let output = absolute(parsed.value("output") ?? "imgfetch-gallery")
         let cacheRoot = realPath(cache.directory) ?? absolute(cache.directory)
+        // Only a directory the gallery made (its marker file) or an empty one is written into: the
+        // pages replace index.html and remove page-N.html, which may be a user's own files.
+        if let names = Directory(realPath(output) ?? output)?.sortedNames(), !names.isEmpty, !names.contains(marker) {
+            Console.errorLine("\(TerminalText.escaped(output)): not empty and not a gallery of imgfetch's (no \(marker)); give an empty or new directory")
+            return .usage
+        }
         do {
             try FileSystem.makeDirectories(output)
-            if copy { try FileSystem.makeDirectories(output + "/images") }
+            try FileSystem.writeAtomically([], to: output + "/" + marker, temporaryDirectory: output, sync: false)
+            if copy {
+                // Copies go into DIR/images itself, never through a link planted there.
+                if FileSystem.linkStatus(output + "/images")?.isSymbolicLink == true {
+                    Console.errorLine("\(TerminalText.escaped(output + "/images")): is a symbolic link; the copies are not written through it")
+                    return .failed
+                }
+                try FileSystem.makeDirectories(output + "/images")
+            }
         } catch {
             Console.errorLine("cannot write the gallery: \(error.message)")
             return .failed

@@ -33,8 +33,7 @@ enum ConfigFile {
         guard bytes.count <= maxBytes else { throw parsed.error("\(shown(path)): config file larger than 1 MiB") }
         guard !bytes.contains(0) else { throw parsed.error("\(shown(path)): config file holds a NUL byte") }
         var arguments: [String] = []
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        for (index, raw) in lines.enumerated() {
+        for (index, raw) in lines(of: bytes).enumerated() {
             let place = "\(shown(path)):\(index + 1)"
             do {
                 let args = try lineArguments(raw, command: parsed.path)
@@ -50,6 +49,20 @@ enum ConfigFile {
         if arguments.isEmpty { return parsed }
         return parsed.withDefaults(try parse(parsed.path, arguments))
     }
+
+    /// The lines of the file, split on the byte LF (a String would read CR LF as one character and
+    /// never split a Windows file), each without its CR, the first without a UTF-8 byte order mark.
+    static func lines(of bytes: [UInt8]) -> [Substring] {
+        bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated().map { index, line in
+            var b = line[...]
+            if index == 0, b.starts(with: [0xEF, 0xBB, 0xBF]) { b = b.dropFirst(3) }
+            if b.last == 0x0D { b = b.dropLast() }
+            return Substring(String(decoding: b, as: UTF8.self))
+        }
+    }
+
+    /// Options that name where one command's output goes: never a default for every run.
+    static let notInConfig: Set<String> = ["config", "no-config", "output", "output-dir", "name"]
 
     /// A path for a message: whole, control characters escaped.
     static func shown(_ path: String) -> String { ListParser.quoted(path, limit: 4096, marks: false) }
@@ -81,7 +94,7 @@ enum ConfigFile {
         while let c = rest.first, c == " " || c == "\t" { rest.removeFirst() }
         if let c = rest.first, c == "=" || c == ":" { rest.removeFirst() }
         while let c = rest.first, c == " " || c == "\t" { rest.removeFirst() }
-        if name == "config" || name == "no-config" { throw UsageError("--\(name) is not allowed in a config file") }
+        if notInConfig.contains(name) { throw UsageError("--\(name) is not allowed in a config file") }
         let own = Specs.options(of: command)
         guard let spec = own.first(where: { $0.long == name }) else {
             let other = command == ["get"] ? Specs.prefetch.options : Specs.get.options
