@@ -91,6 +91,21 @@ extension OutputDirTests {
         XCTAssertEqual(try String(contentsOf: victim, encoding: .utf8), "keep")
         XCTAssertEqual(r.json.compactMap { $0.string("file") }, [out.appendingPathComponent("grey.jpg").path])
     }
+
+    /// A directory on the way that is a link planted in DIR (here the one `{host}` names) is never
+    /// followed, with or without --create-dirs.
+    func testALinkedSubdirectoryIsNotFollowed() throws {
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let outside = file("outside")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: out.appendingPathComponent("127.0.0.1"), withDestinationURL: outside)
+        for extra in [[], ["--create-dirs"]] {
+            let r = try get([imageURL("tiny.jpg"), "--output-dir", out.path, "--name", "{host}/sub/{name}.{ext}"] + extra)
+            assertExit(r, 1)
+            XCTAssertTrue(r.stderr.contains("symbolic link"), "\(r)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside.path), [], "nothing written outside")
+    }
 }
 
 enum FileSystemTestsHelper {

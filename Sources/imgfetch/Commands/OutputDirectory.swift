@@ -101,6 +101,18 @@ final class OutputDirectory: Sendable {
         }
     }
 
+    /// The first directory of `name` (relative to DIR, its last component the file) that is a
+    /// symbolic link, as a path; nil when there is none (or it does not exist yet).
+    func linkedDirectory(on name: String) -> String? {
+        var path = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        for component in name.split(separator: "/").dropLast() {
+            path += "/" + component
+            guard let status = FileSystem.linkStatus(path) else { return nil }
+            if status.isSymbolicLink { return path }
+        }
+        return nil
+    }
+
     /// Writes `result` under the name `template` gives it (claimed for `line`): its path, or the
     /// failure (`file_error`) the line becomes.
     func write(_ result: ImageResult, source: Source, line: Int, template: OutputTemplate? = nil) -> Result<String, RetrievalFailure> {
@@ -108,6 +120,12 @@ final class OutputDirectory: Sendable {
         let name = names.claim((template ?? self.template).render(values), line: line)
         let path = (directory.hasSuffix("/") ? directory : directory + "/") + name
         do {
+            // No directory on the way may be a link planted in DIR: it would send the file outside.
+            if let linked = linkedDirectory(on: name) {
+                let message = "cannot write \(ListParser.quoted(path, limit: 300, marks: false)): \(ListParser.quoted(linked, limit: 300, marks: false)) is a symbolic link (never followed in --output-dir)"
+                return .failure(RetrievalFailure(error: .fileError(message), attempts: result.attempts,
+                                                 milliseconds: result.milliseconds, key: result.key))
+            }
             if createDirs, let slash = path.lastIndex(of: "/") { try FileSystem.makeDirectories(String(path[..<slash])) }
             // Names come from the network: only a regular file (or a new one) is written, never
             // through a symbolic link, a FIFO or a device that happens to bear the name.
