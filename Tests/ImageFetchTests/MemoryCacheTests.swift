@@ -75,6 +75,34 @@ final class MemoryCacheTests: XCTestCase {
         XCTAssertNotNil(cache.value(for: key(2)))
     }
 
+    /// Thousands of mixed sets, reads and removals (enough to compact the use queue many times)
+    /// leave exactly what a plain least-recently-used list leaves.
+    func testLongChurnMatchesAPlainLRU() {
+        let cache = MemoryCache(costLimit: 400)   // 100 items of cost 4
+        var model: [Int] = []                     // least recently used first
+        var seed: UInt64 = 42
+        func next(_ n: Int) -> Int { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Int((seed >> 33) % UInt64(n)) }
+        for _ in 0..<20_000 {
+            let k = next(300)
+            switch next(10) {
+            case 0..<5:
+                cache.set(image(UInt8(k % 256), cost: 4), for: key(k))
+                model.removeAll { $0 == k }
+                model.append(k)
+                if model.count > 100 { model.removeFirst() }
+            case 5..<9:
+                let hit = cache.value(for: key(k)) != nil
+                XCTAssertEqual(hit, model.contains(k), "read of \(k)")
+                if hit { model.removeAll { $0 == k }; model.append(k) }
+            default:
+                cache.remove(key(k))
+                model.removeAll { $0 == k }
+            }
+        }
+        XCTAssertEqual(cache.count, model.count)
+        for k in 0..<300 where model.contains(k) { XCTAssertNotNil(cache.value(for: key(k)), "\(k)") }
+    }
+
     func testConcurrentUseStaysWithinLimit() async {
         let cache = MemoryCache(costLimit: 1000)
         await withTaskGroup(of: Void.self) { group in

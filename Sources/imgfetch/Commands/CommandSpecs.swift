@@ -138,7 +138,7 @@ enum Specs {
             ], discussion: """
             Prints the path of index.html (open it in a browser). Every entry is shown as a picture
             with its source, variant, size, age and expiry. Example:
-              imgfetch cache gallery -o /tmp/gallery --copy
+              imgfetch cache gallery -o gallery --copy
             """),
             CommandSpec(name: "sheet", abstract: "Write a contact sheet: one picture of the newest entries, each labelled.", options: [
                 .value("output", short: "o", valueName: "FILE", help: "The sheet (.jpg, .png or .webp). Required."),
@@ -148,7 +148,7 @@ enum Specs {
             ], discussion: """
             Each cell is (S + 8) x (S + 26) pixels: the picture centred on white with its source's
             name below (libvips thumbnail, text and arrayjoin). Example:
-              imgfetch cache sheet -o /tmp/sheet.jpg --columns 8 --size 128
+              imgfetch cache sheet -o sheet.jpg --columns 8 --size 128
             """),
         ],
         discussion: """
