@@ -1,0 +1,34 @@
+/// Everything needed to open the remote cache tier, read by the CLI from its options and the
+/// environment and travelling whole (the library never reads the environment itself).
+public struct RemoteStoreSettings: Sendable, Equatable {
+    /// `http://HOST/PREFIX/`, `https://HOST/PREFIX/` or `s3://BUCKET/PREFIX`.
+    public var url: String
+    /// The S3-compatible endpoint for `s3://` (`--s3-endpoint`); nil = AWS's own
+    /// (`https://s3.REGION.amazonaws.com`).
+    public var s3Endpoint: String?
+    /// `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION`: used to sign
+    /// s3:// requests, never printed or stored. Region default `us-east-1`.
+    public var accessKeyID: String?
+    public var secretAccessKey: String?
+    public var sessionToken: String?
+    public var region: String?
+    /// Whom https trusts (the same settings as the origin's: `--cacert`, `-k`, ...).
+    public var tls: TLSOptions
+    /// Seconds to connect, and for a whole request (each object). Defaults 5 and 30.
+    public var connectTimeout: Double
+    public var timeout: Double
+
+    public init(url: String, s3Endpoint: String? = nil, accessKeyID: String? = nil, secretAccessKey: String? = nil,
+                sessionToken: String? = nil, region: String? = nil, tls: TLSOptions = TLSOptions(),
+                connectTimeout: Double = 5, timeout: Double = 30) {
+        self.url = url
+        self.s3Endpoint = s3Endpoint
+        self.accessKeyID = accessKeyID
+        self.secretAccessKey = secretAccessKey
+        self.sessionToken = sessionToken
+        self.region = region
+        self.tls = tls
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+    }
+}
