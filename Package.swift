@@ -21,7 +21,8 @@ let package = Package(
         .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit", "CSignals"]),
         .testTarget(name: "ImageFetchTests", dependencies: ["ImageFetch"]),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"]),
-        .testTarget(name: "EndToEndTests", dependencies: []),
+        // The remote store tests call HTTPRemoteStore directly; every other end-to-end test runs the binary.
+        .testTarget(name: "EndToEndTests", dependencies: ["ImageFetch"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -142,6 +142,14 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     x->max_recv_speed = r->max_recv_speed;
     x->low_speed_limit = r->low_speed_limit;
     x->low_speed_time = r->low_speed_time;
+    x->method = r->method;
+    if (x->method == IFC_M_PUT && r->upload_len > 0) {
+        if (r->upload == NULL) goto fail;
+        x->upload = malloc(r->upload_len);
+        if (x->upload == NULL) goto fail;
+        memcpy(x->upload, r->upload, r->upload_len);
+        x->upload_len = r->upload_len;
+    }
 
     pthread_mutex_lock(&e->lock);
     x->id = e->next_id++;

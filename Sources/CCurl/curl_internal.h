@@ -82,6 +82,9 @@ typedef struct xfer {
     void (*tap_end)(void *ctx, int complete);
     void *tap_ctx;
     int tap_broken;                  /* a restarted response after bytes were tapped */
+    int method;                      /* IFC_M_* */
+    unsigned char *upload;           /* IFC_M_PUT's body (owned), NULL when empty */
+    size_t upload_len;
     /* running state (loop thread only) */
     CURL *easy;
     struct curl_slist *slist;

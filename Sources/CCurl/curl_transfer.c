@@ -37,6 +37,7 @@ void ifc_xfer_free(xfer *x) {
     }
     free(x->body);
     free(x->hdr);
+    free(x->upload);
     free(x);
 }
 
@@ -117,8 +118,10 @@ void ifc_start(ifc_engine *e, xfer *x) {
         ifc_finish(e, x, CURLE_FAILED_INIT, "curl_easy_init failed", 0);
         return;
     }
-    for (int i = 0; i < x->header_count; i++) {
-        struct curl_slist *s = cu.slist_append(x->slist, x->headers[i]);
+    /* A PUT sends its body at once: no `Expect: 100-continue` round trip (S3 and nginx accept it). */
+    int extra = x->method == IFC_M_PUT ? 1 : 0;
+    for (int i = 0; i < x->header_count + extra; i++) {
+        struct curl_slist *s = cu.slist_append(x->slist, i < x->header_count ? x->headers[i] : "Expect:");
         if (s == NULL) {
             ifc_finish(e, x, CURLE_OUT_OF_MEMORY, "out of memory", 0);
             return;
@@ -152,6 +155,17 @@ void ifc_start(ifc_engine *e, xfer *x) {
     if (x->strings[IFC_S_NETRC_FILE] != NULL) {
         ok &= SETOPT(CURLOPT_NETRC, (long)CURL_NETRC_REQUIRED);
         ok &= SETOPT(CURLOPT_NETRC_FILE, x->strings[IFC_S_NETRC_FILE]);
+    }
+    /* After USERPWD: CURLOPT_AWS_SIGV4 replaces its Basic authentication with a signature. */
+    if (x->strings[IFC_S_AWS_SIGV4] != NULL) ok &= SETOPT(CURLOPT_AWS_SIGV4, x->strings[IFC_S_AWS_SIGV4]);
+    if (x->method == IFC_M_HEAD) {
+        ok &= SETOPT(CURLOPT_NOBODY, 1L);
+    } else if (x->method == IFC_M_PUT) {
+        /* POSTFIELDS (not UPLOAD + a read callback): libcurl rewinds it itself when it resends the
+         * request on a reused connection that turned out closed; the size sets Content-Length. */
+        ok &= SETOPT(CURLOPT_CUSTOMREQUEST, "PUT");
+        ok &= SETOPT(CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->upload_len);
+        ok &= SETOPT(CURLOPT_POSTFIELDS, x->upload != NULL ? (const char *)x->upload : "");
     }
     if (x->insecure) {
         ok &= SETOPT(CURLOPT_SSL_VERIFYPEER, 0L);

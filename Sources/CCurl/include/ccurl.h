@@ -21,7 +21,16 @@ enum {
     IFC_S_NOPROXY,        /* CURLOPT_NOPROXY; NULL = libcurl reads no_proxy */
     IFC_S_USERPWD,        /* CURLOPT_USERPWD "user:password" (Basic; never sent to another host) */
     IFC_S_NETRC_FILE,     /* CURLOPT_NETRC_FILE, with CURLOPT_NETRC = CURL_NETRC_REQUIRED */
+    IFC_S_AWS_SIGV4,      /* CURLOPT_AWS_SIGV4 ("aws:amz:REGION:s3"), signing with IFC_S_USERPWD "KEY:SECRET"
+                           * instead of Basic authentication */
     IFC_S_COUNT
+};
+
+/* The request method (ifc_request.method). */
+enum {
+    IFC_M_GET = 0,        /* the default */
+    IFC_M_HEAD,           /* CURLOPT_NOBODY: no body is read */
+    IFC_M_PUT             /* the in-memory body `upload` (Content-Length set, no `Expect: 100-continue`) */
 };
 
 /* One request. Every pointer is copied by ifc_engine_add; the caller may free it afterwards. */
@@ -48,6 +57,9 @@ typedef struct {
     void (*tap_data)(void *ctx, const void *data, size_t len);
     void (*tap_end)(void *ctx, int complete);
     void *tap_ctx;
+    int method;                      /* IFC_M_*; 0 = GET */
+    const unsigned char *upload;     /* IFC_M_PUT: the body (copied), may be NULL when upload_len == 0 */
+    size_t upload_len;
 } ifc_request;
 
 /* One finished transfer. Owned by the caller after ifc_engine_next_done: release with ifc_result_free. */

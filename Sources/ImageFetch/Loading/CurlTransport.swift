@@ -16,45 +16,6 @@ import Musl
 import Darwin
 #endif
 
-/// One HTTP(S) GET.
-public struct TransferRequest: Sendable {
-    public var url: String
-    /// Extra request headers, each `"Name: value"`.
-    public var headers: [String]
-    /// Connection timeout in seconds; nil = libcurl's default.
-    public var connectTimeout: Double?
-    /// Whole-transfer timeout in seconds; nil = none.
-    public var timeout: Double?
-    /// Byte cap on the response body; nil = none. Enforced with or without Content-Length.
-    public var maxBytes: Int64?
-    /// Redirects followed (http/https only); one more fails with curl code 47.
-    public var maxRedirects: Int
-    public var userAgent: String
-    /// TLS, proxy, credentials (`user`, `netrcFile`) and speed settings; its header fields are
-    /// not read here (the caller puts them in `headers`).
-    public var network = NetworkOptions()
-    /// Receives the body as it arrives; its `onEnd` is called exactly once before `perform` returns.
-    public var tap: BodyTap?
-
-    public init(
-        url: String,
-        headers: [String] = [],
-        connectTimeout: Double? = nil,
-        timeout: Double? = nil,
-        maxBytes: Int64? = nil,
-        maxRedirects: Int = 5,
-        userAgent: String = "imgfetch/\(ImageFetchVersion.string)"
-    ) {
-        self.url = url
-        self.headers = headers
-        self.connectTimeout = connectTimeout
-        self.timeout = timeout
-        self.maxBytes = maxBytes
-        self.maxRedirects = maxRedirects
-        self.userAgent = userAgent
-    }
-}
-
 /// Response headers of the final response (after redirects), in order.
 public struct HTTPHeaders: Sendable {
     public var all: [(name: String, value: String)]
@@ -253,14 +214,26 @@ private final class TransportCore: Sendable {
         defer { for h in cHeaders { free(UnsafeMutablePointer(mutating: h)) } }
         // In IFC_S_* order; copied by ifc_engine_add.
         let n = request.network
-        let strings: [UnsafeMutablePointer<CChar>?] = [n.tls.caFile, n.tls.caPath, n.proxy, n.noProxy, n.user, n.netrcFile]
-            .map { $0.flatMap { strdup($0) } }
-        defer { for s in strings { free(s) } }
+        let strings: [UnsafeMutablePointer<CChar>?] = [n.tls.caFile, n.tls.caPath, n.proxy, n.noProxy, n.user, n.netrcFile,
+                                                        request.awsSigV4].map { $0.flatMap { strdup($0) } }
+        defer {
+            // A password may be in the credentials: cleared before it is freed.
+            if let user = strings[4] { memset(user, 0, strlen(user)) }
+            for s in strings { free(s) }
+        }
 
         let (id, failure): (UInt64, String?) = request.url.withCString { url in
             request.userAgent.withCString { ua in
-                cHeaders.withUnsafeBufferPointer { headers in
+                cHeaders.withUnsafeBufferPointer { headers in request.upload.withUnsafeBufferPointer { upload in
                     var r = ifc_request()
+                    switch request.method {
+                    case .get: r.method = Int32(IFC_M_GET)
+                    case .head: r.method = Int32(IFC_M_HEAD)
+                    case .put:
+                        r.method = Int32(IFC_M_PUT)
+                        r.upload = upload.baseAddress
+                        r.upload_len = upload.count
+                    }
                     r.url = url
                     r.user_agent = ua
                     r.headers = headers.count > 0 ? headers.baseAddress : nil
@@ -303,7 +276,7 @@ private final class TransportCore: Sendable {
                         s.continuations[id] = continuation
                         return (id, nil)
                     }
-                }
+                } }
             }
         }
         if let failure {

@@ -1,0 +1,225 @@
+// HTTPRemoteStore: the remote cache tier's object store over HTTP: plain GET, HEAD and PUT under a
+// URL prefix (nginx with WebDAV PUT, bazel-remote, any Bazel-style HTTP cache), or S3's API with
+// path-style or virtual-hosted URLs, signed with AWS Signature V4 by libcurl.
+//
+// libcurl is loaded (dlopen) on the first request, never when the store is only made: a run whose
+// images are all in the local cache never loads it.
+
+import CCurl
+import Synchronization
+
+/// An object store reached over HTTP(S): see `RemoteStoring`. Made by `RemoteStores.make`.
+///
+/// Everything the store answers is hostile: bodies are read under a byte cap, a listing keeps only
+/// names of the form `<64 hex digits>.<ext>`, and an object name given to it must be a plain file
+/// name (`[A-Za-z0-9._-]`, not starting with a dot), never a path. Credentials never appear in
+/// `description` or in an error.
+public struct HTTPRemoteStore: RemoteStoring {
+    /// Where the objects are.
+    public enum Location: Sendable, Equatable {
+        /// `base` ends with `/`: object `NAME` is `base + NAME` (`http://host:8080/cache/`).
+        case http(base: String)
+        /// `bucketURL`: `ENDPOINT/BUCKET` (path-style, any S3-compatible store) or
+        /// `https://BUCKET.s3.REGION.amazonaws.com/` (virtual-hosted, AWS); `prefix`: the key prefix
+        /// (empty or ending with `/`); `region` signs the requests.
+        case s3(bucketURL: String, bucket: String, prefix: String, region: String)
+    }
+
+    /// AWS credentials for `s3` locations. Its description never shows them.
+    public struct Credentials: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+        public var accessKeyID: String
+        public var secretAccessKey: String
+        public var sessionToken: String?
+        public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil) {
+            self.accessKeyID = accessKeyID
+            self.secretAccessKey = secretAccessKey
+            self.sessionToken = sessionToken
+        }
+        public var description: String { "AWS credentials (redacted)" }
+        public var debugDescription: String { description }
+        public var customMirror: Mirror { Mirror(self, children: [:]) }
+    }
+
+    public let location: Location
+    let credentials: Credentials?
+    let tls: TLSOptions
+    let connectTimeout: Double
+    let timeout: Double
+    public let description: String
+
+    /// The largest listing page read (an HTTP server's whole directory listing is one page): 64 MiB.
+    public static let maxListingBytes: Int64 = 64 << 20
+    /// The largest error body read (for S3's error code): 64 KiB.
+    static let maxErrorBytes: Int64 = 64 << 10
+
+    /// `connectTimeout` and `timeout` (seconds, each request) default to 5 and 30; `tls` to the
+    /// system's trust.
+    public init(location: Location, credentials: Credentials? = nil, tls: TLSOptions = TLSOptions(),
+                connectTimeout: Double = 5, timeout: Double = 30) {
+        self.location = location
+        self.credentials = credentials
+        self.tls = tls
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+        switch location {
+        case .http(let base): description = base
+        case .s3(_, let bucket, let prefix, _): description = "s3://\(bucket)/\(prefix)"
+        }
+    }
+
+    public func get(_ name: String, maxBytes: Int64) async throws(RemoteStoreError) -> [UInt8]? {
+        let result = try await send(.get, url: try objectURL(name), what: "GET \(name)", maxBytes: max(0, maxBytes),
+                                    allowEmptyCap: true)
+        if result.httpStatus == 404 { return nil }
+        try check(result, what: "GET \(name)")
+        return result.body
+    }
+
+    public func exists(_ name: String) async throws(RemoteStoreError) -> Bool {
+        let result = try await send(.head, url: try objectURL(name), what: "HEAD \(name)", maxBytes: HTTPRemoteStore.maxErrorBytes)
+        if result.httpStatus == 404 { return false }
+        try check(result, what: "HEAD \(name)")
+        return true
+    }
+
+    public func put(_ name: String, _ bytes: [UInt8], contentType: String) async throws(RemoteStoreError) {
+        let type = HTTPHeaders.validValue(contentType) ?? "application/octet-stream"
+        let result = try await send(.put, url: try objectURL(name), what: "PUT \(name)", maxBytes: HTTPRemoteStore.maxErrorBytes,
+                                    body: bytes, headers: ["Content-Type: \(type)"])
+        try check(result, what: "PUT \(name)")
+    }
+
+    // MARK: - Requests
+
+    /// A plain file name: 1 to 255 bytes of `[A-Za-z0-9._-]`, not starting with a dot.
+    static func isPlainName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...255).contains(bytes.count), bytes[0] != UInt8(ascii: ".") else { return false }
+        return bytes.allSatisfy { b in
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+            default: b == UInt8(ascii: ".") || b == UInt8(ascii: "-") || b == UInt8(ascii: "_")
+            }
+        }
+    }
+
+    func objectURL(_ name: String) throws(RemoteStoreError) -> String {
+        guard HTTPRemoteStore.isPlainName(name) else {
+            throw RemoteStoreError("remote cache \(description): refused object name (not a plain file name)")
+        }
+        switch location {
+        case .http(let base): return base + name
+        case .s3(let bucketURL, _, let prefix, _): return bucketURL + (bucketURL.hasSuffix("/") ? "" : "/") + prefix + name
+        }
+    }
+
+    /// Hex SHA-256 of no bytes: the payload hash of a GET or HEAD.
+    static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+    /// Sends one request. `maxBytes` 0 with `allowEmptyCap` means an empty body only (a 0-byte object).
+    func send(_ method: TransferMethod, url: String, what: String, maxBytes: Int64, allowEmptyCap: Bool = false,
+              body: [UInt8] = [], headers: [String] = []) async throws(RemoteStoreError) -> TransferResult {
+        let transport: CurlTransport
+        do { transport = try RemoteTransport.shared.transport() } catch {
+            throw RemoteStoreError("remote cache \(description): libcurl could not be loaded: \(error.message)")
+        }
+        // A cap of 0 means "none" to the engine: an object expected empty gets a cap of 1 and is checked below.
+        var request = TransferRequest(url: url, headers: headers, connectTimeout: connectTimeout, timeout: timeout,
+                                      maxBytes: maxBytes > 0 ? maxBytes : 1, maxRedirects: 0)
+        request.method = method
+        request.upload = method == .put ? body : []
+        request.network.tls = tls
+        if case .s3(_, _, _, let region) = location, let credentials {
+            request.awsSigV4 = "aws:amz:\(region):s3"
+            request.network.user = "\(credentials.accessKeyID):\(credentials.secretAccessKey)"
+            // libcurl 7.88 signs but does not send the payload hash S3 requires.
+            request.headers.append("x-amz-content-sha256: \(method == .put ? SHA256.hex(body) : HTTPRemoteStore.emptyPayloadHash)")
+            if let token = credentials.sessionToken { request.headers.append("x-amz-security-token: \(token)") }
+        }
+        let result = await transport.perform(request)
+        if result.tooLarge || result.curlCode == Int32(IFC_E_FILESIZE_EXCEEDED) {
+            if (200...299).contains(result.httpStatus) {
+                throw RemoteStoreError("remote cache \(description): \(what): larger than \(maxBytes) bytes", status: result.httpStatus)
+            }
+            // An error page larger than the cap: the status is what matters.
+            var cut = result
+            cut.curlCode = 0
+            cut.body = []
+            return cut
+        }
+        guard result.curlCode == 0 else { throw transferError(result, what: what) }
+        if allowEmptyCap, maxBytes == 0, (200...299).contains(result.httpStatus), !result.body.isEmpty {
+            throw RemoteStoreError("remote cache \(description): \(what): larger than 0 bytes", status: result.httpStatus)
+        }
+        return result
+    }
+
+    /// Throws for any status but 2xx, with S3's error code when it sent one.
+    func check(_ result: TransferResult, what: String) throws(RemoteStoreError) {
+        guard !(200...299).contains(result.httpStatus) else { return }
+        let code = S3ListParser.errorCode(result.body).map { " (\($0))" } ?? ""
+        throw RemoteStoreError("remote cache \(description): \(what): HTTP \(result.httpStatus)\(code)", status: result.httpStatus)
+    }
+
+    func transferError(_ result: TransferResult, what: String) -> RemoteStoreError {
+        let why: String = switch result.curlCode {
+        case Int32(IFC_E_COULDNT_CONNECT): "connection refused"
+        case Int32(IFC_E_OPERATION_TIMEDOUT): "timed out"
+        case Int32(IFC_E_COULDNT_RESOLVE_HOST): "cannot resolve the host"
+        case Int32(IFC_E_COULDNT_RESOLVE_PROXY), Int32(IFC_E_PROXY): "proxy failure"
+        case Int32(IFC_E_SSL_CONNECT_ERROR), Int32(IFC_E_PEER_FAILED_VERIFICATION), Int32(IFC_E_SSL_CERTPROBLEM),
+             Int32(IFC_E_SSL_CACERT_BADFILE): "TLS failure"
+        case Int32(IFC_E_ABORTED_BY_CALLBACK): "cancelled"
+        case Int32(IFC_E_GOT_NOTHING), Int32(IFC_E_RECV_ERROR), Int32(IFC_E_SEND_ERROR), Int32(IFC_E_PARTIAL_FILE):
+            "connection lost"
+        default: "transfer failed"
+        }
+        return RemoteStoreError("remote cache \(description): \(what): \(why) (curl \(result.curlCode): \(redacted(result.errorMessage)))")
+    }
+
+    /// `text` with the credentials (should libcurl ever echo them) replaced.
+    func redacted(_ text: String) -> String {
+        guard let credentials else { return text }
+        var out = text
+        for secret in [credentials.secretAccessKey, credentials.sessionToken ?? ""] where secret.count >= 4 {
+            out = out.replacingAll(secret, with: "[redacted]")
+        }
+        return out
+    }
+}
+
+extension String {
+    /// Every occurrence of `target` replaced (no Foundation).
+    fileprivate func replacingAll(_ target: String, with replacement: String) -> String {
+        let t = Array(target.utf8), s = Array(utf8)
+        guard !t.isEmpty, s.count >= t.count else { return self }
+        var out: [UInt8] = []
+        var i = 0
+        while i < s.count {
+            if i + t.count <= s.count, s[i..<(i + t.count)].elementsEqual(t) {
+                out += replacement.utf8
+                i += t.count
+            } else {
+                out.append(s[i])
+                i += 1
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// The transport of every remote store in the process, created (libcurl loaded) on first use.
+final class RemoteTransport: Sendable {
+    static let shared = RemoteTransport()
+    private let slot = Mutex<CurlTransport?>(nil)
+
+    func transport() throws(CurlUnavailable) -> CurlTransport {
+        let result: Result<CurlTransport, CurlUnavailable> = slot.withLock { slot in
+            if let existing = slot { return .success(existing) }
+            let created = Result { () throws(CurlUnavailable) -> CurlTransport in try CurlTransport() }
+            if case .success(let transport) = created { slot = transport }
+            return created
+        }
+        return try result.get()
+    }
+}
