@@ -9,20 +9,32 @@
 #   tmux, bsdutils (script): the progress bar tests draw it in a pseudo-terminal
 #   strace: a signal test holds a rename so a temporary file certainly exists
 #   chromium: the end-to-end test that loads `cache gallery`'s page in a real browser (headless)
+#   nginx-light: the remote cache tests' HTTP store (WebDAV PUT, JSON autoindex); parallel: `make scale-demo`
+#   python3-pip + moto[server] 5.2.1 (PyPI, with boto3): the remote cache tests' S3 store (moto's server
+#   mode, authentication enforced) and its set-up (Tests/Support/moto_setup.py)
 #   (`make sanitize` and `make fuzz` need nothing more: the Swift toolchain's clang and compiler-rt
 #   carry AddressSanitizer and libFuzzer)
-#   BENCH_DEPS=1 adds what `make bench` compares against: nginx-light, hyperfine, curl, aria2, time, and
+#   BENCH_DEPS=1 adds what `make bench` compares against: hyperfine, curl, aria2, time, and
 #   gnome-backgrounds (wallpapers for the fidelity figures)
 set -euo pipefail
-want=(libvips-dev libvips-tools libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace chromium)
-if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(nginx-light hyperfine curl aria2 time gnome-backgrounds); fi
+want=(libvips-dev libvips-tools libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace chromium nginx-light parallel)
+if ! python3 -c 'import moto, boto3' 2>/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
+if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time gnome-backgrounds); fi
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[[ ${#missing[@]} -eq 0 ]] && exit 0
 SUDO=""
 if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
-echo "installing: ${missing[*]}" >&2
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "installing: ${missing[*]}" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# moto's S3 server for the remote cache tests (not packaged by Debian). A Debian python3 is
+# "externally managed" (PEP 668): pip then needs --break-system-packages.
+if ! python3 -c 'import moto.server, boto3' 2>/dev/null; then
+  echo "installing: moto[server]==5.2.1 (pip)" >&2
+  $SUDO python3 -m pip install -q 'moto[server]==5.2.1' 2>/dev/null \
+    || $SUDO python3 -m pip install -q --break-system-packages 'moto[server]==5.2.1'
+fi

@@ -118,8 +118,10 @@ void ifc_start(ifc_engine *e, xfer *x) {
         ifc_finish(e, x, CURLE_FAILED_INIT, "curl_easy_init failed", 0);
         return;
     }
-    /* A PUT sends its body at once: no `Expect: 100-continue` round trip (S3 and nginx accept it). */
-    int extra = x->method == IFC_M_PUT ? 1 : 0;
+    /* A PUT sends its body at once: no `Expect: 100-continue` round trip. Not when signing:
+     * libcurl 7.88 would sign the removed header (`expect` in SignedHeaders) and S3 refuses the
+     * signature; a signed PUT of more than 1 MiB waits for `100 Continue`, which S3 sends. */
+    int extra = x->method == IFC_M_PUT && x->strings[IFC_S_AWS_SIGV4] == NULL ? 1 : 0;
     for (int i = 0; i < x->header_count + extra; i++) {
         struct curl_slist *s = cu.slist_append(x->slist, i < x->header_count ? x->headers[i] : "Expect:");
         if (s == NULL) {

@@ -30,7 +30,8 @@ enum {
 enum {
     IFC_M_GET = 0,        /* the default */
     IFC_M_HEAD,           /* CURLOPT_NOBODY: no body is read */
-    IFC_M_PUT             /* the in-memory body `upload` (Content-Length set, no `Expect: 100-continue`) */
+    IFC_M_PUT             /* the in-memory body `upload` (Content-Length set; no `Expect: 100-continue`
+                           * unless signed with IFC_S_AWS_SIGV4, see curl_transfer.c) */
 };
 
 /* One request. Every pointer is copied by ifc_engine_add; the caller may free it afterwards. */

@@ -24,8 +24,12 @@ extension HTTPRemoteStore {
             }
             query.append(("list-type", "2"))
             if !prefix.isEmpty { query.append(("prefix", prefix)) }
-            // Sorted by name and encoded as SigV4's canonical query string wants it.
-            let q = query.map { "\($0.0)=\(S3ListParser.uriEncode($0.1))" }.joined(separator: "&")
+            // Sorted by name and encoded as SigV4's canonical query string wants it, but for `/`:
+            // libcurl 7.88 signs `%2F` so that S3 (and moto) compute another signature; a raw `/`
+            // (valid in a query) is signed as S3 expects.
+            if let pageSize = listPageSize { query.append(("max-keys", String(pageSize))) }
+            query.sort { $0.0 < $1.0 }
+            let q = query.map { "\($0.0)=\(S3ListParser.uriEncode($0.1, keepSlash: true))" }.joined(separator: "&")
             let url = bucketURL + "?" + q
             let result = try await send(.get, url: url, what: "listing", maxBytes: HTTPRemoteStore.maxListingBytes)
             try check(result, what: "listing")
@@ -153,14 +157,17 @@ enum S3ListParser {
         return parts.joined(separator: "&")
     }
 
-    /// AWS's URI encoding: every byte but `A-Z a-z 0-9 - _ . ~` as `%XX` (upper-case hex).
-    static func uriEncode(_ text: String) -> String {
+    /// AWS's URI encoding: every byte but `A-Z a-z 0-9 - _ . ~` (and `/` with `keepSlash`) as `%XX`
+    /// (upper-case hex).
+    static func uriEncode(_ text: String, keepSlash: Bool = false) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         for b in text.utf8 {
             switch b {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                  UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
+                out.append(b)
+            case UInt8(ascii: "/") where keepSlash:
                 out.append(b)
             default:
                 out += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 15)]]

@@ -46,6 +46,9 @@ public struct HTTPRemoteStore: RemoteStoring {
     let connectTimeout: Double
     let timeout: Double
     public let description: String
+    /// S3 only: names per listing page (`max-keys`); nil = the store's default (1000 on S3). Tests
+    /// set it to see several pages.
+    public var listPageSize: Int?
 
     /// The largest listing page read (an HTTP server's whole directory listing is one page): 64 MiB.
     public static let maxListingBytes: Int64 = 64 << 20
@@ -68,8 +71,7 @@ public struct HTTPRemoteStore: RemoteStoring {
     }
 
     public func get(_ name: String, maxBytes: Int64) async throws(RemoteStoreError) -> [UInt8]? {
-        let result = try await send(.get, url: try objectURL(name), what: "GET \(name)", maxBytes: max(0, maxBytes),
-                                    allowEmptyCap: true)
+        let result = try await send(.get, url: try objectURL(name), what: "GET \(name)", maxBytes: max(0, maxBytes))
         if result.httpStatus == 404 { return nil }
         try check(result, what: "GET \(name)")
         return result.body
@@ -116,16 +118,17 @@ public struct HTTPRemoteStore: RemoteStoring {
     /// Hex SHA-256 of no bytes: the payload hash of a GET or HEAD.
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-    /// Sends one request. `maxBytes` 0 with `allowEmptyCap` means an empty body only (a 0-byte object).
-    func send(_ method: TransferMethod, url: String, what: String, maxBytes: Int64, allowEmptyCap: Bool = false,
+    /// Sends one request; a 2xx body larger than `maxBytes` is an error.
+    func send(_ method: TransferMethod, url: String, what: String, maxBytes: Int64,
               body: [UInt8] = [], headers: [String] = []) async throws(RemoteStoreError) -> TransferResult {
         let transport: CurlTransport
         do { transport = try RemoteTransport.shared.transport() } catch {
             throw RemoteStoreError("remote cache \(description): libcurl could not be loaded: \(error.message)")
         }
-        // A cap of 0 means "none" to the engine: an object expected empty gets a cap of 1 and is checked below.
+        // The engine's cap leaves room for an error body (S3's error code); a 2xx body is held to
+        // `maxBytes` below. (A cap of 0 would mean "none" to the engine.)
         var request = TransferRequest(url: url, headers: headers, connectTimeout: connectTimeout, timeout: timeout,
-                                      maxBytes: maxBytes > 0 ? maxBytes : 1, maxRedirects: 0)
+                                      maxBytes: max(maxBytes, HTTPRemoteStore.maxErrorBytes), maxRedirects: 0)
         request.method = method
         request.upload = method == .put ? body : []
         request.network.tls = tls
@@ -148,8 +151,8 @@ public struct HTTPRemoteStore: RemoteStoring {
             return cut
         }
         guard result.curlCode == 0 else { throw transferError(result, what: what) }
-        if allowEmptyCap, maxBytes == 0, (200...299).contains(result.httpStatus), !result.body.isEmpty {
-            throw RemoteStoreError("remote cache \(description): \(what): larger than 0 bytes", status: result.httpStatus)
+        if (200...299).contains(result.httpStatus), result.body.count > maxBytes {
+            throw RemoteStoreError("remote cache \(description): \(what): larger than \(maxBytes) bytes", status: result.httpStatus)
         }
         return result
     }
