@@ -49,6 +49,7 @@ func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
     switch parsed.path {
     case ["get"]: return try await GetCommand.run(parsed)
     case ["prefetch"]: return try await PrefetchCommand.run(parsed)
+    case ["cache", "push"], ["cache", "pull"]: return try await CacheRemoteCommands.run(parsed)
     case let path where path.first == "cache": return try CacheCommands.run(parsed)
     case ["completions"]: return try CompletionsCommand.run(parsed)
     default:

@@ -31,7 +31,7 @@ enum CacheCommands {
         case "stats": return stats(parsed, cache)
         case "gallery": return try CacheGalleryCommand.run(parsed, cache)
         case "sheet": return try CacheSheetCommand.run(parsed, cache)
-        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path, gallery, sheet)", commandPath: ["cache"])
+        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path, gallery, sheet, push, pull)", commandPath: ["cache"])
         }
     }
 

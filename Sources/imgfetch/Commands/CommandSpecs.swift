@@ -108,6 +108,12 @@ enum Specs {
           grep -v '^#' urls.txt | imgfetch prefetch - -s 320x320 --json
         """)
 
+    /// `cache push` and `cache pull`'s remote cache options.
+    static let remoteOptions: [OptionSpec] = [
+        .value("remote-cache", valueName: "URL", help: "The remote cache: http(s)://HOST/PREFIX/ (GET, HEAD, PUT; pull needs a JSON directory listing) or s3://BUCKET/PREFIX (signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION). Also IMGFETCH_REMOTE_CACHE."),
+        .value("s3-endpoint", valueName: "URL", help: "The S3-compatible endpoint for s3:// (MinIO, Ceph, R2, ...; path-style URLs).", defaultDescription: "https://s3.REGION.amazonaws.com"),
+    ]
+
     static let cache = CommandSpec(
         name: "cache", abstract: "Inspect and manage the cache.",
         subcommands: [
@@ -150,6 +156,12 @@ enum Specs {
             name below (libvips thumbnail, text and arrayjoin). Example:
               imgfetch cache sheet -o sheet.jpg --columns 8 --size 128
             """),
+            CommandSpec(name: "push", abstract: "Copy every local entry the remote cache lacks to it (HEAD, then PUT the image and its metadata).",
+                        options: remoteOptions),
+            CommandSpec(name: "pull", abstract: "Copy every remote cache entry not valid here into the local cache, checked as a remote hit is.",
+                        options: remoteOptions + [
+                            .value("shard", valueName: "K/N", help: "Only the K-th of N deterministic slices of the remote entries (by key)."),
+                        ]),
         ],
         discussion: """
         A new cache directory gets a CACHEDIR.TAG. clear, rm, prune and verify --repair refuse (exit 4) \

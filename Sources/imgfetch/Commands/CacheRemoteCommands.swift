@@ -1,0 +1,33 @@
+import ArgumentKit
+import ImageFetch
+
+/// `imgfetch cache push` and `cache pull [--shard K/N]`: whole entries copied between the local
+/// cache and the remote cache tier (`--remote-cache URL` or `IMGFETCH_REMOTE_CACHE`). One line per
+/// failure and a summary on stderr; exit 1 when anything failed.
+enum CacheRemoteCommands {
+    static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
+        let command = parsed.path.dropFirst().first ?? ""
+        let directory = try RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
+        guard let settings = RemoteSettings.parse(parsed, environment: Console.environment) else {
+            throw UsageError("cache \(command) needs --remote-cache URL (or IMGFETCH_REMOTE_CACHE)", commandPath: parsed.path)
+        }
+        let store = try RemoteSettings.store(settings, commandPath: parsed.path)
+        let report: @Sendable (String) -> Void = { Console.errorLine(TerminalText.escaped($0)) }
+        let summary: RemoteSyncSummary
+        if command == "push" {
+            summary = await RemoteSync.push(DiskCache(directory: directory, sizeLimit: nil), to: store, onError: report)
+            Console.err("imgfetch: pushed \(summary.copied), skipped \(summary.skipped) (already there or not valid), failed \(summary.failed)"
+                        + "\(summary.gaveUp ? " (gave up after \(RemoteSync.giveUpAfter) failures in a row)" : "") to \(store.description)\n")
+        } else {
+            var shard: Shard?
+            if let fraction = try parsed.parse("shard", ValueParsers.fraction) { shard = Shard(index: fraction.k, count: fraction.n) }
+            var limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", Console.environment, ValueParsers.byteSize)
+            if limit == nil { limit = 1 << 30 }
+            let cache = DiskCache(directory: directory, sizeLimit: limit == 0 ? nil : limit)
+            summary = await RemoteSync.pull(from: store, into: cache, shard: shard, onError: report)
+            Console.err("imgfetch: pulled \(summary.copied), skipped \(summary.skipped) (already valid here), failed \(summary.failed)"
+                        + "\(summary.gaveUp ? " (gave up after \(RemoteSync.giveUpAfter) failures in a row)" : "") from \(store.description)\n")
+        }
+        return summary.failed > 0 ? .failed : .ok
+    }
+}
