@@ -105,6 +105,22 @@ final class CachePushPullTests: E2ETestCase {
         assertExit(pull, 1)
     }
 
+    func testPrivateResponsesAndURLCredentialsAreNotPushed() throws {
+        let nginx = try NginxDAVServer()
+        defer { nginx.stop() }
+        assertExit(try get([imageURL("photo.jpg", "cc=private,max-age=600"), "-o", file("a.jpg").path]), 0)
+        assertExit(try get([imageURL("small.webp", "cc=max-age=600"), "-o", file("b.webp").path]), 0)
+        let withUser = imageURL("alpha.png").replacingOccurrences(of: "http://", with: "http://user:pw@")
+        assertExit(try get([withUser, "-o", file("c.png").path]), 0)
+        let push = try cache("push", dir: cacheDir.path, ["--remote-cache", nginx.url("/c/")])
+        assertExit(push, 0)
+        // Two entries per source (the original and the variant): only small.webp's are pushed.
+        XCTAssertTrue(push.stderr.contains("pushed 2, skipped 4"), push.stderr)
+        let puts = nginx.requests().filter { $0.method == "PUT" }.map(\.uri)
+        XCTAssertEqual(puts.count, 4, "\(puts)")
+        XCTAssertTrue(puts.allSatisfy { $0.hasSuffix(".webp") || $0.hasSuffix(".meta") }, "\(puts)")
+    }
+
     func testUsageErrors() throws {
         let none = try cache("push", dir: cacheDir.path, [])
         assertExit(none, 2)

@@ -4,6 +4,7 @@
 //   source   what a user or a list gives as a SOURCE (Source(parsing:)) and its cache key
 //   headers  response headers: Cache-Control/Expires/Date (Freshness), Retry-After, HTTP dates
 //   meta     a cache entry's .meta file (CacheEntry.decode), which anyone with write access may plant
+//   listing  a remote store's listing: an HTTP JSON directory listing and S3's ListObjectsV2 / error XML
 // A crash, a Swift runtime trap (overflow, bounds) or an ASan report is a finding; so is a broken
 // invariant checked below (fatalError).
 #if canImport(Glibc)
@@ -20,8 +21,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case "source": FuzzTargets.source(bytes)
     case "headers": FuzzTargets.headers(bytes)
     case "meta": FuzzTargets.meta(bytes)
+    case "listing": FuzzTargets.listing(bytes)
     default:
-        fatalError("FUZZ_TARGET must be list, source, headers or meta (got '\(fuzzTarget)')")
+        fatalError("FUZZ_TARGET must be list, source, headers, meta or listing (got '\(fuzzTarget)')")
     }
     return 0
 }
@@ -107,5 +109,21 @@ enum FuzzTargets {
         if again != entry && !(entry.created.isNaN || entry.expires?.isNaN == true) {
             fatalError("round trip changed the entry: \(entry) -> \(again)")
         }
+    }
+
+    /// Only cache object names come out of a listing, whatever it holds; a token never has a
+    /// control byte.
+    static func listing(_ bytes: [UInt8]) {
+        for name in JSONListParser.names(bytes) where !HTTPRemoteStore.isCacheObjectName(name.utf8) {
+            fatalError("JSON listing let through \(name)")
+        }
+        let page = S3ListParser.parse(bytes, prefix: "p/")
+        for name in page.names where !HTTPRemoteStore.isCacheObjectName(name.utf8) {
+            fatalError("S3 listing let through \(name)")
+        }
+        if let token = page.continuation, token.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            fatalError("continuation token with a control byte")
+        }
+        if let code = S3ListParser.errorCode(bytes), code.isEmpty || code.utf8.count > 64 { fatalError("error code \(code)") }
     }
 }

@@ -23,7 +23,7 @@ public enum RemoteSync {
 
     /// Pushes every valid local entry the store does not have: HEAD `<key>.meta`; when absent, PUT
     /// the image, then the metadata. An entry whose image fails its size or checksum is skipped, as
-    /// is one fetched with credentials in its URL (a shared cache may not hold it). `onError` gets
+    /// is one a shared cache may not hold (`mayShare`). `onError` gets
     /// each failure's message (never a credential).
     public static func push(_ cache: DiskCache, to store: any RemoteStoring, concurrency: Int = defaultConcurrency,
                             onError: @escaping @Sendable (String) -> Void) async -> RemoteSyncSummary {
@@ -33,7 +33,7 @@ public enum RemoteSync {
             return true
         }
         return await run(entries, concurrency: concurrency, onError: onError) { entry throws(RemoteStoreError) -> Bool in
-            if entry.identity.contains("hmac-sha256=") { return false }
+            if !mayShare(entry) { return false }
             guard let ext = ImageFormat(name: entry.format)?.fileExtension else { return false }
             if try await store.exists(entry.key + ".meta") { return false }
             guard let bytes = cache.verifiedImage(of: entry) else { return false }
@@ -79,6 +79,19 @@ public enum RemoteSync {
             token = page.continuation
         } while token != nil
         return total
+    }
+
+    /// Whether a shared cache may hold `entry` (RFC 9111 §3): not fetched with credentials in its URL,
+    /// and its stored response did not say `Cache-Control: private` or `no-store`. (Credentials
+    /// sent in headers leave no trace in an entry: such a run should not push.)
+    static func mayShare(_ entry: CacheEntry) -> Bool {
+        if entry.identity.contains("hmac-sha256=") { return false }
+        for line in entry.response?.headerLines ?? [] {
+            let lower = line.lowercased()
+            guard lower.hasPrefix("cache-control:") else { continue }
+            if lower.contains("private") || lower.contains("no-store") { return false }
+        }
+        return true
     }
 
     /// One entry pulled: false when it is already valid locally.
