@@ -11,6 +11,8 @@ public enum CacheState: String, Sendable {
     case stale
     /// Processed from the cached original bytes, without the network.
     case derived
+    /// A fresh entry of the remote cache tier, verified and stored locally; no origin request.
+    case remote
 }
 
 /// The outcome of one successful retrieval, with everything the CLI reports.
