@@ -82,7 +82,8 @@ public actor RemoteUploader {
     }
 
     /// Waits for every queued upload, at most `timeout` seconds, then abandons what is left (one
-    /// warning says how many). Returns every warning of the run (and clears them).
+    /// warning says how many) and takes no more. Returns the warnings since the last call (and
+    /// clears them). Uploads queued after a finish that did not abandon run as before.
     public func finish(timeout: Double) async -> [String] {
         if !idle {
             let timer = Task { [weak self] in
@@ -92,7 +93,6 @@ public actor RemoteUploader {
             await withCheckedContinuation { idleWaiters.append($0) }
             timer.cancel()
         }
-        closed = true
         defer { warnings = [] }
         return warnings
     }
