@@ -56,8 +56,9 @@ final class RemoteCacheTests: XCTestCase {
         XCTAssertEqual(result.cache, .miss)
         XCTAssertEqual(f.loader.loads(of: a), 1)
         XCTAssertEqual(result.warnings.count, 1)
-        XCTAssertTrue(result.warnings[0].contains(entry.key) && result.warnings[0].contains("checksum"), result.warnings[0])
-        XCTAssertTrue(result.warnings[0].contains(store.description))
+        let warning = result.warnings.first ?? ""
+        XCTAssertTrue(warning.contains(entry.key) && warning.contains("checksum"), warning)
+        XCTAssertTrue(warning.contains(store.description))
         XCTAssertEqual(f.cache.lookup(CacheKey(source: a, processing: .original))?.bytes, Array(a.identity.utf8))
     }
 
@@ -86,6 +87,23 @@ final class RemoteCacheTests: XCTestCase {
         // The failed upload is a warning of the uploader, never of the image.
         let warnings = await pipeline.remote!.uploader.finish(timeout: 5)
         XCTAssertTrue(warnings.contains { $0.contains("upload failed") }, "\(warnings)")
+    }
+
+    func testAStoreThatKeepsFailingIsLeftAloneForTheRestOfTheRun() async throws {
+        let f = PipelineFixture(), store = FakeRemoteStore()
+        store.fail(with: RemoteStoreError("timed out"))
+        let remote = RemoteCache(store: store, mode: .read)
+        let pipeline = f.pipeline(remote: remote)
+        var warnings: [String] = []
+        for i in 0..<6 {
+            let result = try await retrieve(pipeline, request(.http("https://example.com/\(i).jpg")))
+            XCTAssertEqual(result.cache, .miss)
+            warnings += result.warnings
+        }
+        XCTAssertEqual(store.gets.count, 3)
+        XCTAssertEqual(warnings.count, 3)
+        XCTAssertTrue(warnings[2].contains("not used for the rest of this run"), warnings[2])
+        XCTAssertEqual(f.loader.requests.count, 6)
     }
 
     func testAPlainRemoteMissHasNoWarning() async throws {

@@ -25,12 +25,16 @@ extension RemoteCache {
 
     /// Puts the objects in order, stopping at the first failure (so no metadata names an image
     /// that was not put). The error is a warning naming the store and the key.
+    /// A tier that gave up (`isUsable`) uploads nothing more (its giving-up warning said so).
     func perform(_ upload: Upload) async -> String? {
+        guard isUsable else { return nil }
         for object in upload.objects {
             do {
                 try await store.put(object.name, object.bytes, contentType: object.contentType)
+                _ = record(success: true)
             } catch {
-                return warning(upload.key, "upload failed (\(error.message))")
+                let giveUp = record(success: false)
+                return warning(upload.key, "upload failed (\(error.message))") + (giveUp.map { "; " + $0 } ?? "")
             }
         }
         return nil
@@ -38,7 +42,7 @@ extension RemoteCache {
 
     /// Queues `upload` when this tier writes (waiting while the queue is full).
     func enqueue(_ upload: Upload) async {
-        guard mode.writes else { return }
+        guard mode.writes, isUsable else { return }
         await uploader.enqueue { [self] in await perform(upload) }
     }
 }

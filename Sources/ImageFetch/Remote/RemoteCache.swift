@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Which way the remote cache tier is used (`--remote-cache-mode`). Default `readWrite`.
 public enum RemoteCacheMode: String, Sendable, CaseIterable {
     /// Hits are taken from the store; nothing is ever uploaded.
@@ -22,10 +24,18 @@ public final class RemoteCache: Sendable {
     public let mode: RemoteCacheMode
     /// The bounded background queue uploads go through.
     public let uploader: RemoteUploader
+    /// Store calls that failed in a row (any success resets it). At `giveUpAfter`, the tier is
+    /// left alone for the rest of the run: a store that is down or times out costs a few requests,
+    /// not one timeout per image.
+    let failuresInARow = Atomic<Int>(0)
+    /// Consecutive failures after which the tier is no longer used in this run. Default 3.
+    public let giveUpAfter: Int
 
     /// `uploader`: default a `RemoteUploader` of `store` with its default limits.
-    public init(store: any RemoteStoring, mode: RemoteCacheMode = .readWrite, uploader: RemoteUploader? = nil) {
+    public init(store: any RemoteStoring, mode: RemoteCacheMode = .readWrite, uploader: RemoteUploader? = nil,
+                giveUpAfter: Int = 3) {
         self.store = store
+        self.giveUpAfter = max(1, giveUpAfter)
         self.mode = mode
         self.uploader = uploader ?? RemoteUploader()
     }
@@ -43,6 +53,21 @@ public final class RemoteCache: Sendable {
     static func contentType(_ entry: CacheEntry) -> String {
         guard let format = ImageFormat(name: entry.format), format != .original else { return "application/octet-stream" }
         return "image/" + format.rawValue
+    }
+
+    /// False once `giveUpAfter` store calls in a row have failed.
+    public var isUsable: Bool { failuresInARow.load(ordering: .relaxed) < giveUpAfter }
+
+    /// Counts a store call's outcome; returns the warning to add when this failure is the one that
+    /// makes the tier give up.
+    func record(success: Bool) -> String? {
+        if success {
+            failuresInARow.store(0, ordering: .relaxed)
+            return nil
+        }
+        let n = failuresInARow.wrappingAdd(1, ordering: .relaxed).newValue
+        return n == giveUpAfter
+            ? "remote cache \(store.description): \(n) failures in a row; not used for the rest of this run" : nil
     }
 
     /// A warning about `key` in this store: `remote cache STORE: KEY: what`.
