@@ -18,13 +18,15 @@ extension RemoteCache {
     /// Never throws: every failure or mismatch is a miss with a warning naming the store and the key.
     public func lookup(_ key: CacheKey, maxBytes: Int64) async -> Lookup {
         let raw = key.rawValue
-        guard CacheLayout.isKey(raw) else { return Lookup() }
+        guard CacheLayout.isKey(raw), isUsable else { return Lookup() }
         let metaBytes: [UInt8]
         do {
-            guard let bytes = try await store.get(RemoteCache.metaName(raw), maxBytes: RemoteCache.maxMetaBytes) else { return Lookup() }
-            metaBytes = bytes
+            let found = try await store.get(RemoteCache.metaName(raw), maxBytes: RemoteCache.maxMetaBytes)
+            _ = record(success: true)
+            guard let found else { return Lookup() }
+            metaBytes = found
         } catch {
-            return Lookup(warning: warning(raw, "cannot read the metadata (\(error.message)); using the origin"))
+            return failed(raw, "cannot read the metadata (\(error.message)); using the origin")
         }
         guard let entry = CacheEntry.decode(metaBytes) else {
             return Lookup(warning: warning(raw, "the metadata object is not a valid entry; ignored"))
@@ -42,11 +44,17 @@ extension RemoteCache {
             }
             bytes = image
         } catch {
-            return Lookup(warning: warning(raw, "cannot read the image (\(error.message)); using the origin"))
+            return failed(raw, "cannot read the image (\(error.message)); using the origin")
         }
         guard Int64(bytes.count) == entry.bytes, Checksum.string(bytes) == entry.checksum else {
             return Lookup(warning: warning(raw, "the image does not match its metadata (size or checksum); ignored"))
         }
         return Lookup(hit: Hit(entry: entry, bytes: bytes))
+    }
+
+    /// A store call that threw: a miss with its warning (and the giving-up one when it is the last straw).
+    private func failed(_ key: String, _ what: String) -> Lookup {
+        let giveUp = record(success: false)
+        return Lookup(warning: warning(key, what) + (giveUp.map { "; " + $0 } ?? ""))
     }
 }
