@@ -13,7 +13,7 @@ public enum FileSystem {
         public let operation: String
         public var message: String {
             // O_NOFOLLOW on a link: say what it is rather than "Too many levels of symbolic links".
-            if errno == ELOOP { return "\(operation) \(path): is a symbolic link (never followed inside the cache)" }
+            if errno == ELOOP { return "\(operation) \(path): is a symbolic link (never followed)" }
             return "\(operation) \(path): \(String(cString: strerror(errno)))"
         }
     }
