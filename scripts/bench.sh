@@ -517,7 +517,7 @@ if want 15 || want 16; then
     # fill the tier: one get and one prefetch of the 200 URLs, uploads waited for before exit
     "$BIN" get "$URL1" $TH -o "$RUN/f15-first.jpg" --cache-dir "$CD15F" --remote-cache "$TIER" || warn "[f15] filling get failed"
     "$BIN" prefetch "$URLS" $TH -q 80 --no-progress --cache-dir "$CD15F" --remote-cache "$TIER" 2> "$RUN/f16-fill.err" || warn "[f16] filling prefetch failed"
-    KEY15=$("$BIN" get "$URL1" $TH -o /dev/stdout --json --cache-dir "$CD15F" 2>/dev/null > "$RUN/f15-key.json"; python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["key"])' "$RUN/f15-key.json" 2>/dev/null || echo NA)
+    KEY15=$("$BIN" get "$URL1" $TH -o "$RUN/f15-k.jpg" --json --cache-dir "$CD15F" 2>/dev/null > "$RUN/f15-key.json"; python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["key"])' "$RUN/f15-key.json" 2>/dev/null || echo NA)
     OBJ15="$TIER$KEY15.jpg"
     curl -sf -o "$RUN/f15-curl.jpg" "$OBJ15" || warn "[f15] the tier has no object $OBJ15"
     "$BIN" get "$URL1" $TH -o "$RUN/f15-check.jpg" --json --cache-dir "$CD15" --remote-cache "$TIER" > "$RUN/f15-check.json" 2>/dev/null || warn "[f15] remote-hit get failed"
