@@ -106,6 +106,15 @@ final class RemoteCacheTests: XCTestCase {
         XCTAssertEqual(f.loader.requests.count, 6)
     }
 
+    func testAFailureCarriesTheTiersWarnings() async throws {
+        let f = PipelineFixture(), store = FakeRemoteStore()
+        store.fail(with: RemoteStoreError("connection refused"))
+        let outcome = await f.pipeline(remote: RemoteCache(store: store)).retrieve(request(policy: .cacheOnly))
+        guard case .failure(let failure) = outcome else { return XCTFail("expected not cached") }
+        XCTAssertEqual(failure.error, .notCached)
+        XCTAssertTrue(failure.warnings.contains { $0.contains("connection refused") }, "\(failure.warnings)")
+    }
+
     func testAPlainRemoteMissHasNoWarning() async throws {
         let f = PipelineFixture(), store = FakeRemoteStore()
         let result = try await retrieve(f.pipeline(remote: RemoteCache(store: store, mode: .read)), request())
@@ -135,6 +144,7 @@ final class RemoteCacheTests: XCTestCase {
         let failure = await g.pipeline(remote: RemoteCache(store: store)).retrieve(request(policy: .cacheOnly))
         guard case .failure(let error) = failure else { return XCTFail("expected not cached") }
         XCTAssertEqual(error.error, .notCached)
+        XCTAssertTrue(error.warnings.isEmpty, "a plain remote miss has no warning")
         XCTAssertTrue(f.loader.requests.isEmpty && g.loader.requests.isEmpty)
     }
 

@@ -50,8 +50,10 @@ public final class ImagePipeline: Sendable {
                 current = retrieval.nextSource(after: error)
             }
         }
-        return .failure(RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
-                                         milliseconds: retrieval.elapsedMilliseconds, key: failureKey(request)))
+        var failure = RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
+                                       milliseconds: retrieval.elapsedMilliseconds, key: failureKey(request))
+        failure.warnings = retrieval.warnings
+        return .failure(failure)
     }
 
     /// The key a failure reports: nil when it cannot be made (an unusable credential secret) or when

@@ -165,6 +165,7 @@ enum Report {
 
     static func failure(_ failure: RetrievalFailure, source: String, settings: RequestOptions) {
         if settings.json { Console.line(ResultRecord.failure(failure, source: source).text) }
+        if !settings.quiet { for warning in failure.warnings { Console.errorLine("warning: " + warning) } }
         Console.errorLine(problem(of: failure, source: source))
     }
 

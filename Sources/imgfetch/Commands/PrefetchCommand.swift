@@ -173,6 +173,7 @@ final class PrefetchRun: Sendable {
         case .failure(let failure):
             let source = completion.request.source.description
             if settings.json { record = ResultRecord.failure(failure, source: source).text }
+            if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
             problems.append(Report.problem(of: failure, source: source))
         }
         let closed = output.withLock { _ -> Bool in
