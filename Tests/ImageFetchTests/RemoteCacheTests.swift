@@ -148,6 +148,18 @@ final class RemoteCacheTests: XCTestCase {
         XCTAssertTrue(f.loader.requests.isEmpty && g.loader.requests.isEmpty)
     }
 
+    func testLowDataModeDoesNotRestrictRemoteReads() async throws {
+        let f = PipelineFixture(constrained: true), store = FakeRemoteStore()
+        _ = seedRemote(store, a, bytes: bytes, expires: FileSystem.now() + 3600)
+        var req = request()
+        req.lowDataSource = .http("https://example.com/a-small.jpg")
+        let result = try await retrieve(f.pipeline(remote: RemoteCache(store: store)), req)
+        XCTAssertEqual(result.cache, .remote)
+        XCTAssertEqual(result.source, a)
+        XCTAssertFalse(result.lowData)
+        XCTAssertTrue(f.loader.requests.isEmpty)
+    }
+
     func testAStaleRemoteEntryIsRevalidatedWithItsValidator() async throws {
         let f = PipelineFixture(), store = FakeRemoteStore()
         _ = seedRemote(store, a, bytes: bytes, expires: FileSystem.now() - 10, etag: "\"r1\"",
