@@ -4,7 +4,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 BIN = .build/release/imgfetch
 
-.PHONY: all deps build debug test conformance sanitize fuzz demo bench install uninstall lint clean
+.PHONY: all deps build debug test conformance sanitize fuzz demo scale-demo bench install uninstall lint clean
 
 all: build
 
@@ -55,6 +55,12 @@ fuzz: deps
 # prefetches a list, and lists the cache.
 demo: build
 	@scripts/demo.sh $(BIN)
+
+# Many machines, one cache: 4 GNU parallel workers (separate local caches) prefetch one list with
+# --shard and a remote cache tier (nginx WebDAV on 127.0.0.1); a fifth worker with an empty cache
+# then gets every image from the tier without one origin request. Prints the counts.
+scale-demo: build
+	@scripts/scale-demo.sh $(BIN)
 
 # Side-by-side figures (ratios) against vipsthumbnail, curl and aria2c on a generated corpus.
 bench: build

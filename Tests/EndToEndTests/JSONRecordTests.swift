@@ -46,6 +46,18 @@ final class JSONRecordTests: E2ETestCase {
         XCTAssertEqual(try server.requestCount(imagePath("photo.jpg")), 1, "the hit made no request")
     }
 
+    func testC1ControlsAndBidiOverridesAreEscapedInTheRecord() throws {
+        // A file name may hold them; printed raw, U+202E reverses what a terminal shows after it.
+        let name = "a\u{85}b\u{202E}gpj.png"
+        let source = file(name)
+        try E2EPaths.fixtureData("alpha.png").write(to: source)
+        let r = try get([source.path, "--json", "-o", file("o.png").path])
+        assertExit(r, 0)
+        XCTAssertTrue(r.stdoutText.contains("a\\u0085b\\u202egpj.png"), "escaped as \\u codes: \(r.stdoutText)")
+        XCTAssertFalse(r.stdoutText.unicodeScalars.contains { $0.value == 0x85 || $0.value == 0x202E }, "never raw")
+        XCTAssertEqual(singleRecord(r).string("source"), source.path, "a JSON reader reads the name back whole")
+    }
+
     func testJSONOutputIsOnlyJSON() throws {
         let r = try get([imageURL("tiny.jpg"), "--json", "-o", file("o.jpg").path])
         assertExit(r, 0)

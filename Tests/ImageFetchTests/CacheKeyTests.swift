@@ -10,6 +10,9 @@ final class CacheKeyTests: XCTestCase {
         let p = Processing(width: 320, height: 200, fit: .cover, format: .webp, quality: 80)
         XCTAssertEqual(key(p), key(Processing(width: 320, height: 200, fit: .cover, format: .webp, quality: 80)))
         XCTAssertEqual(key(.original).rawValue, key(Processing()).rawValue)
+        XCTAssertEqual(key(Processing(width: 100)).rawValue,
+                       SHA256.hex("imgfetch-v1\nhttps://example.com/a.jpg\nw100-inside-original\nrender \(Processing.renderVersion)"),
+                       "a variant is keyed by the renderer's version too")
     }
 
     func testKeyIsStableAcrossRuns() {

@@ -3,6 +3,24 @@ import XCTest
 @testable import ImageFetch
 
 final class FileSystemTests: XCTestCase {
+    /// A config file is read through one descriptor: a FIFO is refused without waiting for a
+    /// writer, a file over the limit is refused, a regular one is read whole.
+    func testReadRegularRefusesAFIFOAndAFileOverTheLimit() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fs-regular-\(UUID().uuidString)").path
+        try FileSystem.makeDirectories(dir)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        XCTAssertEqual(mkfifo(dir + "/fifo", 0o600), 0)
+        XCTAssertThrowsError(try FileSystem.readRegular(dir + "/fifo", maxBytes: 100)) { error in
+            XCTAssertEqual((error as? FileSystem.Failure)?.errno, EINVAL)
+        }
+        FileSystem.overwrite(Array(repeating: 7, count: 101), at: dir + "/big")
+        XCTAssertThrowsError(try FileSystem.readRegular(dir + "/big", maxBytes: 100)) { error in
+            XCTAssertEqual((error as? FileSystem.Failure)?.errno, EFBIG)
+        }
+        FileSystem.overwrite(Array(repeating: 7, count: 100), at: dir + "/ok")
+        XCTAssertEqual(try FileSystem.readRegular(dir + "/ok", maxBytes: 100), Array(repeating: 7, count: 100))
+    }
+
     /// A large directory: readdir returns records shorter than `struct dirent` at buffer ends, and
     /// copying the whole struct there read past the buffer (a crash in `cache ls` over 100,000 entries).
     func testListingALargeDirectoryWithLongAndShortNames() throws {

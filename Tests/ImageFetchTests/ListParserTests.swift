@@ -69,6 +69,15 @@ final class ListParserTests: XCTestCase {
         XCTAssertEqual(ListLine.maxLength, 65_536)
     }
 
+    func testATooLongLineNeverShowsAPasswordCutBeforeItsAt() {
+        let line = "http://user:hunter2" + String(repeating: "s", count: 200) + "@example.com/a.jpg"
+        let lines = split(Array(line.utf8) + [10], maxLength: 100)
+        XCTAssertEqual(lines.map(\.isTooLong), [true])
+        guard case .malformed(_, let message) = ListParser.parse(lines[0]) else { return XCTFail("not malformed") }
+        XCTAssertFalse(message.contains("hunter2"), message)
+        XCTAssertTrue(message.contains("http://"), message)
+    }
+
     func testAStreamWithoutLineEndsHoldsBoundedMemory() {
         var splitter = ListLineSplitter()
         let zeros = [UInt8](repeating: 0, count: 1 << 16)

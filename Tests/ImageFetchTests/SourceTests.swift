@@ -20,6 +20,17 @@ final class SourceTests: XCTestCase {
 
     // MARK: - http(s)
 
+    func testARefusedURLNeverShowsAPasswordHoldingASlash() {
+        for text in ["http://user:pa/ss?w#rd@exa mple.com/a.jpg", "https://tok/en@\u{1}host/"] {
+            do {
+                _ = try Source(parsing: text)
+                XCTFail("accepted \(text)")
+            } catch {
+                XCTAssertFalse(error.message.contains("ss?w") || error.message.contains("tok/en"), error.message)
+            }
+        }
+    }
+
     func testHTTPURLIsKept() throws {
         XCTAssertEqual(try parse("https://example.com/a/b.jpg?x=1"), .http("https://example.com/a/b.jpg?x=1"))
         XCTAssertEqual(try parse("http://example.com:8080/img.png"), .http("http://example.com:8080/img.png"))

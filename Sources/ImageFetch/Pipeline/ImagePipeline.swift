@@ -7,10 +7,13 @@ public final class ImagePipeline: Sendable {
     public let processor: any ImageProcessing
     public let pool: ProcessingPool
     public let sleeper: any Sleeping
+    /// The remote cache tier behind the local cache (`ImagePipeline+Remote`); nil = none (default).
+    public let remote: RemoteCache?
 
     public init(cache: any ImageCaching, memoryCache: MemoryCache? = MemoryCache(), loader: any DataLoading = SourceLoader(),
                 processor: any ImageProcessing = VipsProcessor(), pool: ProcessingPool = ProcessingPool(),
-                sleeper: any Sleeping = TaskSleeper()) {
+                sleeper: any Sleeping = TaskSleeper(), remote: RemoteCache? = nil) {
+        self.remote = remote
         self.cache = cache
         self.memoryCache = memoryCache
         self.loader = loader
@@ -40,14 +43,17 @@ public final class ImagePipeline: Sendable {
                 result.lowData = retrieval.isLoadingFallback
                 result.attempts = retrieval.attempts
                 result.milliseconds = retrieval.elapsedMilliseconds
+                if !retrieval.warnings.isEmpty { result.warnings = retrieval.warnings + result.warnings }
                 return .success(result)
             } catch {
                 retrieval.failures.append(SourceFailure(source: source.description, error: error, attempts: retrieval.attempts - before))
                 current = retrieval.nextSource(after: error)
             }
         }
-        return .failure(RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
-                                         milliseconds: retrieval.elapsedMilliseconds, key: failureKey(request)))
+        var failure = RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
+                                       milliseconds: retrieval.elapsedMilliseconds, key: failureKey(request))
+        failure.warnings = retrieval.warnings
+        return .failure(failure)
     }
 
     /// The key a failure reports: nil when it cannot be made (an unusable credential secret) or when
@@ -115,7 +121,22 @@ public final class ImagePipeline: Sendable {
             if stale == nil, !processing.isOriginal,
                let original = cache.lookup(try CacheKey(source: source, processing: .original, network: request.network, credentials: cache.credentials)),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
-                return .image(try await derive(from: original, source: source, key: key, processing: processing, options: options))
+                return .image(try await derive(from: original, source: source, key: key, processing: processing, options: options,
+                                               credentialed: remote != nil && isCredentialed(source, origin: origin, network: request.network)))
+            }
+            // Memory and disk missed: the remote tier, whose entry is then a local one.
+            if stale == nil, let found = await remoteEntry(source, key, options: options, retrieval: &retrieval) {
+                if isFresh(found.cached.entry, source: source, now: now) {
+                    if !found.cached.path.isEmpty { memoryCache?.set(found.cached, for: key) }
+                    return .image(remoteResult(source, key, found, state: .remote))
+                }
+                if options.cachePolicy == .offline {
+                    var result = servedOffline(source, key, found.cached)
+                    if found.cached.path.isEmpty { result.path = nil }
+                    result.cacheError = found.error
+                    return .image(result)
+                }
+                stale = found.cached
             }
         }
         if options.cachePolicy == .cacheOnly || options.cachePolicy == .offline { throw .notCached }
@@ -155,7 +176,8 @@ public final class ImagePipeline: Sendable {
                     return .redirect(try followRedirect(from: source, to: location, response: response, options: options, network: request.network))
                 }
                 return .image(try await complete(response, source: source, key: key, stale: stale, options: options,
-                                                 processing: processing, network: request.network, streamed: streamed))
+                                                 processing: processing, network: request.network, streamed: streamed,
+                                                 credentialed: remote != nil && isCredentialed(source, origin: origin, network: request.network)))
             } catch {
                 if case .constrained = error {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
@@ -183,7 +205,7 @@ public final class ImagePipeline: Sendable {
     /// Turns a loader response into a stored, processed image (or refreshes a revalidated entry).
     func complete(_ response: LoadResponse, source: Source, key: CacheKey, stale: CachedImage?,
                   options: FetchOptions, processing: Processing, network: NetworkOptions = NetworkOptions(),
-                  streamed: (any StreamingDecode)? = nil) async throws(FetchError) -> ImageResult {
+                  streamed: (any StreamingDecode)? = nil, credentialed: Bool = false) async throws(FetchError) -> ImageResult {
         let now = FileSystem.now()
         var response = response
         if response.responseTime <= 0 { response.responseTime = now }
@@ -192,6 +214,7 @@ public final class ImagePipeline: Sendable {
             let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL)
             var result = makeResult(source, key, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
             do { try cache.refresh(entry) } catch { result.cacheError = error }
+            await shareRevalidation(entry, source: source, credentialed: credentialed)
             return result
         }
         var stored: StoredResponse?
@@ -236,24 +259,27 @@ public final class ImagePipeline: Sendable {
                                                 format: image.sourceFormat, width: image.sourceWidth,
                                                 height: image.sourceHeight, bytes: bytes.count)
                 try cache.store(bytes, entry: original)
+                await shareUpload(bytes, entry: original, source: source, credentialed: credentialed)
             }
             result.path = try cache.store(image.bytes, entry: entry)
             if let path = result.path { memoryCache?.set(CachedImage(entry: entry, bytes: image.bytes, path: path), for: key) }
         } catch {
             result.cacheError = error
         }
+        await shareUpload(image.bytes, entry: entry, source: source, credentialed: credentialed)
         return result
     }
 
     /// A new variant from cached original bytes: no network.
     func derive(from original: CachedImage, source: Source, key: CacheKey, processing: Processing,
-                options: FetchOptions) async throws(FetchError) -> ImageResult {
+                options: FetchOptions, credentialed: Bool = false) async throws(FetchError) -> ImageResult {
         let image = try await process(original.bytes, processing, maxPixels: options.maxPixels)
         var entry = original.entry.describing(key, variant: processing, format: image.format, width: image.width,
                                               height: image.height, bytes: image.bytes.count)
         entry.created = FileSystem.now()
         var result = ImageResult(source: source, key: key, cache: .derived, image: image)
         do { result.path = try cache.store(image.bytes, entry: entry) } catch { result.cacheError = error }
+        await shareUpload(image.bytes, entry: entry, source: source, credentialed: credentialed)
         return result
     }
 

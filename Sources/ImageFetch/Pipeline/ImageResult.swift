@@ -11,6 +11,8 @@ public enum CacheState: String, Sendable {
     case stale
     /// Processed from the cached original bytes, without the network.
     case derived
+    /// A fresh entry of the remote cache tier, verified and stored locally; no origin request.
+    case remote
 }
 
 /// The outcome of one successful retrieval, with everything the CLI reports.
@@ -58,6 +60,9 @@ public struct RetrievalFailure: Error, Sendable {
     public var milliseconds: Double
     /// nil when the key could not be made (the cache's credential secret is unusable).
     public var key: CacheKey?
+    /// Non-fatal problems met on the way (the remote cache tier's: a store that failed, an object
+    /// that did not verify), as in `ImageResult.warnings`.
+    public var warnings: [String] = []
 
     public init(error: FetchError, attempts: Int, milliseconds: Double, key: CacheKey?) {
         self.error = error

@@ -8,6 +8,8 @@ struct Retrieval {
     var isLoadingFallback = false
     var alternativesLeft: ArraySlice<Source>
     var failures: [SourceFailure] = []
+    /// Warnings met on the way (the remote tier's), added to the result.
+    var warnings: [String] = []
 
     init(request: ImageRequest, started: Double) {
         self.request = request

@@ -46,13 +46,22 @@ public enum ListParser {
         case malformed(line: Int, message: String)
     }
 
+    /// The start of a line cut short: when a URL's authority begins in it but does not end, what
+    /// follows `://` could be a password whose `@` lies beyond the cut (redaction cannot see it),
+    /// so the excerpt stops at `://`.
+    static func cutBeforeAuthority(_ text: String) -> String {
+        guard let scheme = text.firstRange(of: "://") else { return text }
+        if text[scheme.upperBound...].contains(where: { "/?#@ \t\"".contains($0) }) { return text }
+        return String(text[..<scheme.upperBound])
+    }
+
     /// Parses a line read by `ListReader`: a line longer than `ListLine.maxLength` or holding a NUL
     /// byte is malformed; other bytes are UTF-8 (invalid sequences become U+FFFD).
     public static func parse(_ line: ListLine, currentDirectory: String? = nil) -> Line {
         let text = String(decoding: line.bytes, as: UTF8.self)
         if line.isTooLong {
             if text.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("#") { return .skip }
-            return .malformed(line: line.number, message: "line longer than \(ListLine.maxLength / 1024) KiB, skipped; it starts with \(quoted(text, limit: 40))")
+            return .malformed(line: line.number, message: "line longer than \(ListLine.maxLength / 1024) KiB, skipped; it starts with \(quoted(cutBeforeAuthority(text), limit: 40))")
         }
         if line.bytes.contains(0) {
             return .malformed(line: line.number, message: "line holds a NUL byte: \(quoted(text, limit: 40))")

@@ -80,7 +80,9 @@ public struct PrefetchSummary: Sendable {
     public var total = 0
     public var ok = 0
     public var failed = 0
+    /// Served from a cache (local or remote: `remote` of them came from the remote tier).
     public var hits = 0
+    public var remote = 0
     public var lowData = 0
     public var malformed = 0
     public var skippedByShard = 0
@@ -102,6 +104,7 @@ public struct PrefetchSummary: Sendable {
         case .success(let r):
             ok += 1
             if r.cache != .miss { hits += 1 }
+            if r.cache == .remote { remote += 1 }
             if r.lowData { lowData += 1 }
             bytesDownloaded += r.downloadedBytes
             if r.cacheError != nil { cacheErrors += 1 }

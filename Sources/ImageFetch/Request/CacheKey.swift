@@ -26,7 +26,11 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
 
     init(identity: String, processing: Processing, network: String? = nil) {
         let shaped = network.map { "\nnetwork\n" + $0 } ?? ""
-        rawValue = SHA256.hex("imgfetch-v1\n\(identity)\n\(processing.identifier)" + shaped)
+        // A processed variant is also keyed by the renderer's version: an entry an older build made
+        // (other colours, metadata, filter) is never served as this build's picture. Originals are
+        // the source's own bytes and keep their key.
+        let render = processing.isOriginal ? "" : "\nrender \(Processing.renderVersion)"
+        rawValue = SHA256.hex("imgfetch-v1\n\(identity)\n\(processing.identifier)" + render + shaped)
     }
 
     init(digest: String) { rawValue = digest }

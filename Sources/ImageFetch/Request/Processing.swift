@@ -28,6 +28,12 @@ public struct Processing: Sendable, Hashable {
         self.background = background
     }
 
+    /// The version of what processing makes of the same bytes, part of every variant's cache key:
+    /// raised whenever the picture changes for the same `identifier` (2: sRGB output, metadata
+    /// removed, the 2x filter margin), so entries of older builds are misses, made again from the
+    /// cached original when there is one. Originals are not affected.
+    public static let renderVersion = 2
+
     /// The source as it is: no resize, no conversion. Its cache entry holds the original bytes.
     public static let original = Processing()
 

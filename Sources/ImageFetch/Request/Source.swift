@@ -200,7 +200,19 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
     /// `text` as a message may show it: credentials redacted, control characters escaped, at most 60 characters.
     public static func abbreviated(_ text: String) -> String { shown(text) }
 
-    static func shown(_ text: String) -> String { abbreviate(printable(redacted(text))) }
+    /// A text refused as a source, for its error message: redacted, printable and abbreviated. It
+    /// is not a valid URL, so its user information may hold what ends an authority (`/`, `?`, `#`
+    /// in a password): everything between `://` and the last `@` counts as user information.
+    static func shown(_ text: String) -> String { abbreviate(printable(redactedLoosely(text))) }
+
+    static func redactedLoosely(_ text: String) -> String {
+        guard let scheme = text.firstRange(of: "://"), let at = text[scheme.upperBound...].lastIndex(of: "@") else {
+            return redacted(text)
+        }
+        let info = text[scheme.upperBound..<at]
+        let shownInfo = info.firstIndex(of: ":").map { info[..<$0] + ":***" } ?? "***"
+        return String(text[..<scheme.upperBound]) + shownInfo + text[at...]
+    }
 
     static func abbreviate(_ text: String) -> String {
         guard text.utf8.count > 60 else { return text }

@@ -13,7 +13,7 @@ public enum FileSystem {
         public let operation: String
         public var message: String {
             // O_NOFOLLOW on a link: say what it is rather than "Too many levels of symbolic links".
-            if errno == ELOOP { return "\(operation) \(path): is a symbolic link (never followed inside the cache)" }
+            if errno == ELOOP { return "\(operation) \(path): is a symbolic link (never followed)" }
             return "\(operation) \(path): \(String(cString: strerror(errno)))"
         }
     }
@@ -31,6 +31,34 @@ public enum FileSystem {
         var st = stat()
         let status = fstat(fd, &st) == 0 ? Status(st) : nil
         return (try readAll(fd: fd, path: path, sizeHint: status?.size ?? 0), status)
+    }
+
+    /// Reads a regular file of at most `maxBytes`, checked on the open descriptor (no window between a
+    /// check and the read): opened without blocking, so a FIFO or a device put in its place is
+    /// refused (EINVAL) rather than waited on; a larger file, or one that grows past the limit while
+    /// read, is EFBIG.
+    public static func readRegular(_ path: String, maxBytes: Int) throws(Failure) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw Failure(errno: errno, path: path, operation: "open") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Failure(errno: errno, path: path, operation: "stat") }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { throw Failure(errno: EINVAL, path: path, operation: "read (not a regular file)") }
+        guard st.st_size <= maxBytes else { throw Failure(errno: EFBIG, path: path, operation: "read") }
+        var out = [UInt8](repeating: 0, count: maxBytes + 1)
+        var count = 0
+        while count < out.count {
+            let n = out.withUnsafeMutableBytes { buf in Glibc.read(fd, buf.baseAddress! + count, buf.count - count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Failure(errno: errno, path: path, operation: "read")
+            }
+            if n == 0 { break }
+            count += n
+        }
+        guard count <= maxBytes else { throw Failure(errno: EFBIG, path: path, operation: "read") }
+        out.removeSubrange(count...)
+        return out
     }
 
     /// Reads `fd` to its end; `sizeHint` (the file's size, when known) sizes the buffer.

@@ -6,8 +6,9 @@ import Synchronization
 /// for files and data: URLs), `{w}`, `{h}`. Default `{name}.{ext}`.
 ///
 /// A name never leaves the directory: the template may hold `/` (subdirectories) but no empty, `.`
-/// or `..` component and no leading `/`; a value put in it never holds `/`, a control character,
-/// or is `.`/`..` (such characters become `_`).
+/// or `..` component, no component starting with `.` (hidden) and no leading `/`; a value put in it
+/// never holds `/`, a control or bidirectional character, never starts a component with `.`, and is
+/// never `.`/`..` (such characters become `_`).
 public struct OutputTemplate: Sendable, Equatable {
     public let text: String
     public static let defaultText = "{name}.{ext}"
@@ -35,6 +36,9 @@ public struct OutputTemplate: Sendable, Equatable {
         }
         for component in text.split(separator: "/", omittingEmptySubsequences: false) where component.isEmpty || component == "." || component == ".." {
             throw bad("an empty, . or .. path component")
+        }
+        for component in text.split(separator: "/") where component.hasPrefix(".") {
+            throw bad("a path component that starts with . (a hidden file or directory)")
         }
         self.text = text
     }
@@ -70,18 +74,38 @@ public struct OutputTemplate: Sendable, Equatable {
             case "w": value = String(v.width)
             default: value = String(v.height)
             }
-            out += OutputTemplate.safe(value)
+            var safe = OutputTemplate.safe(value)
+            // A value that starts a component never makes it hidden (`.ssh`, `.bashrc.jpg`).
+            if (out.isEmpty || out.hasSuffix("/")) && safe.hasPrefix(".") { safe = "_" + safe.dropFirst() }
+            out += safe
             rest = rest[rest.index(after: close)...]
         }
         return out + rest
     }
 
-    /// A value that cannot change the path's shape: `/`, `\`, control characters become `_`; `.`,
-    /// `..` and an empty value become `_`; at most 120 characters.
+    /// A value that cannot change the path's shape: `/`, `\`, control characters (C0, DEL, C1) and
+    /// the bidirectional overrides and isolates become `_`; `.`, `..` and an empty value become `_`;
+    /// at most 120 bytes (whole characters: a file name is at most 255 bytes).
+    static let maxValueBytes = 120
+
+    /// A character that would hide or disguise a file name in a terminal: C0, DEL, C1, U+2028/9 and
+    /// the bidirectional controls (U+202A-U+202E, U+2066-U+2069).
+    static func unsafeInName(_ c: Unicode.Scalar) -> Bool {
+        switch c.value {
+        case 0..<0x20, 0x7F...0x9F, 0x2028...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
     static func safe(_ value: String) -> String {
-        var s = String(value.unicodeScalars.map { c -> Character in
-            c == "/" || c == "\\" || c.value < 0x20 || c.value == 0x7F ? "_" : Character(c)
-        }.prefix(120))
+        var s = ""
+        var bytes = 0
+        for c in value.unicodeScalars {
+            let kept: Unicode.Scalar = c == "/" || c == "\\" || unsafeInName(c) ? "_" : c
+            bytes += UTF8.width(kept)
+            if bytes > maxValueBytes { break }
+            s.unicodeScalars.append(kept)
+        }
         if s.isEmpty || s == "." || s == ".." { s = "_" }
         return s
     }

@@ -8,10 +8,15 @@ enum CacheRemoteCommands {
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
         let command = parsed.path.dropFirst().first ?? ""
         let directory = try RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
-        guard let settings = RemoteSettings.parse(parsed, environment: Console.environment) else {
+        let tls = TLSOptions.resolve(cacert: nil, capath: nil, insecure: false, environment: Console.environment)
+        guard let settings = try RemoteSettings.make(from: parsed, environment: Console.environment, tls: tls) else {
             throw UsageError("cache \(command) needs --remote-cache URL (or IMGFETCH_REMOTE_CACHE)", commandPath: parsed.path)
         }
-        let store = try RemoteSettings.store(settings, commandPath: parsed.path)
+        let store: any RemoteStoring
+        do { store = try RemoteStores.make(settings) } catch {
+            if case .invalidSource(let message) = error { throw UsageError(message, commandPath: parsed.path) }
+            throw UsageError("remote cache: " + error.message, commandPath: parsed.path)
+        }
         let report: @Sendable (String) -> Void = { Console.errorLine(TerminalText.escaped($0)) }
         let summary: RemoteSyncSummary
         if command == "push" {

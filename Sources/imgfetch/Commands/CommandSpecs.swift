@@ -74,7 +74,7 @@ enum Specs {
         name: "get", abstract: "Fetch one image, to stdout or -o FILE (several with --output-dir DIR).",
         usage: "imgfetch get [options] SOURCE...",
         options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal. One source only.", completion: .file)]
-            + retrieval(formatDefault: "-o FILE's extension, else original") + network + outputDir,
+            + retrieval(formatDefault: "-o FILE's extension, else original") + network + remoteCache + outputDir,
         positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL. Several need --output-dir.", arity: .oneOrMore, completion: .file)],
         discussion: """
         With several sources (--output-dir), the exit code is 1 when any failed (3 when every failure was not cached), else 4 after a cache error, else 0.
@@ -89,7 +89,7 @@ enum Specs {
     static let prefetch = CommandSpec(
         name: "prefetch", abstract: "Warm the cache from a list of sources (default: stdin).",
         usage: "imgfetch prefetch [options] [LIST | -]",
-        options: retrieval(formatDefault: "original") + network + outputDir + [
+        options: retrieval(formatDefault: "original") + network + remoteCache + outputDir + [
             .value("jobs", short: "j", valueName: "N", help: "Transfers at once.", defaultDescription: "8"),
             .value("rate", valueName: "PER_SECOND", help: "At most this many requests per second (token bucket)."),
             .value("per-host", valueName: "N", help: "At most N transfers (and connections) per host."),

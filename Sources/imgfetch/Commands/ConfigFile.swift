@@ -26,7 +26,7 @@ enum ConfigFile {
             throw parsed.error("\(shown(path)): the config file must be a regular file of at most 1 MiB")
         }
         let bytes: [UInt8]
-        do { bytes = try FileSystem.read(path) } catch {
+        do { bytes = try FileSystem.readRegular(path, maxBytes: maxBytes) } catch {
             if explicit == nil, FileSystem.status(path) == nil { return parsed }   // no default file: nothing to read
             throw parsed.error("cannot read the config file \(shown(path)): \(error.message)")
         }

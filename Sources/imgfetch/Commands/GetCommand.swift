@@ -40,20 +40,28 @@ enum GetCommand {
             destination = .none
         }
 
-        let pipeline = Pipelines.make(settings)
+        let remote = try settings.remote?.remoteCache()
+        let pipeline = Pipelines.make(settings, remote: remote)
         let outcome = await pipeline.retrieve(settings.request(for: source))
         switch outcome {
         case .failure(let failure):
             Report.failure(failure, source: source.description, settings: settings)
             return Report.exitCode(for: failure.error)
-        case .success(let result):
+        case .success(var result):
             if let problem = destination.write(result.image.bytes) {
                 Console.errorLine("\(source.description): \(problem)")
                 return .failed
             }
+            // The image is out; its upload (if any) is waited for, its failure a warning of the record.
+            if let remote, let timeout = settings.remote?.timeout {
+                result.warnings += await remote.uploader.finish(timeout: timeout)
+            }
             Report.success(result, settings: settings)
             // Within a stale-while-revalidate window: the image is out; now bring the entry up to date.
-            if result.needsRevalidation { _ = await pipeline.revalidate(settings.request(for: source)) }
+            if result.needsRevalidation {
+                _ = await pipeline.revalidate(settings.request(for: source))
+                await Report.finishUploads(remote, settings: settings)
+            }
             return result.cacheError == nil ? .ok : .cacheUnusable
         }
     }
@@ -70,7 +78,9 @@ enum GetCommand {
                 throw UsageError("\(Source.abbreviated(text)): \(error.message)")
             }
         }
-        let pipeline = Pipelines.make(settings)
+        let quiet = settings.quiet
+        let remote = try settings.remote?.remoteCache(onWarning: { if !quiet { Console.errorLine("warning: " + $0) } })
+        let pipeline = Pipelines.make(settings, remote: remote)
         var failed = 0, notCached = 0, cacheErrors = 0
         for (index, source) in sources.enumerated() {
             let outcome = await pipeline.retrieve(settings.request(for: source))
@@ -84,6 +94,7 @@ enum GetCommand {
                 if result.cacheError != nil { cacheErrors += 1 }
             }
         }
+        if let remote, let timeout = settings.remote?.timeout { _ = await remote.uploader.finish(timeout: timeout) }
         if failed > 0 { return failed == notCached ? .notCached : .failed }
         return cacheErrors > 0 ? .cacheUnusable : .ok
     }
@@ -111,12 +122,14 @@ enum GetCommand {
 
 /// Builds the pipeline a command runs: the disk cache, the loader (libcurl on demand), libvips on demand.
 enum Pipelines {
-    static func make(_ settings: RequestOptions, maxConnections: Int = 0, maxPerHost: Int = 0, rate: Double? = nil) -> ImagePipeline {
+    static func make(_ settings: RequestOptions, maxConnections: Int = 0, maxPerHost: Int = 0, rate: Double? = nil,
+                     remote: RemoteCache? = nil) -> ImagePipeline {
         let cache = DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit)
         var loader: any DataLoading = SourceLoader(network: settings.lowDataMode.network,
                                                    maxConnections: maxConnections, maxPerHost: maxPerHost)
         if let rate { loader = RateLimitedLoader(loader, limiter: RateLimiter(perSecond: rate)) }
-        return ImagePipeline(cache: cache, loader: CoalescingLoader(loader), processor: VipsProcessor(maxFrames: settings.maxFrames))
+        return ImagePipeline(cache: cache, loader: CoalescingLoader(loader), processor: VipsProcessor(maxFrames: settings.maxFrames),
+                             remote: remote)
     }
 }
 
@@ -152,7 +165,15 @@ enum Report {
 
     static func failure(_ failure: RetrievalFailure, source: String, settings: RequestOptions) {
         if settings.json { Console.line(ResultRecord.failure(failure, source: source).text) }
+        if !settings.quiet { for warning in failure.warnings { Console.errorLine("warning: " + warning) } }
         Console.errorLine(problem(of: failure, source: source))
+    }
+
+    /// Waits for the uploads still queued (at most --remote-timeout) and prints their warnings.
+    static func finishUploads(_ remote: RemoteCache?, settings: RequestOptions) async {
+        guard let remote, let timeout = settings.remote?.timeout else { return }
+        let warnings = await remote.uploader.finish(timeout: timeout)
+        if !settings.quiet { for warning in warnings { Console.errorLine("warning: " + warning) } }
     }
 
     static func exitCode(for error: FetchError) -> ExitCode {

@@ -101,18 +101,6 @@ final class OutputDirectory: Sendable {
         }
     }
 
-    /// The first directory of `name` (relative to DIR, its last component the file) that is a
-    /// symbolic link, as a path; nil when there is none (or it does not exist yet).
-    func linkedDirectory(on name: String) -> String? {
-        var path = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
-        for component in name.split(separator: "/").dropLast() {
-            path += "/" + component
-            guard let status = FileSystem.linkStatus(path) else { return nil }
-            if status.isSymbolicLink { return path }
-        }
-        return nil
-    }
-
     /// Writes `result` under the name `template` gives it (claimed for `line`): its path, or the
     /// failure (`file_error`) the line becomes.
     func write(_ result: ImageResult, source: Source, line: Int, template: OutputTemplate? = nil) -> Result<String, RetrievalFailure> {
@@ -120,22 +108,9 @@ final class OutputDirectory: Sendable {
         let name = names.claim((template ?? self.template).render(values), line: line)
         let path = (directory.hasSuffix("/") ? directory : directory + "/") + name
         do {
-            // No directory on the way may be a link planted in DIR: it would send the file outside.
-            if let linked = linkedDirectory(on: name) {
-                let message = "cannot write \(ListParser.quoted(path, limit: 300, marks: false)): \(ListParser.quoted(linked, limit: 300, marks: false)) is a symbolic link (never followed in --output-dir)"
-                return .failure(RetrievalFailure(error: .fileError(message), attempts: result.attempts,
-                                                 milliseconds: result.milliseconds, key: result.key))
-            }
-            if createDirs, let slash = path.lastIndex(of: "/") { try FileSystem.makeDirectories(String(path[..<slash])) }
-            // Names come from the network: only a regular file (or a new one) is written, never
-            // through a symbolic link, a FIFO or a device that happens to bear the name.
-            var st = stat()
-            if lstat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
-                let message = "cannot write \(ListParser.quoted(path, limit: 300, marks: false)): not a regular file (a link, a directory or a device is never written through in --output-dir)"
-                return .failure(RetrievalFailure(error: .fileError(message), attempts: result.attempts,
-                                                 milliseconds: result.milliseconds, key: result.key))
-            }
-            try FileSystem.writeOutput(result.image.bytes, to: path)
+            // Every directory on the way is opened from the one before, never through a link planted
+            // in DIR (it would send the file outside), and the name is replaced, never written through.
+            try FileSystem.writeBelow(directory, name, bytes: result.image.bytes, createDirectories: createDirs)
             return .success(path)
         } catch {
             let message = "cannot write \(ListParser.quoted(path, limit: 300, marks: false)): \(error.message)"

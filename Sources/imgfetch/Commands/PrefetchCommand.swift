@@ -30,21 +30,29 @@ enum PrefetchCommand {
             && (parsed.flag("progress") || Console.stderrIsTerminal)
         // Counted ahead only in a regular file: counting a pipe or FIFO would read it away.
         let progress = showProgress ? ProgressBar(total: reader.countSources()) : nil
-        let pipeline = Pipelines.make(settings, maxConnections: jobs, maxPerHost: perHost, rate: rate)
-        let prefetcher = Prefetcher(pipeline: pipeline, jobs: jobs)
         let run = PrefetchRun(settings: settings, listName: listName, shard: shard, reader: reader, progress: progress,
                               outputDir: outputDir)
+        // An upload's failure comes later than its image's record: a warning line of its own.
+        let remote = try settings.remote?.remoteCache(onWarning: { run.uploadWarning($0) })
+        let pipeline = Pipelines.make(settings, maxConnections: jobs, maxPerHost: perHost, rate: rate, remote: remote)
+        let prefetcher = Prefetcher(pipeline: pipeline, jobs: jobs)
         let started = FileSystem.monotonic()
 
         let work = Task { await prefetcher.run(next: { await run.next() }, onCompletion: { run.report($0) }) }
         let stop: @Sendable () -> Void = {
             pipeline.cancelAllLoads()   // first, so no freed connection starts a queued transfer
             work.cancel()
+            if let remote { Task { await remote.uploader.cancel() } }   // queued uploads are abandoned
         }
         let interrupted = Interrupts.onSignal { _ in stop() }
         run.outputClosed.install(stop)
         await work.value
         run.finishOutput()
+        // Before exiting: the uploads still queued, at most --remote-timeout (none after an interrupt).
+        if let remote, let timeout = settings.remote?.timeout {
+            _ = await remote.uploader.finish(timeout: interrupted.happened ? 0 : timeout)
+            run.uploads = (await remote.uploader.failed, await remote.uploader.abandoned)
+        }
         progress?.finish()
         let summary = run.summary
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
@@ -75,6 +83,12 @@ final class PrefetchRun: Sendable {
     private let pending = Mutex<(lines: [ListLine], index: Int)>(([], 0))
     private let counts = Mutex(PrefetchSummary())
     private let output = Mutex(())
+    /// Remote uploads that failed, and that were abandoned at the end (timeout or interrupt).
+    private let uploadCounts = Mutex((failed: 0, abandoned: 0))
+    var uploads: (failed: Int, abandoned: Int) {
+        get { uploadCounts.withLock { $0 } }
+        set { uploadCounts.withLock { $0 = newValue } }
+    }
 
     init(settings: RequestOptions, listName: String, shard: Shard?, reader: ListReader, progress: ProgressBar?,
          outputDir: OutputDirectory? = nil) {
@@ -159,6 +173,7 @@ final class PrefetchRun: Sendable {
         case .failure(let failure):
             let source = completion.request.source.description
             if settings.json { record = ResultRecord.failure(failure, source: source).text }
+            if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
             problems.append(Report.problem(of: failure, source: source))
         }
         let closed = output.withLock { _ -> Bool in
@@ -173,6 +188,13 @@ final class PrefetchRun: Sendable {
         if closed { outputClosed.fire() }   // the reader went away (`| head -1`): stop, as on an interrupt
     }
 
+    /// A remote upload's failure (or the abandonment of the rest): a warning line of its own
+    /// (counted by the uploader, in the summary).
+    func uploadWarning(_ warning: String) {
+        guard !settings.quiet else { return }
+        write(stderr: "imgfetch: warning: " + warning + "\n")
+    }
+
     func write(stderr text: String) { output.withLock { _ in progress?.finish(); Console.err(text) } }
 
     func printSummary(_ s: PrefetchSummary, ms: Double, interrupted: Bool) {
@@ -184,6 +206,11 @@ final class PrefetchRun: Sendable {
             o.add("ok", s.ok)
             o.add("failed", s.failed)
             o.add("hits", s.hits)
+            if settings.remote != nil {
+                o.add("remote", s.remote)
+                o.add("remote_upload_failures", uploads.failed)
+                o.add("remote_uploads_abandoned", uploads.abandoned)
+            }
             o.add("low_data", s.lowData)
             o.add("bytes_downloaded", s.bytesDownloaded)
             o.add("malformed", s.malformed)
@@ -195,10 +222,14 @@ final class PrefetchRun: Sendable {
         }
         if !settings.quiet || s.failed > 0 {
             let stopped = interrupted ? " interrupted" : closed ? " stopped (standard output closed)" : ""
-            var line = "imgfetch: prefetch\(stopped): \(s.ok) ok (\(s.hits) cached, \(s.lowData) low-data), \(s.failed) failed"
+            let remote = settings.remote != nil ? ", \(s.remote) remote" : ""
+            var line = "imgfetch: prefetch\(stopped): \(s.ok) ok (\(s.hits) cached\(remote), \(s.lowData) low-data), \(s.failed) failed"
             if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
             if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
             if s.cancelled > 0 { line += ", \(s.cancelled) cancelled" }
+            let upload = uploads
+            if upload.failed > 0 { line += ", \(upload.failed) remote upload\(upload.failed == 1 ? "" : "s") failed" }
+            if upload.abandoned > 0 { line += ", \(upload.abandoned) remote upload\(upload.abandoned == 1 ? "" : "s") abandoned" }
             line += ", \(Formatting.size(s.bytesDownloaded)) downloaded in \(Formatting.seconds(ms / 1000))"
             Console.err(line + "\n")
         }

@@ -1,33 +1,60 @@
 import ArgumentKit
 import ImageFetch
 
-/// The remote cache tier's settings from the command line and the environment, for every command
-/// that has `--remote-cache` (and `--s3-endpoint`): the option wins over `IMGFETCH_REMOTE_CACHE`;
-/// AWS credentials come only from `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`
-/// and `AWS_REGION`; https trusts what the origin would (`CURL_CA_BUNDLE`, `SSL_CERT_FILE`, ...,
-/// and `--cacert`, `--capath`, `-k` on the commands that have them).
-enum RemoteSettings {
-    /// nil when no remote cache is named (neither the option nor the variable, or an empty one).
-    static func parse(_ parsed: ParsedCommand, environment: (String) -> String?,
-                      tls: TLSOptions? = nil) -> RemoteStoreSettings? {
-        func env(_ name: String) -> String? {
-            guard let v = environment(name), !v.isEmpty else { return nil }
-            return v
+/// The remote cache tier as the command line and the environment configure it. Credentials are read
+/// from the environment only (never an option, never printed, never stored).
+struct RemoteSettings {
+    var store: RemoteStoreSettings
+    /// `--remote-cache-mode`, default read-write.
+    var mode: RemoteCacheMode
+    /// `--remote-timeout`: the whole wait for queued uploads at the end of the run. Default 30 s.
+    var timeout: Double
+
+    /// The store `--remote-cache` (else `IMGFETCH_REMOTE_CACHE`) names, with `--s3-endpoint` and the
+    /// AWS variables; nil when neither is given. `tls`: whom https trusts (the origin's settings).
+    static func make(from parsed: ParsedCommand, environment: (String) -> String?,
+                     tls: TLSOptions = TLSOptions()) throws(UsageError) -> RemoteStoreSettings? {
+        let given = parsed.value("remote-cache").flatMap { $0.isEmpty ? nil : $0 }
+        guard let url = given ?? environment("IMGFETCH_REMOTE_CACHE").flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
+        let name = given != nil ? "'--remote-cache'" : "IMGFETCH_REMOTE_CACHE"
+        let lower = url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") || lower.hasPrefix("s3://"),
+              HTTPHeaders.validValue(url) != nil, !url.contains(" ") else {
+            throw UsageError("invalid value '\(Source.abbreviated(url))' for \(name): expected http://HOST/PREFIX/, https://HOST/PREFIX/ or s3://BUCKET/PREFIX")
         }
-        guard let url = parsed.value("remote-cache").flatMap({ $0.isEmpty ? nil : $0 }) ?? env("IMGFETCH_REMOTE_CACHE") else {
-            return nil
+        var endpoint = parsed.value("s3-endpoint")
+        if let e = endpoint {
+            let l = e.lowercased()
+            guard l.hasPrefix("http://") || l.hasPrefix("https://"), HTTPHeaders.validValue(e) != nil, !e.contains(" ") else {
+                throw UsageError("invalid value '\(Source.abbreviated(e))' for '--s3-endpoint': expected an http:// or https:// URL")
+            }
         }
-        return RemoteStoreSettings(
-            url: url, s3Endpoint: parsed.value("s3-endpoint"), accessKeyID: env("AWS_ACCESS_KEY_ID"),
-            secretAccessKey: env("AWS_SECRET_ACCESS_KEY"), sessionToken: env("AWS_SESSION_TOKEN"), region: env("AWS_REGION"),
-            tls: tls ?? TLSOptions.resolve(cacert: nil, capath: nil, insecure: false, environment: environment))
+        if endpoint?.isEmpty == true { endpoint = nil }
+        func env(_ n: String) -> String? { environment(n).flatMap { $0.isEmpty ? nil : $0 } }
+        return RemoteStoreSettings(url: url, s3Endpoint: endpoint, accessKeyID: env("AWS_ACCESS_KEY_ID"),
+                                   secretAccessKey: env("AWS_SECRET_ACCESS_KEY"), sessionToken: env("AWS_SESSION_TOKEN"),
+                                   region: env("AWS_REGION"), tls: tls)
     }
 
-    /// The store the settings name; a URL, endpoint or credential that cannot be used is a usage error.
-    static func store(_ settings: RemoteStoreSettings, commandPath: [String]) throws(UsageError) -> any RemoteStoring {
-        do { return try RemoteStores.make(settings) } catch {
-            let text: String = if case .invalidSource(let message) = error { message } else { "remote cache: \(error)" }
-            throw UsageError(text, commandPath: commandPath)
+    /// The tier of get and prefetch: the store, `--remote-cache-mode` and `--remote-timeout`; nil
+    /// when no remote cache is given. A mode or timeout without one is accepted and unused (a config
+    /// file may set them for runs that name a store in the environment).
+    static func tier(from parsed: ParsedCommand, environment: (String) -> String?, tls: TLSOptions) throws(UsageError) -> RemoteSettings? {
+        let mode = try parsed.parse("remote-cache-mode", ValueParsers.oneOf(RemoteCacheMode.allCases.map(\.rawValue)))
+            .flatMap(RemoteCacheMode.init(rawValue:)) ?? .readWrite
+        let timeout = try parsed.double("remote-timeout", range: 0...86_400) ?? 30
+        guard let store = try make(from: parsed, environment: environment, tls: tls) else { return nil }
+        return RemoteSettings(store: store, mode: mode, timeout: timeout)
+    }
+
+    /// The tier itself: the store (`RemoteStores.make`; a bad URL or missing credentials are usage
+    /// errors) behind a `RemoteCache` with its uploader. `onWarning`: each upload failure as it happens.
+    func remoteCache(onWarning: (@Sendable (String) -> Void)? = nil) throws(UsageError) -> RemoteCache {
+        let backend: any RemoteStoring
+        do { backend = try RemoteStores.make(store) } catch {
+            if case .invalidSource(let message) = error { throw UsageError(message) }
+            throw UsageError("remote cache: " + error.message)
         }
+        return RemoteCache(store: backend, mode: mode, uploader: RemoteUploader(onWarning: onWarning))
     }
 }

@@ -15,6 +15,8 @@ struct RequestOptions {
     var maxFrames = 1000
     var cacheSizeLimit: Int64?
     var lowDataMode: LowDataSetting
+    /// The remote cache tier (`RemoteSettings`); nil = none.
+    var remote: RemoteSettings?
     var json: Bool
     var quiet: Bool
     var verbose: Bool
@@ -73,6 +75,7 @@ struct RequestOptions {
         }
         self.options = options
         network = try NetworkSettings.parse(parsed, environment: environment)
+        remote = try RemoteSettings.tier(from: parsed, environment: environment, tls: network.tls)
 
         lowDataSource = try parsed.value("low-data-source").map { text throws(UsageError) in try RequestOptions.source(text, option: "--low-data-source") }
         alternatives = try parsed.values("alt").map { text throws(UsageError) in try RequestOptions.source(text, option: "--alt") }

@@ -24,8 +24,8 @@ struct JSONObject {
     }
 
     static func quote(_ s: String) -> String {
-        // Most values (keys, paths, URLs) need no escaping: one pass over the bytes decides.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        // Most values (keys, paths, URLs) are printable ASCII that needs no escaping: one pass decides.
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
             return "\"" + s + "\""
         }
         var out = "\""
@@ -36,12 +36,22 @@ struct JSONObject {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case let c where c.value < 0x20:
+            case let c where c.value < 0x20 || Self.escapedAsCode(c):
                 let hex = String(c.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
+    }
+
+    /// Printable in JSON but not safe to show raw in a terminal or a script's line-based reading:
+    /// DEL and the C1 controls (U+007F-U+009F), the bidirectional overrides and isolates
+    /// (U+202A-U+202E, U+2066-U+2069) and the line/paragraph separators (U+2028, U+2029).
+    static func escapedAsCode(_ c: Unicode.Scalar) -> Bool {
+        switch c.value {
+        case 0x7F...0x9F, 0x2028...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 }

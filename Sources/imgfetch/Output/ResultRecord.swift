@@ -38,6 +38,7 @@ enum ResultRecord {
         o.add("attempts", f.attempts)
         o.add("ms", f.milliseconds)
         o.add("error", object: error(f.error))
+        if !f.warnings.isEmpty { o.add("warnings", strings: f.warnings) }
         return o
     }
 

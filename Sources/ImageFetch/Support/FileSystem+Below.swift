@@ -1,0 +1,29 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension FileSystem {
+    /// Writes `bytes` at `relative` under `directory` (`--output-dir`), atomically, never leaving it:
+    /// `directory` itself is the user's and may be a link; every component of `relative` is reached
+    /// from the descriptor of the one before (`openat` with `O_NOFOLLOW`), so a link planted on the
+    /// way (or swapped in while the image downloads) is refused with ELOOP, not followed. The last
+    /// component may be missing or a regular file (replaced by a rename, never written through); a
+    /// link, directory, FIFO or device there is EINVAL. With `createDirectories`, missing
+    /// directories on the way are made (0755). `relative` has no empty, `.` or `..` component.
+    public static func writeBelow(_ directory: String, _ relative: String, bytes: [UInt8],
+                                  createDirectories: Bool) throws(Failure) {
+        var components = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard let name = components.popLast(), !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
+              !name.isEmpty, name != ".", name != ".." else {
+            throw Failure(errno: EINVAL, path: directory + "/" + relative, operation: "write")
+        }
+        var handle = try DirectoryHandle.open(directory, followingLink: true)
+        for component in components {
+            handle = try handle.subdirectory(component, create: createDirectories)
+        }
+        if let status = handle.status(name), !status.isRegular {
+            throw Failure(errno: status.isSymbolicLink ? ELOOP : EINVAL, path: handle.child(name), operation: "write (not a regular file)")
+        }
+        try handle.writeAtomically(bytes, to: name, via: handle, sync: false)
+    }
+}

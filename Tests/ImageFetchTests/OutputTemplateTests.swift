@@ -1,0 +1,32 @@
+@testable import ImageFetch
+import XCTest
+
+/// Names made for `--output-dir` from hostile values (a URL's path, a list's `name=`).
+final class OutputTemplateTests: XCTestCase {
+    func values(name: String) -> OutputTemplate.Values {
+        OutputTemplate.Values(name: name, ext: "jpg", key: String(repeating: "a", count: 64), line: 1, host: "h", width: 1, height: 1)
+    }
+
+    func testC1ControlsAndBidiOverridesBecomeUnderscores() throws {
+        let t = try OutputTemplate()
+        // U+202E would show "gpj.exe" as "exe.jpg"; U+0085 is a C1 line break.
+        XCTAssertEqual(t.render(values(name: "a\u{202E}b\u{85}c\u{2066}d\u{7F}e")), "a_b_c_d_e.jpg")
+    }
+
+    func testAValueIsCutAt120BytesOnACharacterBoundary() throws {
+        let t = try OutputTemplate("{name}")
+        let name = t.render(values(name: String(repeating: "€", count: 100)))   // 3 bytes each
+        XCTAssertEqual(name.utf8.count, 120, name)
+        XCTAssertEqual(name, String(repeating: "€", count: 40))
+        let mixed = t.render(values(name: "ab" + String(repeating: "😀", count: 40)))   // 2 + 4 x 29 = 118
+        XCTAssertEqual(mixed.utf8.count, 118, "no half character: \(mixed)")
+    }
+
+    func testNoHiddenFileOrDirectory() throws {
+        XCTAssertThrowsError(try OutputTemplate(".ssh/{name}.{ext}"))
+        XCTAssertThrowsError(try OutputTemplate("a/.config/{name}"))
+        let t = try OutputTemplate("sub/{name}.{ext}")
+        XCTAssertEqual(t.render(values(name: ".bashrc")), "sub/_bashrc.jpg")
+        XCTAssertEqual(try OutputTemplate("x{name}").render(values(name: ".a")), "x.a", "a dot inside a component is fine")
+    }
+}
