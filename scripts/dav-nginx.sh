@@ -7,6 +7,7 @@
 set -euo pipefail
 DIR=$(realpath "$1")
 mkdir -p "$DIR/root/cache" "$DIR/body" "$DIR/logs"
+chmod 755 "$DIR"   # the workers (nobody, as root) must traverse it (its parent too: the caller's part)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 USER_LINE=""
 if [[ $(id -u) -eq 0 ]]; then

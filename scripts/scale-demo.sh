@@ -10,6 +10,7 @@ BIN=$(realpath "${1:-.build/release/imgfetch}")
 N=${2:-40}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/imgfetch-scale-demo.XXXXXX")
+chmod 755 "$WORK"   # nginx's workers (nobody, as root) reach the tier under it
 command -v parallel >/dev/null || { echo "scale-demo: GNU parallel is needed (apt-get install parallel)" >&2; exit 2; }
 command -v nginx >/dev/null || { echo "scale-demo: nginx is needed (apt-get install nginx-light)" >&2; exit 2; }
 
