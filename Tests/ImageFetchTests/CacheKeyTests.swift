@@ -15,6 +15,21 @@ final class CacheKeyTests: XCTestCase {
                        "a variant is keyed by the renderer's version too")
     }
 
+    /// `cache push` tells an entry asked for with headers or credentials by its key alone.
+    func testPlainKeyMatchesOnlyARequestWithoutANetworkPart() throws {
+        let digest = CredentialDigest(secret: Array(repeating: 7, count: 32))
+        for p in [Processing.original, Processing(width: 100, format: .webp)] {
+            let plain = CacheKey.plainKey(identity: source.identity, variant: p.identifier)
+            XCTAssertEqual(try CacheKey(source: source, processing: p, network: NetworkOptions(), credentials: digest).rawValue, plain)
+            var withHeader = NetworkOptions()
+            withHeader.headers = [NetworkOptions.Header(name: "Authorization", value: "Bearer secret")]
+            XCTAssertNotEqual(try CacheKey(source: source, processing: p, network: withHeader, credentials: digest).rawValue, plain)
+            var withCookie = NetworkOptions()
+            withCookie.cookie = "session=1"
+            XCTAssertNotEqual(try CacheKey(source: source, processing: p, network: withCookie, credentials: digest).rawValue, plain)
+        }
+    }
+
     func testKeyIsStableAcrossRuns() {
         // The key is a documented hash of the identity and processing: pin it so a change is noticed.
         XCTAssertEqual(key(.original).rawValue, SHA256.hex("imgfetch-v1\nhttps://example.com/a.jpg\noriginal"))

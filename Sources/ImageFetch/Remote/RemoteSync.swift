@@ -81,17 +81,16 @@ public enum RemoteSync {
         return total
     }
 
-    /// Whether a shared cache may hold `entry` (RFC 9111 §3): not fetched with credentials in its URL,
-    /// and its stored response did not say `Cache-Control: private` or `no-store`. (Credentials
-    /// sent in headers leave no trace in an entry: such a run should not push.)
+    /// Whether a shared cache may hold `entry`: the pipeline's own upload rule
+    /// (`StoredResponse.mayBeStoredByASharedCache`: http(s) entries only, never `private` or
+    /// `no-store`, a credentialed request's only when `public`). An entry was fetched with
+    /// credentials when its identity holds a credential digest (URL user information) or when its
+    /// key is not the plain key of its identity and variant: headers, a cookie, `-u` or a netrc
+    /// file add a part to the key (`NetworkOptions.cacheKeyPart`) that the entry cannot otherwise show.
     static func mayShare(_ entry: CacheEntry) -> Bool {
-        if entry.identity.contains("hmac-sha256=") { return false }
-        for line in entry.response?.headerLines ?? [] {
-            let lower = line.lowercased()
-            guard lower.hasPrefix("cache-control:") else { continue }
-            if lower.contains("private") || lower.contains("no-store") { return false }
-        }
-        return true
+        let credentialed = entry.identity.contains("hmac-sha256=")
+            || entry.key != CacheKey.plainKey(identity: entry.identity, variant: entry.variant)
+        return entry.mayBeShared(credentialed: credentialed)
     }
 
     /// One entry pulled: false when it is already valid locally.

@@ -35,6 +35,14 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
 
     init(digest: String) { rawValue = digest }
 
+    /// The key an entry of `identity` and processing identifier `variant` has when it was asked for
+    /// without headers, a cookie or credentials (no network part): what `cache push` compares an
+    /// entry's key with to know whether it may leave the machine.
+    static func plainKey(identity: String, variant: String) -> String {
+        let render = variant == Processing.original.identifier ? "" : "\nrender \(Processing.renderVersion)"
+        return SHA256.hex("imgfetch-v1\n\(identity)\n\(variant)" + render)
+    }
+
     /// A key given by a user (`cache info KEY`): 64 lowercase hex digits, else nil.
     public init?(hex: String) {
         guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
