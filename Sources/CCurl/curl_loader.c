@@ -30,7 +30,7 @@ static int resolve(void *lib, const char *name, void *slot, size_t slot_size) {
 }
 
 static void load_libcurl(void) {
-    void *lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    void *lib = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);   /* symbols bound on first use, as curl(1) itself */
     if (lib == NULL) {
         const char *why = dlerror();
         snprintf(load_error, sizeof load_error, "cannot load libcurl.so.4: %s",

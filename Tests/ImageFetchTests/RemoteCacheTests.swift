@@ -48,6 +48,27 @@ final class RemoteCacheTests: XCTestCase {
         XCTAssertTrue(store.puts.isEmpty)
     }
 
+    /// With the format known, the image is asked for beside its metadata, and used only when the
+    /// metadata names it; an entry of another format is then fetched by its own name.
+    func testTheImageOfAKnownFormatIsFetchedBesideItsMetadata() async throws {
+        let store = FakeRemoteStore()
+        let seeded = seedRemote(store, a, Processing(width: 100, format: .png), bytes: bytes, expires: FileSystem.now() + 3600)
+        let remote = RemoteCache(store: store)
+        let key = CacheKey(digest: seeded.key)
+        let same = await remote.lookup(key, maxBytes: 1 << 20, expecting: .png)
+        XCTAssertEqual(same.hit?.bytes, bytes)
+        XCTAssertEqual(Set(store.gets), [seeded.key + ".meta", seeded.key + ".png"], "two requests, at once")
+        XCTAssertEqual(store.gets.count, 2)
+        let other = await remote.lookup(key, maxBytes: 1 << 20, expecting: .jpeg)
+        XCTAssertEqual(other.hit?.bytes, bytes, "the metadata decides which object is the image")
+        XCTAssertTrue(store.gets.suffix(3).contains(seeded.key + ".jpg"))
+        XCTAssertEqual(store.gets.last, seeded.key + ".png")
+        store.set(seeded.key + ".png", Array("tampered bytes of the same size!".utf8))
+        let tampered = await remote.lookup(key, maxBytes: 1 << 20, expecting: .png)
+        XCTAssertNil(tampered.hit, "the early image is verified as any other")
+        XCTAssertNotNil(tampered.warning)
+    }
+
     func testCorruptRemoteImageIsAMissWithAWarningAndTheOriginIsUsed() async throws {
         let f = PipelineFixture(), store = FakeRemoteStore()
         let entry = seedRemote(store, a, bytes: bytes, expires: FileSystem.now() + 3600)

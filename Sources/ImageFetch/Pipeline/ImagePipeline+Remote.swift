@@ -4,11 +4,12 @@
 extension ImagePipeline {
     /// The remote entry of `key`, verified and stored locally, or nil (a miss; a failure or an object
     /// that did not verify adds a warning to the retrieval). `path` is empty when the local store
-    /// failed (`error` says why) or the entry does not fit in the local cache.
-    func remoteEntry(_ source: Source, _ key: CacheKey, options: FetchOptions,
+    /// failed (`error` says why) or the entry does not fit in the local cache. `format`: the
+    /// processing's output format (when it is not `original`, the image is fetched with its metadata).
+    func remoteEntry(_ source: Source, _ key: CacheKey, format: ImageFormat = .original, options: FetchOptions,
                      retrieval: inout Retrieval) async -> (cached: CachedImage, error: FetchError?)? {
         guard let remote, remote.mode.reads, source.isNetwork else { return nil }
-        let lookup = await remote.lookup(key, maxBytes: options.maxBytes)
+        let lookup = await remote.lookup(key, maxBytes: options.maxBytes, expecting: format == .original ? nil : format)
         if let warning = lookup.warning { retrieval.warnings.append(warning) }
         guard let hit = lookup.hit else { return nil }
         var path: String?

@@ -125,7 +125,7 @@ public final class ImagePipeline: Sendable {
                                                credentialed: remote != nil && isCredentialed(source, origin: origin, network: request.network)))
             }
             // Memory and disk missed: the remote tier, whose entry is then a local one.
-            if stale == nil, let found = await remoteEntry(source, key, options: options, retrieval: &retrieval) {
+            if stale == nil, let found = await remoteEntry(source, key, format: processing.format, options: options, retrieval: &retrieval) {
                 if isFresh(found.cached.entry, source: source, now: now) {
                     if !found.cached.path.isEmpty { memoryCache?.set(found.cached, for: key) }
                     return .image(remoteResult(source, key, found, state: .remote))

@@ -212,6 +212,11 @@ extension String {
 }
 
 /// The transport of every remote store in the process, created (libcurl loaded) on first use.
+extension HTTPRemoteStore {
+    /// Loads libcurl and starts the shared engine now (see `RemoteStoring.prepare`).
+    public func prepare() { _ = try? RemoteTransport.shared.transport() }
+}
+
 final class RemoteTransport: Sendable {
     static let shared = RemoteTransport()
     private let slot = Mutex<CurlTransport?>(nil)

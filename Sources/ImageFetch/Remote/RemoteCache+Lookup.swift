@@ -15,41 +15,62 @@ extension RemoteCache {
 
     /// Looks `key` up: GET `<key>.meta` (bounded), decode it, its key must be `key`; GET the image
     /// (at most the size it states, and at most `maxBytes`); its size and checksum must match.
-    /// Never throws: every failure or mismatch is a miss with a warning naming the store and the key.
-    public func lookup(_ key: CacheKey, maxBytes: Int64) async -> Lookup {
+    /// With `expecting` (the format the entry must have, known from the processing), the image is
+    /// asked for at the same time as the metadata, saving a round trip; it is used only when the
+    /// metadata names that very object, and verified the same way. Never throws: every failure or
+    /// mismatch is a miss with a warning naming the store and the key.
+    public func lookup(_ key: CacheKey, maxBytes: Int64, expecting format: ImageFormat? = nil) async -> Lookup {
         let raw = key.rawValue
         guard CacheLayout.isKey(raw), isUsable else { return Lookup() }
+        let store = self.store
+        let guessed = format.map { raw + "." + $0.fileExtension }
+        // Two requests start at once: the transport is loaded first, not by both (one would wait on a lock).
+        if guessed != nil { store.prepare() }
+        async let early: [UInt8]?? = RemoteCache.tryGet(guessed, from: store, maxBytes: maxBytes)
         let metaBytes: [UInt8]
         do {
             let found = try await store.get(RemoteCache.metaName(raw), maxBytes: RemoteCache.maxMetaBytes)
             _ = record(success: true)
-            guard let found else { return Lookup() }
+            guard let found else { _ = await early; return Lookup() }
             metaBytes = found
         } catch {
+            _ = await early
             return failed(raw, "cannot read the metadata (\(error.message)); using the origin")
         }
         guard let entry = CacheEntry.decode(metaBytes) else {
+            _ = await early
             return Lookup(warning: warning(raw, "the metadata object is not a valid entry; ignored"))
         }
         guard entry.key == raw else {
+            _ = await early
             return Lookup(warning: warning(raw, "the metadata object names another key; ignored"))
         }
         guard entry.bytes <= maxBytes else {
+            _ = await early
             return Lookup(warning: warning(raw, "the entry is larger than the limit of \(maxBytes) bytes; ignored"))
         }
-        let bytes: [UInt8]
-        do {
-            guard let image = try await store.get(RemoteCache.dataName(entry), maxBytes: entry.bytes) else {
-                return Lookup(warning: warning(raw, "the image object is missing; ignored"))
+        var image: [UInt8]?
+        let prefetched = await early
+        if RemoteCache.dataName(entry) == guessed, let bytes = prefetched { image = bytes }
+        if image == nil {
+            do { image = try await store.get(RemoteCache.dataName(entry), maxBytes: entry.bytes) } catch {
+                return failed(raw, "cannot read the image (\(error.message)); using the origin")
             }
-            bytes = image
-        } catch {
-            return failed(raw, "cannot read the image (\(error.message)); using the origin")
+        }
+        guard let bytes = image else {
+            return Lookup(warning: warning(raw, "the image object is missing; ignored"))
         }
         guard Int64(bytes.count) == entry.bytes, Checksum.string(bytes) == entry.checksum else {
             return Lookup(warning: warning(raw, "the image does not match its metadata (size or checksum); ignored"))
         }
         return Lookup(hit: Hit(entry: entry, bytes: bytes))
+    }
+
+    /// GET `name` when there is one; nil when there is none or the store failed (the caller asks
+    /// again in the ordinary way); `.some(nil)` when the store has no such object.
+    static func tryGet(_ name: String?, from store: any RemoteStoring, maxBytes: Int64) async -> [UInt8]?? {
+        guard let name else { return nil }
+        do { return .some(try await store.get(name, maxBytes: maxBytes)) } catch { return nil }
     }
 
     /// A store call that threw: a miss with its warning (and the giving-up one when it is the last straw).

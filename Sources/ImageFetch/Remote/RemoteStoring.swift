@@ -41,4 +41,11 @@ public protocol RemoteStoring: Sendable {
     /// One page of the names under the store's prefix, in the store's order (S3 ListObjectsV2; an
     /// HTTP store's JSON directory listing). `continuation`: nil for the first page.
     func list(continuation: String?) async throws(RemoteStoreError) -> RemoteListing
+    /// Loads what requests need (libcurl) now, synchronously, so that requests started together do
+    /// not wait on one another's loading. Default: nothing.
+    func prepare()
+}
+
+extension RemoteStoring {
+    public func prepare() {}
 }
