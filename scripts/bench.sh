@@ -275,27 +275,43 @@ fi
 
 # ensure_cache_100k: $CD4, 100,000 valid entries (figures 4, 11, 12), generated once and kept
 CD4="$BENCH_DIR/cache-100k"
+# template_entry: TPL, the .meta of one real 64x48 entry (its image beside it), made once per run, so
+# generated entries are valid (checksums match) and decodable (figures 11 and 11b prefetch them); "" on failure
+TPL=""
+template_entry() {
+  if [[ -z "$TPL" ]] && "$BIN" get "$SMALL" -s 64 -o "$RUN/tpl.jpg" --no-keep-original --cache-dir "$RUN/tpl-cache" 2>/dev/null; then
+    TPL=$(find "$RUN/tpl-cache/v1" -name '*.meta' | sed -n 1p)
+  fi
+}
 ensure_cache_100k() {
   if ! grep -qs '^fake-cache v1 n=100000 ' "$CD4/STAMP"; then
     rm -rf "$CD4"
-    # template: one real 64x48 entry, so the generated entries are valid (checksums match)
-    TPL=""
-    if "$BIN" get "$SMALL" -s 64 -o "$RUN/tpl.jpg" --no-keep-original --cache-dir "$RUN/tpl-cache" 2>/dev/null; then
-      TPL=$(find "$RUN/tpl-cache/v1" -name '*.meta' | sed -n 1p)
-    fi
+    template_entry
     echo "generating 100,000 cache entries in $CD4 (~20-40 s, kept for later runs)..." >&2
     python3 "$HERE/fake-cache.py" "$CD4" 100000 $TPL
   fi
 }
-# ensure_cache_1m: $CD1M, 1,000,000 entries (figures 12, 13; ~2M files, ~8 GB of 4 KB blocks), kept
+# ensure_cache_1m: $CD1M, 1,000,000 valid entries of the template's 1,374-byte image (figures 11b, 12, 13;
+# ~2M files, ~8 GB of 4 KB blocks), generated once (~1.5 min) and kept
 CD1M="$BENCH_DIR/cache-1m"
 ensure_cache_1m() {
-  if ! grep -qs '^fake-cache v1 n=1000000 ' "$CD1M/STAMP"; then
-    rm -rf "$CD1M"
-    echo "generating 1,000,000 cache entries in $CD1M (minutes: 2M small files; kept for later runs)..." >&2
+  if ! grep -qs '^fake-cache v1 n=1000000 template=yes ' "$CD1M/STAMP"; then
+    rm_tree "$CD1M"
+    template_entry
+    [[ -n "$TPL" ]] || { warn "[1M] no template entry (imgfetch get $SMALL -s 64 failed); the 1M cache is not generated"; return 1; }
+    local sum w h
+    sum=$(awk -F'\t' '$1 == "checksum" { print $2 }' "$TPL"); w=$(awk -F'\t' '$1 == "width" { print $2 }' "$TPL")
+    h=$(awk -F'\t' '$1 == "height" { print $2 }' "$TPL")
+    echo "generating 1,000,000 cache entries in $CD1M (~1.5 min: 2M small files; kept for later runs)..." >&2
     cc -O2 -o "$RUN/fake-cache" "$HERE/fake-cache.c"
-    "$RUN/fake-cache" "$CD1M" 1000000
+    "$RUN/fake-cache" "$CD1M" 1000000 "${TPL%.meta}.jpg" "$sum" "$w" "$h"
   fi
+}
+# rm_tree DIR: rm -rf, two shard directories at a time (a 1M-entry tree takes minutes either way)
+rm_tree() {
+  [[ -e "$1" ]] || return 0
+  find "$1" -mindepth 2 -maxdepth 2 -type d -print0 | xargs -0 -r -n 8 -P 2 rm -rf
+  rm -rf "$1"
 }
 
 # ------------------------------------------------------------------ 4: cache ls over 100,000 entries
@@ -459,6 +475,78 @@ if want 11; then
     "full cache" "$(med f11 "store into a full cache (100k)")" "empty cache" "$(med f11 "store into an empty cache")" s 2.0 "<= 2.0" \
     "limit $L11 bytes; the full cache ends with $n11 entries"
   rm -rf "$D11"
+fi
+
+# ------------------------------------------------------------------ 11b: the same at 1,000,000 entries
+# Figure 11 at 1,000,000 entries: M ~ 200,000 stores (one full eviction cycle: the first store trims
+# the cache to 80%, a scan of 1M entries and ~200,000 removals) into a copy of the 1,000,000-entry
+# cache at its limit vs into an empty cache. The sources are hard links to copies of the template
+# image (40,000 links per copy: ext4 allows 65,000 per inode; the 1M cache's own files are not
+# linked). Timed with /usr/bin/time: the ratio is on CPU time (user + sys), which load from other
+# processes does not inflate (a run is ~1 min); wall times and peak RSS are in the note. Rounds
+# (BENCH_1M_ROUNDS, default 1) alternate the order; each full run gets a fresh `cp -al` copy (~30 s,
+# untimed), removed after it is measured (minutes: 2M names, outside the timed runs).
+# Runs with ONLY=11b or BENCH_1M_CYCLE=1 (about 10 min per round, mostly copying and removing).
+if want 11b || { [[ "${BENCH_1M_CYCLE:-0}" == 1 ]] && want 11; }; then
+  log "figure 11b: store cost, full cache of 1,000,000 entries vs empty (one eviction cycle)"
+  ensure_cache_1m
+  D11B="$RUN/f11b"; rm_tree "$D11B"; mkdir -p "$D11B/src"
+  read -r N11B L11B < <(python3 "$HERE/report.py" footprint "$CD1M")
+  S11B=$(stat -c %s "${TPL%.meta}.jpg")
+  M11B=$(( (L11B - L11B * 8 / 10) / (S11B + 512) - 10 ))
+  python3 - "${TPL%.meta}.jpg" "$D11B" "$M11B" <<'PY'
+import os, shutil, sys
+image, d, m = sys.argv[1], sys.argv[2], int(sys.argv[3])
+per_inode = 40000
+names = ["f%d.jpg" % i for i in range(m)]
+for i, name in enumerate(names):
+    base = os.path.join(d, "base-%d.jpg" % (i // per_inode))
+    if i % per_inode == 0:
+        shutil.copyfile(image, base)
+    os.link(base, os.path.join(d, "src", name))
+with open(os.path.join(d, "list.txt"), "w") as f:
+    for name in sorted(names):   # `ls` order, as figure 11
+        f.write(os.path.join(d, "src", name) + "\n")
+PY
+  ROUNDS11B=${BENCH_1M_ROUNDS:-1}
+  P11B=("$BIN" prefetch "$D11B/list.txt" --cache-size-limit "$L11B" --no-progress --quiet)
+  e_cpu=(); f_cpu=(); e_wall=(); f_wall=(); e_kb=(); f_kb=(); ends11b=()
+  for ((r = 1; r <= ROUNDS11B; r++)); do
+    sides=(empty full); ((r % 2 == 0)) && sides=(full empty)
+    for side in "${sides[@]}"; do
+      if [[ $side == full ]]; then
+        cp -al "$CD1M" "$D11B/full"; rm -f "$D11B/full/v1/usage" "$D11B/full/v1/lock"
+      fi
+      sync
+      echo "-- [f11b] round $r/$ROUNDS11B: $M11B stores into the $side cache (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+      if /usr/bin/time -f '%M %U %S %e' -o "$RUN/time.txt" "${P11B[@]}" --cache-dir "$D11B/$side" > /dev/null 2> "$RUN/f11b.err"; then
+        read -r kb cpu wall < <(awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$RUN/time.txt")
+      else
+        warn "[f11b] prefetch into the $side cache failed: $(grep -v 'Command exited' "$RUN/f11b.err" | head -2 | tr '\n' ' ')"
+        kb=NA; cpu=NA; wall=NA
+      fi
+      echo "   cpu $cpu s, wall $wall s, peak RSS $kb KB" >&2
+      read -r n b < <(python3 "$HERE/report.py" footprint "$D11B/$side")
+      if [[ $side == full ]]; then
+        f_cpu+=("$cpu"); f_wall+=("$wall"); f_kb+=("$kb"); ends11b+=("$n")
+        [[ "$b" -le "$L11B" ]] || warn "[f11b] the full cache ended at $b bytes, over its limit $L11B"
+      else
+        e_cpu+=("$cpu"); e_wall+=("$wall"); e_kb+=("$kb")
+        [[ "$n" -eq "$M11B" ]] || warn "[f11b] the empty cache ended with $n entries, expected $M11B"
+      fi
+      echo "   $n entries, $b bytes after (limit $L11B)" >&2
+      rm_tree "$D11B/$side"   # outside the timed runs
+    done
+  done
+  FC=$(python3 "$HERE/report.py" median "${f_cpu[@]}"); EC=$(python3 "$HERE/report.py" median "${e_cpu[@]}")
+  FW=$(python3 "$HERE/report.py" median "${f_wall[@]}"); EW=$(python3 "$HERE/report.py" median "${e_wall[@]}")
+  FK=$(python3 "$HERE/report.py" median "${f_kb[@]}"); EK=$(python3 "$HERE/report.py" median "${e_kb[@]}")
+  printf '11b\tstore into a full cache (1M)\t%s\t%d\n11b\tstore into an empty cache (1M figure)\t%s\t%d\n' \
+    "$(mb "$FK")" "$ROUNDS11B" "$(mb "$EK")" "$ROUNDS11B" >> "$RES/rss.tsv"
+  fig 11b "$M11B stores (one eviction cycle) into a full cache of $N11B entries vs an empty one, CPU time" \
+    "full cache" "$FC" "empty cache" "$EC" s 2.0 "<= 2.0" \
+    "median of $ROUNDS11B; wall $(secs "$FW") vs $(secs "$EW"); peak RSS $(mb "$FK") MB vs $(mb "$EK") MB; limit $L11B bytes; the full cache ends with ${ends11b[*]} entries"
+  rm_tree "$D11B"
 fi
 
 # ------------------------------------------------------------------ 12: cache ls of 1,000,000 entries
