@@ -6,6 +6,7 @@
 # Usage:  scripts/bench.sh .build/release/imgfetch          # full run, ~3 min (+~1.5 min one-off setup)
 #         QUICK=1 scripts/bench.sh .build/release/imgfetch  # fewer runs, ~1.5 min (+~1.5 min one-off setup)
 #         ONLY=1,2,6 scripts/bench.sh BIN                   # a subset of figures (6 and 9 run together)
+#         ONLY=11b BENCH_1M_ROUNDS=2 scripts/bench.sh BIN    # figure 11b alone (not in a default run)
 # Env:    BENCH_DIR=/tmp/imgfetch-bench (corpus, reusable caches, results)   BENCH_PORT=18090
 #         VIPS_CONCURRENCY=2 (for imgfetch and vipsthumbnail alike)   HF_TIMEOUT=600 (s per hyperfine call)
 #         BENCH_SERVER=python (use the Python fallback server even when nginx is installed)
@@ -27,13 +28,15 @@
 #   9  all-hit second run of the figure-6 prefetch           vs the cold run                          <= 0.1
 #  10  `prefetch -j 8` of 24 URLs at 512 KB/s per connection vs aria2c -j 8 -x 1                      <= 1.0
 #  11  one eviction cycle of stores into a full 100k cache   vs the same stores into an empty cache   <= 2.0
+#  11b the same at 1,000,000 entries (~200,000 stores), CPU time (+ wall, RSS): only with ONLY=11b or
+#      BENCH_1M_CYCLE=1 (~10 min a round, mostly copying and removing 1M-entry trees); BENCH_1M_ROUNDS=1
 #  12  `cache ls` of 1,000,000 entries, CPU (+ first entry, wall, RSS) vs 10 x `cache ls` of 100,000 <= 1.0
 #  13  `cache prune --max-size` of 1,000,000 entries (+ RSS) vs find -printf (a stat of every file)   <= 5.0
 #  14  fidelity (scripts/fidelity.py): PSNR median/min vs a float Lanczos3 reference and vs vipsthumbnail's,
 #      ΔE00 of ICC-tagged sources, size mismatches, zone-plate moiré, on the test fixtures and Debian's
 #      wallpapers (/usr/share/backgrounds, gnome-backgrounds) when installed; printed after the table
-# Only 127.0.0.1 is contacted. Reuses the corpus, the 100,000-entry cache and (for the same binary) the
-# 10,000-entry cache under $BENCH_DIR; everything else is rebuilt per run.
+# Only 127.0.0.1 is contacted. Reuses the corpus, the 100,000- and 1,000,000-entry caches and (for the same
+# binary) the 10,000-entry cache under $BENCH_DIR; everything else is rebuilt per run.
 set -euo pipefail
 
 BIN=${1:?usage: scripts/bench.sh PATH/TO/imgfetch}
@@ -298,14 +301,17 @@ ensure_cache_1m() {
   if ! grep -qs '^fake-cache v1 n=1000000 template=yes ' "$CD1M/STAMP"; then
     rm_tree "$CD1M"
     template_entry
-    [[ -n "$TPL" ]] || { warn "[1M] no template entry (imgfetch get $SMALL -s 64 failed); the 1M cache is not generated"; return 1; }
-    local sum w h
-    sum=$(awk -F'\t' '$1 == "checksum" { print $2 }' "$TPL"); w=$(awk -F'\t' '$1 == "width" { print $2 }' "$TPL")
-    h=$(awk -F'\t' '$1 == "height" { print $2 }' "$TPL")
     echo "generating 1,000,000 cache entries in $CD1M (~1.5 min: 2M small files; kept for later runs)..." >&2
-    cc -O2 -o "$RUN/fake-cache" "$HERE/fake-cache.c"
-    "$RUN/fake-cache" "$CD1M" 1000000 "${TPL%.meta}.jpg" "$sum" "$w" "$h"
+    fake_cache_1m "$CD1M"
   fi
+}
+# fake_cache_1m DIR: 1,000,000 entries of the template's image in DIR (fake-cache.c's template mode)
+fake_cache_1m() {
+  template_entry
+  [[ -n "$TPL" ]] || { warn "[1M] no template entry (imgfetch get $SMALL -s 64 failed): no 1M cache"; exit 1; }
+  [[ -x "$RUN/fake-cache" ]] || cc -O2 -o "$RUN/fake-cache" "$HERE/fake-cache.c"
+  "$RUN/fake-cache" "$1" 1000000 "${TPL%.meta}.jpg" "$(awk -F'\t' '$1 == "checksum" { print $2 }' "$TPL")" \
+    "$(awk -F'\t' '$1 == "width" { print $2 }' "$TPL")" "$(awk -F'\t' '$1 == "height" { print $2 }' "$TPL")"
 }
 # rm_tree DIR: rm -rf, two shard directories at a time (a 1M-entry tree takes minutes either way)
 rm_tree() {
@@ -479,18 +485,29 @@ fi
 
 # ------------------------------------------------------------------ 11b: the same at 1,000,000 entries
 # Figure 11 at 1,000,000 entries: M ~ 200,000 stores (one full eviction cycle: the first store trims
-# the cache to 80%, a scan of 1M entries and ~200,000 removals) into a copy of the 1,000,000-entry
-# cache at its limit vs into an empty cache. The sources are hard links to copies of the template
-# image (40,000 links per copy: ext4 allows 65,000 per inode; the 1M cache's own files are not
-# linked). Timed with /usr/bin/time: the ratio is on CPU time (user + sys), which load from other
-# processes does not inflate (a run is ~1 min); wall times and peak RSS are in the note. Rounds
-# (BENCH_1M_ROUNDS, default 1) alternate the order; each full run gets a fresh `cp -al` copy (~30 s,
-# untimed), removed after it is measured (minutes: 2M names, outside the timed runs).
-# Runs with ONLY=11b or BENCH_1M_CYCLE=1 (about 10 min per round, mostly copying and removing).
+# the cache to 80%, a scan of 1M entries and ~200,000 removals) into a full cache of 1,000,000
+# entries at its limit vs into an empty cache. The full cache is generated afresh for each run
+# (fake-cache, ~1.5 min, untimed), not a `cp -al` copy of $CD1M: its files have their own inodes,
+# so the trim frees them as it would in a user's cache (a copy's trim only drops links). The sources
+# are hard links to copies of the template image (40,000 links per copy: ext4 allows 65,000).
+# Timed with /usr/bin/time: the ratio is on CPU time (user + sys), which load from other processes
+# does not inflate; wall times and peak RSS are in the note. Rounds (BENCH_1M_ROUNDS, default 1)
+# alternate the order. Used trees are removed after the last timed run, never between them.
+# Settling: ext4 without a journal does not reuse a freed inode for 60 s (5 min more while its
+# inode-table block is dirty) and every file creation scans past such inodes, so a run started right
+# after a large removal (or after a full run, whose trim freed ~400,000 inodes) pays for the previous
+# one's removals; before each timed run: sync, and wait until 65 s have passed since the last removal.
+# Runs with ONLY=11b or BENCH_1M_CYCLE=1: ~8 min for one round.
 if want 11b || { [[ "${BENCH_1M_CYCLE:-0}" == 1 ]] && want 11; }; then
   log "figure 11b: store cost, full cache of 1,000,000 entries vs empty (one eviction cycle)"
-  ensure_cache_1m
-  D11B="$RUN/f11b"; rm_tree "$D11B"; mkdir -p "$D11B/src"
+  ensure_cache_1m; template_entry
+  D11B="$RUN/f11b"; rm_tree "$D11B"; mkdir -p "$D11B/src" "$D11B/used"
+  LAST_RM=$(date +%s)
+  settle() {
+    sync
+    local w=$(( LAST_RM + 65 - $(date +%s) ))
+    if ((w > 0)); then echo "   waiting ${w} s (inodes freed less than 65 s ago are scanned past)" >&2; sleep "$w"; fi
+  }
   read -r N11B L11B < <(python3 "$HERE/report.py" footprint "$CD1M")
   S11B=$(stat -c %s "${TPL%.meta}.jpg")
   M11B=$(( (L11B - L11B * 8 / 10) / (S11B + 512) - 10 ))
@@ -515,9 +532,10 @@ PY
     sides=(empty full); ((r % 2 == 0)) && sides=(full empty)
     for side in "${sides[@]}"; do
       if [[ $side == full ]]; then
-        cp -al "$CD1M" "$D11B/full"; rm -f "$D11B/full/v1/usage" "$D11B/full/v1/lock"
+        echo "-- [f11b] generating the full cache (1,000,000 entries, untimed)" >&2
+        fake_cache_1m "$D11B/full"
       fi
-      sync
+      settle
       echo "-- [f11b] round $r/$ROUNDS11B: $M11B stores into the $side cache (load $(cut -d' ' -f1 /proc/loadavg))" >&2
       if /usr/bin/time -f '%M %U %S %e' -o "$RUN/time.txt" "${P11B[@]}" --cache-dir "$D11B/$side" > /dev/null 2> "$RUN/f11b.err"; then
         read -r kb cpu wall < <(awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$RUN/time.txt")
@@ -525,8 +543,9 @@ PY
         warn "[f11b] prefetch into the $side cache failed: $(grep -v 'Command exited' "$RUN/f11b.err" | head -2 | tr '\n' ' ')"
         kb=NA; cpu=NA; wall=NA
       fi
-      echo "   cpu $cpu s, wall $wall s, peak RSS $kb KB" >&2
+      [[ $side == full ]] && LAST_RM=$(date +%s)   # its trim freed ~400,000 inodes
       read -r n b < <(python3 "$HERE/report.py" footprint "$D11B/$side")
+      echo "   cpu $cpu s, wall $wall s, peak RSS $kb KB; $n entries, $b bytes after (limit $L11B)" >&2
       if [[ $side == full ]]; then
         f_cpu+=("$cpu"); f_wall+=("$wall"); f_kb+=("$kb"); ends11b+=("$n")
         [[ "$b" -le "$L11B" ]] || warn "[f11b] the full cache ended at $b bytes, over its limit $L11B"
@@ -534,8 +553,7 @@ PY
         e_cpu+=("$cpu"); e_wall+=("$wall"); e_kb+=("$kb")
         [[ "$n" -eq "$M11B" ]] || warn "[f11b] the empty cache ended with $n entries, expected $M11B"
       fi
-      echo "   $n entries, $b bytes after (limit $L11B)" >&2
-      rm_tree "$D11B/$side"   # outside the timed runs
+      mv "$D11B/$side" "$D11B/used/$side-$r"
     done
   done
   FC=$(python3 "$HERE/report.py" median "${f_cpu[@]}"); EC=$(python3 "$HERE/report.py" median "${e_cpu[@]}")
@@ -546,6 +564,7 @@ PY
   fig 11b "$M11B stores (one eviction cycle) into a full cache of $N11B entries vs an empty one, CPU time" \
     "full cache" "$FC" "empty cache" "$EC" s 2.0 "<= 2.0" \
     "median of $ROUNDS11B; wall $(secs "$FW") vs $(secs "$EW"); peak RSS $(mb "$FK") MB vs $(mb "$EK") MB; limit $L11B bytes; the full cache ends with ${ends11b[*]} entries"
+  echo "-- [f11b] removing the used caches (~$((2 * ROUNDS11B))x 1M files, untimed)" >&2
   rm_tree "$D11B"
 fi
 
