@@ -29,7 +29,7 @@
 #  10  `prefetch -j 8` of 24 URLs at 512 KB/s per connection vs aria2c -j 8 -x 1                      <= 1.0
 #  11  one eviction cycle of stores into a full 100k cache   vs the same stores into an empty cache   <= 2.0
 #  11b the same at 1,000,000 entries (~200,000 stores), CPU time (+ wall, RSS): only with ONLY=11b or
-#      BENCH_1M_CYCLE=1 (~6 min a round + 6 min waits between rounds, see the figure); BENCH_1M_ROUNDS=1
+#      BENCH_1M_CYCLE=1 (~10 min for one round, ~35 min for two: see the figure); BENCH_1M_ROUNDS=1
 #  12  `cache ls` of 1,000,000 entries, CPU (+ first entry, wall, RSS) vs 10 x `cache ls` of 100,000 <= 1.0
 #  13  `cache prune --max-size` of 1,000,000 entries (+ RSS) vs find -printf (a stat of every file)   <= 5.0
 #  14  fidelity (scripts/fidelity.py): PSNR median/min vs a float Lanczos3 reference and vs vipsthumbnail's,
@@ -502,7 +502,8 @@ fi
 # it, 3-4x. So before each timed run: sync, and wait until 365 s have passed since the last removal
 # (rm_tree, figure 11, a full run). A full run's own trim does slow its own later stores on such a
 # file system: that is counted, as a user would see it. Removals by other processes are not known.
-# Runs with ONLY=11b or BENCH_1M_CYCLE=1: ~6 min for one round, ~20 min for two (the waits).
+# Runs with ONLY=11b or BENCH_1M_CYCLE=1: ~10 min for one round (about half of it removing the used
+# trees at the end), ~35 min for two (the 6-min waits).
 if want 11b || { [[ "${BENCH_1M_CYCLE:-0}" == 1 ]] && want 11; }; then
   log "figure 11b: store cost, full cache of 1,000,000 entries vs empty (one eviction cycle)"
   ensure_cache_1m; template_entry
@@ -568,7 +569,7 @@ PY
   fig 11b "$M11B stores (one eviction cycle) into a full cache of $N11B entries vs an empty one, CPU time" \
     "full cache" "$FC" "empty cache" "$EC" s 2.0 "<= 2.0" \
     "median of $ROUNDS11B; wall $(secs "$FW") vs $(secs "$EW"); peak RSS $(mb "$FK") MB vs $(mb "$EK") MB; limit $L11B bytes; the full cache ends with ${ends11b[*]} entries"
-  echo "-- [f11b] removing the used caches (~$((2 * ROUNDS11B))x 1M files, untimed)" >&2
+  echo "-- [f11b] removing the used caches ($ROUNDS11B x ~2.4M files: minutes, untimed)" >&2
   rm_tree "$D11B"
 fi
 
