@@ -63,6 +63,8 @@ scale-demo: build
 	@scripts/scale-demo.sh $(BIN)
 
 # Side-by-side figures (ratios) against vipsthumbnail, curl and aria2c on a generated corpus.
+# BENCH_1M_CYCLE=1 adds figure 11b (a full eviction cycle into a 1,000,000-entry cache, ~10 min more);
+# ONLY=11b runs it alone. Other variables: the header of scripts/bench.sh.
 bench: build
 	@BENCH_DEPS=1 scripts/install-deps.sh
 	@scripts/bench.sh $(BIN)

@@ -6,6 +6,7 @@
 # Usage:  scripts/bench.sh .build/release/imgfetch          # full run, ~3 min (+~1.5 min one-off setup)
 #         QUICK=1 scripts/bench.sh .build/release/imgfetch  # fewer runs, ~1.5 min (+~1.5 min one-off setup)
 #         ONLY=1,2,6 scripts/bench.sh BIN                   # a subset of figures (6 and 9 run together)
+#         ONLY=11b BENCH_1M_ROUNDS=2 scripts/bench.sh BIN    # figure 11b alone (not in a default run)
 # Env:    BENCH_DIR=/tmp/imgfetch-bench (corpus, reusable caches, results)   BENCH_PORT=18090
 #         VIPS_CONCURRENCY=2 (for imgfetch and vipsthumbnail alike)   HF_TIMEOUT=600 (s per hyperfine call)
 #         BENCH_SERVER=python (use the Python fallback server even when nginx is installed)
@@ -27,13 +28,15 @@
 #   9  all-hit second run of the figure-6 prefetch           vs the cold run                          <= 0.1
 #  10  `prefetch -j 8` of 24 URLs at 512 KB/s per connection vs aria2c -j 8 -x 1                      <= 1.0
 #  11  one eviction cycle of stores into a full 100k cache   vs the same stores into an empty cache   <= 2.0
+#  11b the same at 1,000,000 entries (~200,000 stores), CPU time (+ wall, RSS): only with ONLY=11b or
+#      BENCH_1M_CYCLE=1 (~10 min for one round, ~35 min for two: see the figure); BENCH_1M_ROUNDS=1
 #  12  `cache ls` of 1,000,000 entries, CPU (+ first entry, wall, RSS) vs 10 x `cache ls` of 100,000 <= 1.0
 #  13  `cache prune --max-size` of 1,000,000 entries (+ RSS) vs find -printf (a stat of every file)   <= 5.0
 #  14  fidelity (scripts/fidelity.py): PSNR median/min vs a float Lanczos3 reference and vs vipsthumbnail's,
 #      ΔE00 of ICC-tagged sources, size mismatches, zone-plate moiré, on the test fixtures and Debian's
 #      wallpapers (/usr/share/backgrounds, gnome-backgrounds) when installed; printed after the table
-# Only 127.0.0.1 is contacted. Reuses the corpus, the 100,000-entry cache and (for the same binary) the
-# 10,000-entry cache under $BENCH_DIR; everything else is rebuilt per run.
+# Only 127.0.0.1 is contacted. Reuses the corpus, the 100,000- and 1,000,000-entry caches and (for the same
+# binary) the 10,000-entry cache under $BENCH_DIR; everything else is rebuilt per run.
 set -euo pipefail
 
 BIN=${1:?usage: scripts/bench.sh PATH/TO/imgfetch}
@@ -276,27 +279,48 @@ fi
 
 # ensure_cache_100k: $CD4, 100,000 valid entries (figures 4, 11, 12), generated once and kept
 CD4="$BENCH_DIR/cache-100k"
+# template_entry: TPL, the .meta of one real 64x48 entry (its image beside it), made once per run, so
+# generated entries are valid (checksums match) and decodable (figures 11 and 11b prefetch them); "" on failure
+TPL=""
+template_entry() {
+  if [[ -z "$TPL" ]] && "$BIN" get "$SMALL" -s 64 -o "$RUN/tpl.jpg" --no-keep-original --cache-dir "$RUN/tpl-cache" 2>/dev/null; then
+    TPL=$(find "$RUN/tpl-cache/v1" -name '*.meta' | sed -n 1p)
+  fi
+}
 ensure_cache_100k() {
   if ! grep -qs '^fake-cache v1 n=100000 ' "$CD4/STAMP"; then
     rm -rf "$CD4"
-    # template: one real 64x48 entry, so the generated entries are valid (checksums match)
-    TPL=""
-    if "$BIN" get "$SMALL" -s 64 -o "$RUN/tpl.jpg" --no-keep-original --cache-dir "$RUN/tpl-cache" 2>/dev/null; then
-      TPL=$(find "$RUN/tpl-cache/v1" -name '*.meta' | sed -n 1p)
-    fi
+    template_entry
     echo "generating 100,000 cache entries in $CD4 (~20-40 s, kept for later runs)..." >&2
     python3 "$HERE/fake-cache.py" "$CD4" 100000 $TPL
   fi
 }
-# ensure_cache_1m: $CD1M, 1,000,000 entries (figures 12, 13; ~2M files, ~8 GB of 4 KB blocks), kept
+# ensure_cache_1m: $CD1M, 1,000,000 valid entries of the template's 1,374-byte image (figures 11b, 12, 13;
+# ~2M files, ~8 GB of 4 KB blocks), generated once (~1.5 min) and kept
 CD1M="$BENCH_DIR/cache-1m"
 ensure_cache_1m() {
-  if ! grep -qs '^fake-cache v1 n=1000000 ' "$CD1M/STAMP"; then
-    rm -rf "$CD1M"
-    echo "generating 1,000,000 cache entries in $CD1M (minutes: 2M small files; kept for later runs)..." >&2
-    cc -O2 -o "$RUN/fake-cache" "$HERE/fake-cache.c"
-    "$RUN/fake-cache" "$CD1M" 1000000
+  if ! grep -qs '^fake-cache v1 n=1000000 template=yes ' "$CD1M/STAMP"; then
+    rm_tree "$CD1M"
+    template_entry
+    echo "generating 1,000,000 cache entries in $CD1M (~1.5 min: 2M small files; kept for later runs)..." >&2
+    fake_cache_1m "$CD1M"
   fi
+}
+# fake_cache_1m DIR: 1,000,000 entries of the template's image in DIR (fake-cache.c's template mode)
+fake_cache_1m() {
+  template_entry
+  [[ -n "$TPL" ]] || { warn "[1M] no template entry (imgfetch get $SMALL -s 64 failed): no 1M cache"; exit 1; }
+  [[ -x "$RUN/fake-cache" ]] || cc -O2 -o "$RUN/fake-cache" "$HERE/fake-cache.c"
+  "$RUN/fake-cache" "$1" 1000000 "${TPL%.meta}.jpg" "$(awk -F'\t' '$1 == "checksum" { print $2 }' "$TPL")" \
+    "$(awk -F'\t' '$1 == "width" { print $2 }' "$TPL")" "$(awk -F'\t' '$1 == "height" { print $2 }' "$TPL")"
+}
+# rm_tree DIR: rm -rf, two processes at a time; LAST_RM: when a large tree was last removed (figure 11b)
+LAST_RM=0
+rm_tree() {
+  [[ -e "$1" ]] || return 0
+  find "$1" -mindepth 2 -maxdepth 2 -type d -print0 | xargs -0 -r -n 8 -P 2 rm -rf
+  rm -rf "$1"
+  LAST_RM=$(date +%s)
 }
 
 # ------------------------------------------------------------------ 4: cache ls over 100,000 entries
@@ -459,7 +483,95 @@ if want 11; then
   fig 11 "$M11 stores (one eviction cycle) into a full cache of $N11 entries vs an empty one" \
     "full cache" "$(med f11 "store into a full cache (100k)")" "empty cache" "$(med f11 "store into an empty cache")" s 2.0 "<= 2.0" \
     "limit $L11 bytes; the full cache ends with $n11 entries"
-  rm -rf "$D11"
+  rm -rf "$D11"; LAST_RM=$(date +%s)
+fi
+
+# ------------------------------------------------------------------ 11b: the same at 1,000,000 entries
+# Figure 11 at 1,000,000 entries: M ~ 200,000 stores (one full eviction cycle: the first store trims
+# the cache to 80%, a scan of 1M entries and ~200,000 removals) into a full cache of 1,000,000
+# entries at its limit vs into an empty cache. The full cache is generated afresh for each run
+# (fake-cache, ~1.5 min, untimed), not a `cp -al` copy of $CD1M: its files have their own inodes,
+# so the trim frees them as it would in a user's cache (a copy's trim only drops links). The sources
+# are hard links to copies of the template image (40,000 links per copy: ext4 allows 65,000).
+# Timed with /usr/bin/time: the ratio is on CPU time (user + sys), which load from other processes
+# does not inflate; wall times and peak RSS are in the note. Rounds (BENCH_1M_ROUNDS, default 1)
+# alternate the order. Used trees are removed after the last timed run, never between them.
+# Settling: ext4 without a journal (this bench's 2-core VM) does not reuse an inode for 60 s after it
+# is freed, 360 s while its inode-table block is dirty (as it is again once files are created next to
+# it), and every file creation scans past all such inodes: a run started within 6 min of a large
+# removal (a previous run's trees, or the trim of a previous full run, ~400,000 inodes) is slowed by
+# it, 3-4x. So before each timed run: sync, and wait until 365 s have passed since the last removal
+# (rm_tree, figure 11, a full run). A full run's own trim does slow its own later stores on such a
+# file system: that is counted, as a user would see it. Removals by other processes are not known.
+# Runs with ONLY=11b or BENCH_1M_CYCLE=1: ~10 min for one round (about half of it removing the used
+# trees at the end), ~35 min for two (the 6-min waits).
+if want 11b || { [[ "${BENCH_1M_CYCLE:-0}" == 1 ]] && want 11; }; then
+  log "figure 11b: store cost, full cache of 1,000,000 entries vs empty (one eviction cycle)"
+  ensure_cache_1m; template_entry
+  D11B="$RUN/f11b"; rm_tree "$D11B"; mkdir -p "$D11B/src" "$D11B/used"
+  settle() {
+    sync
+    local w=$(( LAST_RM + 365 - $(date +%s) ))
+    if ((w > 0)); then echo "   waiting ${w} s (inodes freed in the last 6 min are scanned past on each creation)" >&2; sleep "$w"; fi
+  }
+  read -r N11B L11B < <(python3 "$HERE/report.py" footprint "$CD1M")
+  S11B=$(stat -c %s "${TPL%.meta}.jpg")
+  M11B=$(( (L11B - L11B * 8 / 10) / (S11B + 512) - 10 ))
+  python3 - "${TPL%.meta}.jpg" "$D11B" "$M11B" <<'PY'
+import os, shutil, sys
+image, d, m = sys.argv[1], sys.argv[2], int(sys.argv[3])
+per_inode = 40000
+names = ["f%d.jpg" % i for i in range(m)]
+for i, name in enumerate(names):
+    base = os.path.join(d, "base-%d.jpg" % (i // per_inode))
+    if i % per_inode == 0:
+        shutil.copyfile(image, base)
+    os.link(base, os.path.join(d, "src", name))
+with open(os.path.join(d, "list.txt"), "w") as f:
+    for name in sorted(names):   # `ls` order, as figure 11
+        f.write(os.path.join(d, "src", name) + "\n")
+PY
+  ROUNDS11B=${BENCH_1M_ROUNDS:-1}
+  P11B=("$BIN" prefetch "$D11B/list.txt" --cache-size-limit "$L11B" --no-progress --quiet)
+  e_cpu=(); f_cpu=(); e_wall=(); f_wall=(); e_kb=(); f_kb=(); ends11b=()
+  for ((r = 1; r <= ROUNDS11B; r++)); do
+    sides=(empty full); ((r % 2 == 0)) && sides=(full empty)
+    for side in "${sides[@]}"; do
+      if [[ $side == full ]]; then
+        echo "-- [f11b] generating the full cache (1,000,000 entries, untimed)" >&2
+        fake_cache_1m "$D11B/full"
+      fi
+      settle
+      echo "-- [f11b] round $r/$ROUNDS11B: $M11B stores into the $side cache (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+      if /usr/bin/time -f '%M %U %S %e' -o "$RUN/time.txt" "${P11B[@]}" --cache-dir "$D11B/$side" > /dev/null 2> "$RUN/f11b.err"; then
+        read -r kb cpu wall < <(awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$RUN/time.txt")
+      else
+        warn "[f11b] prefetch into the $side cache failed: $(grep -v 'Command exited' "$RUN/f11b.err" | head -2 | tr '\n' ' ')"
+        kb=NA; cpu=NA; wall=NA
+      fi
+      [[ $side == full ]] && LAST_RM=$(date +%s)   # its trim freed ~400,000 inodes
+      read -r n b < <(python3 "$HERE/report.py" footprint "$D11B/$side")
+      echo "   cpu $cpu s, wall $wall s, peak RSS $kb KB; $n entries, $b bytes after (limit $L11B)" >&2
+      if [[ $side == full ]]; then
+        f_cpu+=("$cpu"); f_wall+=("$wall"); f_kb+=("$kb"); ends11b+=("$n")
+        [[ "$b" -le "$L11B" ]] || warn "[f11b] the full cache ended at $b bytes, over its limit $L11B"
+      else
+        e_cpu+=("$cpu"); e_wall+=("$wall"); e_kb+=("$kb")
+        [[ "$n" -eq "$M11B" ]] || warn "[f11b] the empty cache ended with $n entries, expected $M11B"
+      fi
+      mv "$D11B/$side" "$D11B/used/$side-$r"
+    done
+  done
+  FC=$(python3 "$HERE/report.py" median "${f_cpu[@]}"); EC=$(python3 "$HERE/report.py" median "${e_cpu[@]}")
+  FW=$(python3 "$HERE/report.py" median "${f_wall[@]}"); EW=$(python3 "$HERE/report.py" median "${e_wall[@]}")
+  FK=$(python3 "$HERE/report.py" median "${f_kb[@]}"); EK=$(python3 "$HERE/report.py" median "${e_kb[@]}")
+  printf '11b\tstore into a full cache (1M)\t%s\t%d\n11b\tstore into an empty cache (1M figure)\t%s\t%d\n' \
+    "$(mb "$FK")" "$ROUNDS11B" "$(mb "$EK")" "$ROUNDS11B" >> "$RES/rss.tsv"
+  fig 11b "$M11B stores (one eviction cycle) into a full cache of $N11B entries vs an empty one, CPU time" \
+    "full cache" "$FC" "empty cache" "$EC" s 2.0 "<= 2.0" \
+    "median of $ROUNDS11B; wall $(secs "$FW") vs $(secs "$EW"); peak RSS $(mb "$FK") MB vs $(mb "$EK") MB; limit $L11B bytes; the full cache ends with ${ends11b[*]} entries"
+  echo "-- [f11b] removing the used caches ($ROUNDS11B x ~2.4M files: minutes, untimed)" >&2
+  rm_tree "$D11B"
 fi
 
 # ------------------------------------------------------------------ 12: cache ls of 1,000,000 entries
