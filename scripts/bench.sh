@@ -35,6 +35,10 @@
 #  14  fidelity (scripts/fidelity.py): PSNR median/min vs a float Lanczos3 reference and vs vipsthumbnail's,
 #      ΔE00 of ICC-tagged sources, size mismatches, zone-plate moiré, on the test fixtures and Debian's
 #      wallpapers (/usr/share/backgrounds, gnome-backgrounds) when installed; printed after the table
+#  15  remote hit: `get` with an empty local cache, the thumbnail in an nginx WebDAV tier
+#                                                            vs curl of the same object               <= 1.5
+#  16  `prefetch` 200 URLs, every image in the remote tier, empty local cache
+#                                                            vs the cold prefetch                     <= 0.2
 # Only 127.0.0.1 is contacted. Reuses the corpus, the 100,000- and 1,000,000-entry caches and (for the same
 # binary) the 10,000-entry cache under $BENCH_DIR; everything else is rebuilt per run.
 set -euo pipefail
