@@ -59,8 +59,8 @@ final class RemoteTierFailureTests: E2ETestCase {
         XCTAssertLessThan(requests.count, urls.count * 2, "a failing store is left alone after a few requests: \(requests)")
     }
 
-    /// A store that accepts connections and never answers: each store request is bounded by the
-    /// store's own 30 s request timeout (no option shortens it), then the origin is used.
+    /// A store that accepts connections and never answers: each store request is bounded by
+    /// `--remote-timeout`, then the origin is used; the upload that follows is bounded the same way.
     func testAHangingStoreTimesOutAndTheOriginIsUsed() throws {
         let store = try NginxDAVServer(mode: .slow)
         defer { store.stop() }
@@ -71,9 +71,9 @@ final class RemoteTierFailureTests: E2ETestCase {
         let record = singleRecord(r)
         XCTAssertEqual(record.string("cache"), "miss")
         let warnings = (record["warnings"] as? [String]) ?? []
-        XCTAssertTrue(warnings.contains { $0.contains("timed out") }, "\(record)")
-        XCTAssertTrue(warnings.contains { $0.contains("abandoned") }, "the upload waits at most --remote-timeout: \(record)")
-        XCTAssertLessThan(r.elapsed, 45, "one lookup timeout (30 s), then --remote-timeout (1 s)")
+        XCTAssertTrue(warnings.contains { $0.contains("timed out") }, "the lookup timed out: \(record)")
+        XCTAssertTrue(warnings.contains { $0.contains("abandoned") || $0.contains("upload") }, "the upload did not finish: \(record)")
+        XCTAssertLessThan(r.elapsed, 10, "a 1 s lookup, then at most 1 s of upload: \(r.elapsed) s")
     }
 
     /// Uploads to a hanging store cost at most `--remote-timeout` at the end of the run.

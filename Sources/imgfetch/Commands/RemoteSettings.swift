@@ -7,7 +7,8 @@ struct RemoteSettings {
     var store: RemoteStoreSettings
     /// `--remote-cache-mode`, default read-write.
     var mode: RemoteCacheMode
-    /// `--remote-timeout`: the whole wait for queued uploads at the end of the run. Default 30 s.
+    /// `--remote-timeout`: the longest any request to the tier may take (at least 1 s), and the whole
+    /// wait for queued uploads at the end of the run. Default 30 s.
     var timeout: Double
 
     /// The store `--remote-cache` (else `IMGFETCH_REMOTE_CACHE`) names, with `--s3-endpoint` and the
@@ -43,7 +44,11 @@ struct RemoteSettings {
         let mode = try parsed.parse("remote-cache-mode", ValueParsers.oneOf(RemoteCacheMode.allCases.map(\.rawValue)))
             .flatMap(RemoteCacheMode.init(rawValue:)) ?? .readWrite
         let timeout = try parsed.double("remote-timeout", range: 0...86_400) ?? 30
-        guard let store = try make(from: parsed, environment: environment, tls: tls) else { return nil }
+        guard var store = try make(from: parsed, environment: environment, tls: tls) else { return nil }
+        // Each request to the tier is bounded by the same time (at least 1 s): a store that accepts
+        // connections and never answers costs at most that before the origin is used.
+        store.timeout = max(timeout, 1)
+        store.connectTimeout = min(store.connectTimeout, store.timeout)
         return RemoteSettings(store: store, mode: mode, timeout: timeout)
     }
 
