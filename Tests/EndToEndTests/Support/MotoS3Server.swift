@@ -40,7 +40,7 @@ final class MotoS3Server {
         for _ in 0..<3 {
             let port = try LocalPorts.free()
             let log = dir.appendingPathComponent("moto-\(port).log")
-            fm.createFile(atPath: log.path, contents: nil)
+            _ = fm.createFile(atPath: log.path, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["python3", "-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)]
