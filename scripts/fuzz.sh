@@ -30,12 +30,12 @@ for f in Sources/CVips/*.c Sources/CCurl/*.c Sources/CJpeg/*.c Sources/CSignals/
 done
 # Module maps for the C modules (SwiftPM makes the same ones itself).
 for m in "${MODULES[@]}"; do
-  header=$(ls "$PWD/Sources/$m/include/"*.h | head -1)
+  header=$(ls "$PWD/Sources/$m/include/"*.h | sed -n 1p)
   printf 'module %s {\n  header "%s"\n  export *\n}\n' "$m" "$header" > "$OUT/modules/$m/module.modulemap"
 done
 MODULE_FLAGS=(); for m in "${MODULES[@]}"; do MODULE_FLAGS+=(-I "$OUT/modules/$m"); done
 SWIFT_SOURCES=$(find Sources/ImageFetch -name '*.swift' | sort)
-newest=$(ls -t $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift "$OUT"/obj/*.o | head -1)
+newest=$(ls -t $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift "$OUT"/obj/*.o | sed -n 1p)
 if [[ ! -x "$OUT/imagefetch-fuzz" || "$newest" -nt "$OUT/imagefetch-fuzz" ]]; then
   echo "building $OUT/imagefetch-fuzz" >&2
   # shellcheck disable=SC2086
@@ -44,7 +44,7 @@ if [[ ! -x "$OUT/imagefetch-fuzz" || "$newest" -nt "$OUT/imagefetch-fuzz" ]]; th
     "$OUT"/obj/*.o -use-ld=lld -ldl -lpthread -lm -o "$OUT/imagefetch-fuzz"
 fi
 JPEG_SOURCES=(Tests/Fuzz/fuzz_jpeg.c Sources/CJpeg/jpeg_fast.c Sources/CJpeg/jpeg_resize.c Sources/CJpeg/jpeg_stream.c)
-if [[ ! -x "$OUT/jpeg-fuzz" || "$(ls -t "${JPEG_SOURCES[@]}" Sources/CJpeg/*.h Sources/CJpeg/include/*.h "$OUT/jpeg-fuzz" | head -1)" != "$OUT/jpeg-fuzz" ]]; then
+if [[ ! -x "$OUT/jpeg-fuzz" || "$(ls -t "${JPEG_SOURCES[@]}" Sources/CJpeg/*.h Sources/CJpeg/include/*.h "$OUT/jpeg-fuzz" | sed -n 1p)" != "$OUT/jpeg-fuzz" ]]; then
   echo "building $OUT/jpeg-fuzz" >&2
   "$CLANG" -g -O1 -fsanitize=fuzzer,address -ISources/CJpeg/include -ISources/CJpeg \
     "${JPEG_SOURCES[@]}" -fuse-ld=lld -ldl -lpthread -lm -o "$OUT/jpeg-fuzz"
