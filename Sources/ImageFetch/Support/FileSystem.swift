@@ -45,30 +45,21 @@ public enum FileSystem {
         guard fstat(fd, &st) == 0 else { throw Failure(errno: errno, path: path, operation: "stat") }
         guard (st.st_mode & S_IFMT) == S_IFREG else { throw Failure(errno: EINVAL, path: path, operation: "read (not a regular file)") }
         guard st.st_size <= maxBytes else { throw Failure(errno: EFBIG, path: path, operation: "read") }
-        var out = [UInt8](repeating: 0, count: maxBytes + 1)
-        var count = 0
-        while count < out.count {
-            let n = out.withUnsafeMutableBytes { buf in Glibc.read(fd, buf.baseAddress! + count, buf.count - count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(errno: errno, path: path, operation: "read")
-            }
-            if n == 0 { break }
-            count += n
-        }
-        guard count <= maxBytes else { throw Failure(errno: EFBIG, path: path, operation: "read") }
-        out.removeSubrange(count...)
-        return out
+        let bytes = try readAll(fd: fd, path: path, sizeHint: Int64(st.st_size), limit: maxBytes)
+        guard bytes.count <= maxBytes else { throw Failure(errno: EFBIG, path: path, operation: "read") }
+        return bytes
     }
 
-    /// Reads `fd` to its end; `sizeHint` (the file's size, when known) sizes the buffer.
-    static func readAll(fd: Int32, path: String, sizeHint: Int64) throws(Failure) -> [UInt8] {
+    /// Reads `fd` to its end; `sizeHint` (the file's size, when known) sizes the buffer. With
+    /// `limit`, reading stops after `limit + 1` bytes (so a caller sees that the file is larger).
+    static func readAll(fd: Int32, path: String, sizeHint: Int64, limit: Int? = nil) throws(Failure) -> [UInt8] {
+        let cap = limit.map { $0 + 1 } ?? Int.max
         var capacity = 64 * 1024
         if sizeHint > 0 && sizeHint < Int64(Int32.max) { capacity = Int(sizeHint) + 1 }
-        var out = [UInt8](repeating: 0, count: capacity)
+        var out = [UInt8](repeating: 0, count: min(capacity, cap))
         var count = 0
-        while true {
-            if count == out.count { out.append(contentsOf: repeatElement(0, count: out.count)) }
+        while count < cap {
+            if count == out.count { out.append(contentsOf: repeatElement(0, count: min(out.count, cap - count))) }
             let n = out.withUnsafeMutableBytes { buf in Glibc.read(fd, buf.baseAddress! + count, buf.count - count) }
             if n < 0 {
                 if errno == EINTR { continue }
