@@ -16,7 +16,9 @@ let package = Package(
         // The JPEG path: libjpeg alone (dlopen'ed too), no libvips.
         .target(name: "CJpeg", linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         .target(name: "CSignals"),
-        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CJpeg", "CSignals"]),
+        // Plain HTTP GETs of the remote tier over a socket, without libcurl.
+        .target(name: "CNet", linkerSettings: [.linkedLibrary("pthread")]),
+        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CJpeg", "CSignals", "CNet"]),
         .target(name: "ArgumentKit"),
         .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit", "CSignals"]),
         .testTarget(name: "ImageFetchTests", dependencies: ["ImageFetch"]),

@@ -4,11 +4,16 @@ import XCTest
 
 /// `HTTPRemoteStore` over http:// against a real nginx with WebDAV PUT (NginxDAVServer), through
 /// real libcurl: what the remote cache tier and `cache push` / `cache pull` stand on.
-final class RemoteStoreHTTPTests: XCTestCase {
+/// `RemoteStoreDirectHTTPTests` runs every case again with GETs over the direct client.
+class RemoteStoreHTTPTests: XCTestCase {
     static let key = String(repeating: "ab", count: 32)
 
-    private func store(_ url: String, timeout: Double = 30) throws -> any RemoteStoring {
-        try RemoteStores.make(RemoteStoreSettings(url: url, connectTimeout: 5, timeout: timeout))
+    /// Whether GETs go over `DirectHTTPClient` instead of libcurl.
+    class var directReads: Bool { false }
+
+    func store(_ url: String, timeout: Double = 30) throws -> any RemoteStoring {
+        try RemoteStores.make(RemoteStoreSettings(url: url, connectTimeout: 5, timeout: timeout,
+                                                  directReads: Self.directReads))
     }
 
     func testPutGetExistsListRoundTrip() async throws {

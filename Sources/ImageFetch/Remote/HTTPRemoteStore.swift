@@ -46,6 +46,8 @@ public struct HTTPRemoteStore: RemoteStoring {
     let connectTimeout: Double
     let timeout: Double
     public let description: String
+    /// Reads objects of an `http://` location without libcurl (see `RemoteStoreSettings.directReads`).
+    let direct: DirectHTTPClient?
     /// S3 only: names per listing page (`max-keys`); nil = the store's default (1000 on S3). Tests
     /// set it to see several pages.
     public var listPageSize: Int?
@@ -56,9 +58,15 @@ public struct HTTPRemoteStore: RemoteStoring {
     static let maxErrorBytes: Int64 = 64 << 10
 
     /// `connectTimeout` and `timeout` (seconds, each request) default to 5 and 30; `tls` to the
-    /// system's trust.
+    /// system's trust. `directReads`: GETs of an `http://` location go over `DirectHTTPClient`
+    /// (default false: through libcurl, as every other request).
     public init(location: Location, credentials: Credentials? = nil, tls: TLSOptions = TLSOptions(),
-                connectTimeout: Double = 5, timeout: Double = 30) {
+                connectTimeout: Double = 5, timeout: Double = 30, directReads: Bool = false) {
+        if directReads, case .http(let base) = location, let endpoint = DirectHTTPClient.Endpoint(base: base) {
+            direct = DirectHTTPClient(endpoint: endpoint, connectTimeout: connectTimeout, timeout: timeout)
+        } else {
+            direct = nil
+        }
         self.location = location
         self.credentials = credentials
         self.tls = tls
@@ -71,6 +79,7 @@ public struct HTTPRemoteStore: RemoteStoring {
     }
 
     public func get(_ name: String, maxBytes: Int64) async throws(RemoteStoreError) -> [UInt8]? {
+        if let direct { return try await directGet(direct, name, maxBytes: maxBytes) }
         let result = try await send(.get, url: try objectURL(name), what: "GET \(name)", maxBytes: max(0, maxBytes))
         if result.httpStatus == 404 { return nil }
         try check(result, what: "GET \(name)")
@@ -213,8 +222,41 @@ extension String {
 
 /// The transport of every remote store in the process, created (libcurl loaded) on first use.
 extension HTTPRemoteStore {
-    /// Loads libcurl and starts the shared engine now (see `RemoteStoring.prepare`).
-    public func prepare() { _ = try? RemoteTransport.shared.transport() }
+    /// Loads libcurl and starts the shared engine now (see `RemoteStoring.prepare`); nothing when
+    /// reads go direct (a remote hit then never loads libcurl).
+    public func prepare() {
+        if direct == nil { _ = try? RemoteTransport.shared.transport() }
+    }
+
+    /// `get` over the direct client: the same answers and errors as through libcurl.
+    func directGet(_ client: DirectHTTPClient, _ name: String, maxBytes: Int64) async throws(RemoteStoreError) -> [UInt8]? {
+        let what = "GET \(name)"
+        _ = try objectURL(name)   // refuses a name that is not a plain file name
+        let cap = Int(clamping: max(0, maxBytes))
+        let response: DirectHTTPResponse
+        do throws(DirectHTTPClient.Failure) {
+            response = try await client.get(name, maxBodyBytes: max(cap, Int(HTTPRemoteStore.maxErrorBytes)))
+        } catch {
+            let why: String = switch error.kind {
+            case .refused: "connection refused"
+            case .timeout: "timed out"
+            case .resolve: "cannot resolve the host"
+            case .cancelled: "cancelled"
+            case .tooLarge: "larger than \(maxBytes) bytes"
+            case .connectionLost: "connection lost"
+            case .malformed, .other: error.message
+            }
+            throw RemoteStoreError("remote cache \(description): \(what): \(why)")
+        }
+        if response.status == 404 { return nil }
+        guard (200...299).contains(response.status) else {
+            throw RemoteStoreError("remote cache \(description): \(what): HTTP \(response.status)", status: response.status)
+        }
+        guard response.body.count <= cap else {
+            throw RemoteStoreError("remote cache \(description): \(what): larger than \(maxBytes) bytes", status: response.status)
+        }
+        return response.body
+    }
 }
 
 final class RemoteTransport: Sendable {

@@ -20,7 +20,8 @@ extension RemoteStores {
             if settings.s3Endpoint != nil { throw bad("an S3 endpoint applies to s3:// URLs only") }
             let base = try httpBase(url, what: "the URL")
             return HTTPRemoteStore(location: .http(base: base.hasSuffix("/") ? base : base + "/"), tls: settings.tls,
-                                   connectTimeout: settings.connectTimeout, timeout: settings.timeout)
+                                   connectTimeout: settings.connectTimeout, timeout: settings.timeout,
+                                   directReads: settings.directReads)
         }
         guard lower.hasPrefix("s3://") else {
             throw bad("the URL must be http://HOST/PREFIX/, https://HOST/PREFIX/ or s3://BUCKET/PREFIX")

@@ -17,10 +17,17 @@ public struct RemoteStoreSettings: Sendable, Equatable {
     /// Seconds to connect, and for a whole request (each object). Defaults 5 and 30.
     public var connectTimeout: Double
     public var timeout: Double
+    /// Whether an `http://` store's objects may be read (GET) straight over a TCP connection of
+    /// its own (`DirectHTTPClient`) instead of through libcurl, which a remote hit then never
+    /// loads. Only right when no proxy applies to the store: the CLI sets it when the environment
+    /// names none (`http_proxy`, `all_proxy`, `ALL_PROXY`). Default false: every request through
+    /// libcurl. https, s3://, PUT, HEAD and listings always go through libcurl.
+    public var directReads: Bool
 
     public init(url: String, s3Endpoint: String? = nil, accessKeyID: String? = nil, secretAccessKey: String? = nil,
                 sessionToken: String? = nil, region: String? = nil, tls: TLSOptions = TLSOptions(),
-                connectTimeout: Double = 5, timeout: Double = 30) {
+                connectTimeout: Double = 5, timeout: Double = 30, directReads: Bool = false) {
+        self.directReads = directReads
         self.url = url
         self.s3Endpoint = s3Endpoint
         self.accessKeyID = accessKeyID

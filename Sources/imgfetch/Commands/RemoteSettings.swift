@@ -34,7 +34,9 @@ struct RemoteSettings {
         func env(_ n: String) -> String? { environment(n).flatMap { $0.isEmpty ? nil : $0 } }
         return RemoteStoreSettings(url: url, s3Endpoint: endpoint, accessKeyID: env("AWS_ACCESS_KEY_ID"),
                                    secretAccessKey: env("AWS_SECRET_ACCESS_KEY"), sessionToken: env("AWS_SESSION_TOKEN"),
-                                   region: env("AWS_REGION"), tls: tls)
+                                   region: env("AWS_REGION"), tls: tls,
+                                   // libcurl would send an http:// tier's requests through these.
+                                   directReads: ["http_proxy", "all_proxy", "ALL_PROXY"].allSatisfy { env($0) == nil })
     }
 
     /// The tier of get and prefetch: the store, `--remote-cache-mode` and `--remote-timeout`; nil

@@ -14,6 +14,7 @@ enum E2EPaths {
     static let fixturesDir: URL = testsDir.appendingPathComponent("Fixtures", isDirectory: true)
     static let serverScript: URL = testsDir.appendingPathComponent("Support/e2e_server.py")
     static let proxyScript: URL = testsDir.appendingPathComponent("Support/connect_proxy.py")
+    static let rawServerScript: URL = testsDir.appendingPathComponent("Support/raw_http_server.py")
 
     static func fixture(_ name: String) -> URL {
         fixturesDir.appendingPathComponent(name)

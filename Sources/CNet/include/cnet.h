@@ -1,0 +1,47 @@
+/* cnet.h: one plain HTTP/1.1 exchange over TCP, on a thread of its own: connect, send the request
+ * whole, read everything the server sends until it closes the connection. No parsing here (the
+ * request is sent with "Connection: close"; DirectHTTPResponse.swift parses what comes back).
+ *
+ * It lets the remote cache tier GET objects from a plain http:// store without loading libcurl
+ * (about 5 ms of a process's start). Every wait is bounded by the timeouts, every byte read by
+ * max_response. Name resolution is the system resolver's (getaddrinfo, with its own timeouts).
+ */
+#ifndef CNET_H
+#define CNET_H
+#include <stddef.h>
+
+typedef struct ifn_exchange ifn_exchange;
+
+/* Result codes of ifn_exchange_result. */
+enum {
+    IFN_OK = 0,          /* the server closed the connection after sending its answer */
+    IFN_E_RESOLVE,       /* the host name could not be resolved */
+    IFN_E_CONNECT,       /* no address of the host accepted the connection */
+    IFN_E_TIMEOUT,       /* the connect or the whole exchange took too long */
+    IFN_E_IO,            /* sending or receiving failed (connection reset, ...) */
+    IFN_E_TOO_LARGE,     /* the server sent more than max_response bytes */
+    IFN_E_CANCELLED,     /* ifn_exchange_cancel was called */
+    IFN_E_NOMEM          /* out of memory */
+};
+
+/* Starts the exchange on a new detached thread and returns its handle, or NULL when no thread could
+ * be started or memory is short (done is then never called). host: a name or an IP literal without
+ * brackets; port: decimal. The request bytes are copied. connect_timeout_ms bounds each connection
+ * attempt, timeout_ms the whole exchange (both > 0). done(ctx) is called exactly once, on the
+ * exchange's thread, when it has ended; the handle stays valid until ifn_exchange_release. */
+ifn_exchange *ifn_exchange_start(const char *host, const char *port, const void *request, size_t request_len,
+                                 size_t max_response, long connect_timeout_ms, long timeout_ms,
+                                 void (*done)(void *ctx), void *ctx);
+
+/* Ends the exchange early (thread-safe, any time before ifn_exchange_release): its result becomes
+ * IFN_E_CANCELLED unless it has already ended. A name resolution in progress is not interrupted. */
+void ifn_exchange_cancel(ifn_exchange *x);
+
+/* After done: the result code; *bytes and *len: what the server sent (valid until release); a message
+ * for the failure in err (never the server's bytes). */
+int ifn_exchange_result(ifn_exchange *x, const unsigned char **bytes, size_t *len, char *err, size_t errlen);
+
+/* Gives up the caller's hold on the handle (once, after done was called). */
+void ifn_exchange_release(ifn_exchange *x);
+
+#endif

@@ -1,0 +1,235 @@
+/* net_exchange.c: see cnet.h. One detached thread per exchange; blocking-free sockets waited on with
+ * poll() against a deadline and an eventfd that ifn_exchange_cancel writes to. The handle is shared
+ * by the thread and the caller (a reference count of two); the last to let go frees it. */
+#define _GNU_SOURCE
+#include "cnet.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+struct ifn_exchange {
+    atomic_int refs;
+    atomic_int cancelled;
+    int wake_fd;                       /* eventfd: written by cancel, polled beside the socket */
+    char *host, *port;
+    unsigned char *request;
+    size_t request_len, max_response;
+    long connect_timeout_ms, timeout_ms;
+    void (*done)(void *ctx);
+    void *ctx;
+    /* the result, written by the thread before done */
+    int code;
+    unsigned char *bytes;
+    size_t len;
+    char err[160];
+};
+
+static void xfree(ifn_exchange *x) {
+    if (x->wake_fd >= 0) close(x->wake_fd);
+    free(x->host);
+    free(x->port);
+    free(x->request);
+    free(x->bytes);
+    free(x);
+}
+
+void ifn_exchange_release(ifn_exchange *x) {
+    if (x != NULL && atomic_fetch_sub(&x->refs, 1) == 1) xfree(x);
+}
+
+void ifn_exchange_cancel(ifn_exchange *x) {
+    if (x == NULL) return;
+    atomic_store(&x->cancelled, 1);
+    uint64_t one = 1;
+    ssize_t w = write(x->wake_fd, &one, sizeof one);
+    (void)w;   /* a full counter already wakes the poll */
+}
+
+int ifn_exchange_result(ifn_exchange *x, const unsigned char **bytes, size_t *len, char *err, size_t errlen) {
+    if (bytes) *bytes = x->bytes;
+    if (len) *len = x->len;
+    if (err && errlen > 0) snprintf(err, errlen, "%s", x->err);
+    return x->code;
+}
+
+static long long now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static int fail(ifn_exchange *x, int code, const char *message) {
+    x->code = code;
+    snprintf(x->err, sizeof x->err, "%s", message);
+    return code;
+}
+
+/* Waits until fd is ready for `events` or the deadline passes or the exchange is cancelled.
+ * Returns IFN_OK, IFN_E_TIMEOUT, IFN_E_CANCELLED or IFN_E_IO. */
+static int wait_for(ifn_exchange *x, int fd, short events, long long deadline) {
+    for (;;) {
+        if (atomic_load(&x->cancelled)) return fail(x, IFN_E_CANCELLED, "cancelled");
+        long long left = deadline - now_ms();
+        if (left <= 0) return fail(x, IFN_E_TIMEOUT, "timed out");
+        struct pollfd p[2] = { { .fd = fd, .events = events }, { .fd = x->wake_fd, .events = POLLIN } };
+        int n = poll(p, 2, left > 60000 ? 60000 : (int)left);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return fail(x, IFN_E_IO, "poll failed");
+        }
+        if (p[1].revents != 0) return fail(x, IFN_E_CANCELLED, "cancelled");
+        if (p[0].revents != 0) return IFN_OK;
+    }
+}
+
+/* Connects to the first address that accepts; the socket or -1 with x->code set. */
+static int connect_any(ifn_exchange *x, long long deadline) {
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
+    struct addrinfo *list = NULL;
+    int rc = getaddrinfo(x->host, x->port, &hints, &list);
+    if (rc != 0 || list == NULL) {
+        fail(x, IFN_E_RESOLVE, "cannot resolve the host");
+        return -1;
+    }
+    int fd = -1;
+    fail(x, IFN_E_CONNECT, "connection refused");
+    for (struct addrinfo *a = list; a != NULL; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) continue;
+        if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
+        if (errno == EINPROGRESS) {
+            long long attempt = now_ms() + x->connect_timeout_ms;
+            int w = wait_for(x, fd, POLLOUT, attempt < deadline ? attempt : deadline);
+            int soerr = 0;
+            socklen_t sl = sizeof soerr;
+            if (w == IFN_OK && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) == 0 && soerr == 0) break;
+            if (w == IFN_E_CANCELLED || (w == IFN_E_TIMEOUT && now_ms() >= deadline)) {
+                close(fd);
+                freeaddrinfo(list);
+                return -1;
+            }
+            if (w == IFN_E_TIMEOUT) fail(x, IFN_E_TIMEOUT, "timed out connecting");
+            else if (w == IFN_OK) fail(x, soerr == ECONNREFUSED ? IFN_E_CONNECT : IFN_E_IO,
+                                       soerr == ECONNREFUSED ? "connection refused" : "could not connect");
+        }
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(list);
+    if (fd >= 0) {
+        int one = 1;
+        (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        x->code = IFN_OK;
+        x->err[0] = 0;
+    }
+    return fd;
+}
+
+static int send_all(ifn_exchange *x, int fd, long long deadline) {
+    size_t sent = 0;
+    while (sent < x->request_len) {
+        ssize_t n = send(fd, x->request + sent, x->request_len - sent, MSG_NOSIGNAL);
+        if (n > 0) { sent += (size_t)n; continue; }
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            int w = wait_for(x, fd, POLLOUT, deadline);
+            if (w != IFN_OK) return w;
+            continue;
+        }
+        return fail(x, IFN_E_IO, "connection lost while sending");
+    }
+    return IFN_OK;
+}
+
+static int recv_all(ifn_exchange *x, int fd, long long deadline) {
+    size_t cap = 16384;
+    x->bytes = malloc(cap);
+    if (x->bytes == NULL) return fail(x, IFN_E_NOMEM, "out of memory");
+    for (;;) {
+        if (x->len == cap) {
+            if (cap > x->max_response) return fail(x, IFN_E_TOO_LARGE, "response too large");
+            size_t next = cap * 2 > x->max_response + 1 ? x->max_response + 1 : cap * 2;
+            unsigned char *grown = realloc(x->bytes, next);
+            if (grown == NULL) return fail(x, IFN_E_NOMEM, "out of memory");
+            x->bytes = grown;
+            cap = next;
+        }
+        ssize_t n = recv(fd, x->bytes + x->len, cap - x->len, 0);
+        if (n > 0) {
+            x->len += (size_t)n;
+            if (x->len > x->max_response) return fail(x, IFN_E_TOO_LARGE, "response too large");
+            continue;
+        }
+        if (n == 0) return IFN_OK;   /* the server closed the connection: the answer is whole */
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            int w = wait_for(x, fd, POLLIN, deadline);
+            if (w != IFN_OK) return w;
+            continue;
+        }
+        return fail(x, IFN_E_IO, "connection lost while receiving");
+    }
+}
+
+static void *run(void *arg) {
+    ifn_exchange *x = arg;
+    long long deadline = now_ms() + x->timeout_ms;
+    int fd = connect_any(x, deadline);
+    if (fd >= 0) {
+        if (send_all(x, fd, deadline) == IFN_OK) (void)recv_all(x, fd, deadline);
+        close(fd);
+    }
+    if (x->code != IFN_OK) x->len = 0;
+    x->done(x->ctx);
+    ifn_exchange_release(x);
+    return NULL;
+}
+
+ifn_exchange *ifn_exchange_start(const char *host, const char *port, const void *request, size_t request_len,
+                                 size_t max_response, long connect_timeout_ms, long timeout_ms,
+                                 void (*done)(void *ctx), void *ctx) {
+    if (host == NULL || port == NULL || request == NULL || done == NULL || connect_timeout_ms <= 0 || timeout_ms <= 0)
+        return NULL;
+    ifn_exchange *x = calloc(1, sizeof *x);
+    if (x == NULL) return NULL;
+    x->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    x->host = strdup(host);
+    x->port = strdup(port);
+    x->request = malloc(request_len > 0 ? request_len : 1);
+    if (x->wake_fd < 0 || x->host == NULL || x->port == NULL || x->request == NULL) { xfree(x); return NULL; }
+    memcpy(x->request, request, request_len);
+    x->request_len = request_len;
+    x->max_response = max_response;
+    x->connect_timeout_ms = connect_timeout_ms;
+    x->timeout_ms = timeout_ms;
+    x->done = done;
+    x->ctx = ctx;
+    atomic_init(&x->refs, 2);
+    atomic_init(&x->cancelled, 0);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_t thread;
+    int rc = pthread_create(&thread, &attr, run, x);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) { xfree(x); return NULL; }
+    return x;
+}

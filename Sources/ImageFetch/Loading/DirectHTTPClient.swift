@@ -1,0 +1,246 @@
+// DirectHTTPClient: GETs of a plain http:// server straight over TCP (CNet), one connection per
+// request, closed after the answer, without loading libcurl. The remote cache tier uses it for
+// object reads from an http:// store when no proxy applies: a remote hit then costs what the two
+// small requests cost, not libcurl's loading (about 5 ms, more than the rest of such a `get`).
+// Everything else (https, proxies, S3 signing, PUT, listings, the origin) goes through libcurl.
+
+import CNet
+import Synchronization
+
+/// Plain HTTP/1.1 GETs of one server: see the file comment. Each request is bounded by
+/// `connectTimeout` (each address tried) and `timeout` (the whole exchange), and what the server
+/// sends by `maxBodyBytes` plus 64 KiB of headers. Task cancellation ends a request at once.
+public struct DirectHTTPClient: Sendable {
+    /// The server and the path under it, from an `http://` base URL.
+    public struct Endpoint: Sendable, Equatable {
+        /// A host name or an IP address (IPv6 without brackets), as the resolver takes it.
+        public let host: String
+        /// Decimal, 80 when the URL gives none.
+        public let port: String
+        /// The `Host` header: the URL's authority as given.
+        public let authority: String
+        /// The base URL's path (starts and ends with `/`).
+        public let basePath: String
+
+        /// Nil unless `base` is `http://HOST[:PORT]/PATH/` with a plain host name, an IPv4 address
+        /// or a bracketed IPv6 address, a port of 1...65535, no credentials, query or fragment, and
+        /// a path of printable URL characters ending with `/`.
+        public init?(base: String) {
+            let bytes = Array(base.utf8)
+            guard bytes.count > 7, bytes[0..<7].map({ $0 | 0x20 }).elementsEqual("http://".utf8) else { return nil }
+            let rest = bytes[7...]
+            guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return nil }
+            let authority = rest[rest.startIndex..<slash]
+            let path = rest[slash...]
+            guard !authority.isEmpty, path.last == UInt8(ascii: "/"),
+                  path.allSatisfy(Endpoint.isPathByte) else { return nil }
+            var host: ArraySlice<UInt8>
+            var port: ArraySlice<UInt8> = []
+            if authority.first == UInt8(ascii: "[") {
+                guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+                host = authority[(authority.startIndex + 1)..<close]
+                guard !host.isEmpty, host.allSatisfy({ Endpoint.isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+                else { return nil }
+                let after = authority[(close + 1)...]
+                if !after.isEmpty {
+                    guard after.first == UInt8(ascii: ":") else { return nil }
+                    port = after.dropFirst()
+                }
+            } else {
+                if let colon = authority.firstIndex(of: UInt8(ascii: ":")) {
+                    host = authority[authority.startIndex..<colon]
+                    port = authority[(colon + 1)...]
+                } else {
+                    host = authority
+                }
+                guard (1...253).contains(host.count), host.allSatisfy({ Endpoint.isHostByte($0) }),
+                      host.first != UInt8(ascii: "-"), host.first != UInt8(ascii: ".") else { return nil }
+            }
+            if port.isEmpty {
+                port = ArraySlice("80".utf8)
+            } else {
+                guard port.count <= 5, port.allSatisfy({ (0x30...0x39).contains($0) }),
+                      let number = Int(String(decoding: port, as: UTF8.self)), (1...65535).contains(number) else { return nil }
+            }
+            self.host = String(decoding: host, as: UTF8.self)
+            self.port = String(decoding: port, as: UTF8.self)
+            self.authority = String(decoding: authority, as: UTF8.self)
+            self.basePath = String(decoding: path, as: UTF8.self)
+        }
+
+        private static func isHexDigit(_ c: UInt8) -> Bool {
+            (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c)
+        }
+
+        /// Letters, digits, `-`, `.`: a DNS name or an IPv4 address.
+        private static func isHostByte(_ c: UInt8) -> Bool {
+            (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
+                || c == UInt8(ascii: "-") || c == UInt8(ascii: ".")
+        }
+
+        /// RFC 3986 `pchar` and `/` (an already-encoded path: `%` is allowed as is).
+        static func isPathByte(_ c: UInt8) -> Bool {
+            (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
+                || "-._~!$&'()*+,;=:@%/".utf8.contains(c)
+        }
+    }
+
+    /// Why a request got no response.
+    public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        public enum Kind: Sendable, Equatable {
+            case resolve, refused, timeout, connectionLost, tooLarge, cancelled, malformed, other
+        }
+        public var kind: Kind
+        /// What happened, in words (never the server's own bytes).
+        public var message: String
+        public var description: String { message }
+    }
+
+    public let endpoint: Endpoint
+    public var userAgent: String
+    public var connectTimeout: Double
+    public var timeout: Double
+
+    /// `connectTimeout` and `timeout` in seconds (at least 1 ms each); `userAgent` defaults to
+    /// `imgfetch/VERSION`, as libcurl's requests.
+    public init(endpoint: Endpoint, userAgent: String = "imgfetch/\(ImageFetchVersion.string)",
+                connectTimeout: Double = 5, timeout: Double = 30) {
+        self.endpoint = endpoint
+        self.userAgent = userAgent
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+    }
+
+    /// GETs `basePath + name` (`name`: path characters only, no leading `/`). The response of any
+    /// status is returned; a body over `maxBodyBytes` is `.tooLarge`.
+    public func get(_ name: String, maxBodyBytes: Int) async throws(Failure) -> DirectHTTPResponse {
+        guard !name.hasPrefix("/"), name.utf8.allSatisfy(Endpoint.isPathByte),
+              HTTPHeaders.validValue(userAgent) != nil else {
+            throw Failure(kind: .other, message: "refused request")
+        }
+        let request = "GET \(endpoint.basePath)\(name) HTTP/1.1\r\nHost: \(endpoint.authority)\r\n"
+            + "User-Agent: \(userAgent)\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+        let maxBody = max(0, maxBodyBytes)
+        let (code, bytes, message) = await exchange(Array(request.utf8), maxResponse: maxBody + DirectHTTPResponse.maxHeadBytes)
+        switch Int(code) {
+        case Int(IFN_OK):
+            do throws(DirectHTTPError) {
+                return try DirectHTTPResponse.parse(bytes, maxBodyBytes: maxBody)
+            } catch {
+                throw Failure(kind: error == .tooLarge ? .tooLarge : .malformed, message: error.description)
+            }
+        case Int(IFN_E_RESOLVE): throw Failure(kind: .resolve, message: message)
+        case Int(IFN_E_CONNECT): throw Failure(kind: .refused, message: message)
+        case Int(IFN_E_TIMEOUT): throw Failure(kind: .timeout, message: message)
+        case Int(IFN_E_IO): throw Failure(kind: .connectionLost, message: message)
+        case Int(IFN_E_TOO_LARGE): throw Failure(kind: .tooLarge, message: "response too large")
+        case Int(IFN_E_CANCELLED): throw Failure(kind: .cancelled, message: "cancelled")
+        default: throw Failure(kind: .other, message: message.isEmpty ? "request failed" : message)
+        }
+    }
+
+    private static func milliseconds(_ seconds: Double) -> Int {
+        guard seconds.isFinite, seconds > 0 else { return 1 }
+        return Int(min(seconds * 1000, 86_400_000).rounded(.up))
+    }
+
+    /// Runs one exchange on its own thread; the result code, the bytes the server sent, a message.
+    private func exchange(_ request: [UInt8], maxResponse: Int) async -> (Int32, [UInt8], String) {
+        let exchange = Exchange()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                exchange.start(host: endpoint.host, port: endpoint.port, request: request, maxResponse: maxResponse,
+                               connectTimeoutMS: Self.milliseconds(connectTimeout), timeoutMS: Self.milliseconds(timeout),
+                               continuation: continuation)
+            }
+        } onCancel: {
+            exchange.cancel()
+        }
+        return exchange.finish()
+    }
+}
+
+/// One exchange's handle and its waiter, shared by the task, its cancellation handler and the
+/// exchange thread (through the retained context given to `ifn_exchange_start`).
+private final class Exchange: Sendable {
+    private struct State {
+        var handle: HandleBox?
+        var cancelled = false
+        /// The thread has called back: the exchange is over.
+        var ended = false
+        var startFailed = false
+        var continuation: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    /// The waiter is resumed once the exchange has ended AND its handle is stored (the thread may
+    /// end before `ifn_exchange_start` has returned), or at once when it could not start.
+    func start(host: String, port: String, request: [UInt8], maxResponse: Int, connectTimeoutMS: Int, timeoutMS: Int,
+               continuation: CheckedContinuation<Void, Never>) {
+        state.withLock { $0.continuation = continuation }
+        let context = Unmanaged.passRetained(self).toOpaque()
+        let handle = request.withUnsafeBytes { raw in
+            ifn_exchange_start(host, port, raw.baseAddress, raw.count, maxResponse, connectTimeoutMS, timeoutMS, { context in
+                guard let context else { return }
+                Unmanaged<Exchange>.fromOpaque(context).takeRetainedValue().ended()
+            }, context)
+        }
+        let (resume, cancelNow) = state.withLock { s -> (CheckedContinuation<Void, Never>?, Bool) in
+            if let handle {
+                s.handle = HandleBox(handle)
+            } else {
+                s.startFailed = true
+            }
+            let resume = (s.ended || s.startFailed) ? s.continuation : nil
+            if resume != nil { s.continuation = nil }
+            return (resume, s.cancelled && handle != nil && !s.ended)
+        }
+        if handle == nil { Unmanaged<Exchange>.fromOpaque(context).release() }
+        if cancelNow, let handle { ifn_exchange_cancel(handle) }
+        resume?.resume()
+    }
+
+    /// Called once, on the exchange's thread, when it has ended.
+    private func ended() {
+        let resume = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            s.ended = true
+            guard s.handle != nil, let c = s.continuation else { return nil }
+            s.continuation = nil
+            return c
+        }
+        resume?.resume()
+    }
+
+    func cancel() {
+        state.withLock { s in
+            s.cancelled = true
+            if let handle = s.handle, !s.ended { ifn_exchange_cancel(handle.pointer) }
+        }
+    }
+
+    /// After the exchange has ended: its result; the handle is released.
+    func finish() -> (Int32, [UInt8], String) {
+        let (handle, startFailed) = state.withLock { s in
+            defer { s.handle = nil }
+            return (s.handle, s.startFailed)
+        }
+        guard let handle else {
+            return (Int32(IFN_E_NOMEM), [], startFailed ? "could not start the request thread" : "no request")
+        }
+        var bytes: UnsafePointer<UInt8>?
+        var length = 0
+        var message = [CChar](repeating: 0, count: 160)
+        let code = ifn_exchange_result(handle.pointer, &bytes, &length, &message, message.count)
+        let body = bytes.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
+        ifn_exchange_release(handle.pointer)
+        return (code, body, String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+    }
+}
+
+/// The C handle, moved between threads under `Exchange`'s lock only.
+// @unchecked: an opaque pointer is not Sendable; every use of it is under the Mutex of the one
+// `Exchange` that owns it, and ifn_exchange_cancel/_result/_release are safe from any thread.
+private final class HandleBox: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}
