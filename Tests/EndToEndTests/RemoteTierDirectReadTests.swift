@@ -1,0 +1,57 @@
+import Foundation
+import XCTest
+
+/// How `get` reads an http:// tier: straight over TCP, so a remote hit never loads libcurl; through
+/// libcurl (and so through the proxy) whenever the environment names a proxy.
+final class RemoteTierDirectReadTests: E2ETestCase {
+    private func record(_ r: RunResult) -> [String: Any] {
+        r.stdoutText.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first ?? [:]
+    }
+
+    /// Fills the tier with one thumbnail and returns the URL asked for and its key.
+    private func filledTier(_ store: NginxDAVServer, _ tier: String) throws -> (String, String) {
+        let url = imageURL("photo.jpg", "cc=max-age%3D600")
+        let fill = try imgfetch(["get", "--cache-dir", file("fill").path, "-s", "64", "--remote-cache", tier, "--json", url,
+                                 "-o", file("fill.jpg").path])
+        assertExit(fill, 0)
+        return (url, try XCTUnwrap(record(fill)["key"] as? String))
+    }
+
+    func testARemoteHitLoadsNoLibcurl() throws {
+        let store = try NginxDAVServer()
+        let tier = store.url("/t/")
+        let (url, key) = try filledTier(store, tier)
+        let origin = try server.totalRequests()
+        let before = store.requests().count
+        // LD_DEBUG=files: the dynamic loader names every library it loads on stderr.
+        let hit = try imgfetch(["get", "--cache-dir", file("a").path, "-s", "64", "--remote-cache", tier, "--json", url,
+                                "-o", file("a.jpg").path], env: ["LD_DEBUG": "files"])
+        assertExit(hit, 0)
+        XCTAssertEqual(record(hit)["cache"] as? String, "remote")
+        XCTAssertEqual(try server.totalRequests(), origin)
+        XCTAssertEqual(try Data(contentsOf: file("a.jpg")), try Data(contentsOf: file("fill.jpg")))
+        XCTAssertTrue(hit.stderr.contains("file=libc.so.6"), "LD_DEBUG shows what is loaded: \(hit.stderr.prefix(500))")
+        XCTAssertFalse(hit.stderr.contains("libcurl"), "a remote hit loaded libcurl")
+        let asked = store.requests().dropFirst(before)
+        XCTAssertEqual(asked.map(\.method), ["GET", "GET"], "the metadata and the image: \(asked)")
+        XCTAssertEqual(Set(asked.map(\.uri)), ["/t/\(key).meta", "/t/\(key).jpg"])
+        XCTAssertEqual(asked.map(\.status), [200, 200])
+    }
+
+    func testAProxyInTheEnvironmentIsUsedForTheTier() throws {
+        let store = try NginxDAVServer()
+        let tier = store.url("/t/")
+        let (url, key) = try filledTier(store, tier)
+        let proxy = try TestProxy(logFile: file("proxy.log"))
+        defer { proxy.stop() }
+        let hit = try imgfetch(["get", "--cache-dir", file("a").path, "-s", "64", "--remote-cache", tier, "--json", url,
+                                "-o", file("a.jpg").path],
+                               env: ["http_proxy": proxy.url, "no_proxy": "", "NO_PROXY": "", "LD_DEBUG": "files"])
+        assertExit(hit, 0)
+        XCTAssertEqual(record(hit)["cache"] as? String, "remote")
+        XCTAssertTrue(proxy.forwarded.contains("GET \(tier)\(key).meta"), "\(proxy.forwarded)")
+        XCTAssertTrue(hit.stderr.contains("libcurl"), "the tier was read without libcurl despite the proxy")
+    }
+}
