@@ -101,7 +101,7 @@ static int connect_any(ifn_exchange *x, long long deadline) {
     memset(&hints, 0, sizeof hints);
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
+    hints.ai_flags = AI_NUMERICSERV;   /* every address family, as curl: a refused ::1 falls through to 127.0.0.1 */
     struct addrinfo *list = NULL;
     int rc = getaddrinfo(x->host, x->port, &hints, &list);
     if (rc != 0 || list == NULL) {

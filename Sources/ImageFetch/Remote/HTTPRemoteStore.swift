@@ -3,7 +3,9 @@
 // path-style or virtual-hosted URLs, signed with AWS Signature V4 by libcurl.
 //
 // libcurl is loaded (dlopen) on the first request, never when the store is only made: a run whose
-// images are all in the local cache never loads it.
+// images are all in the local cache never loads it. With `directReads` (the CLI's default when no
+// proxy applies) GETs of an http:// store go over `DirectHTTPClient` instead, so a run whose images
+// all come from the tier never loads it either.
 
 import CCurl
 import Synchronization
