@@ -91,6 +91,21 @@ final class FailureTests: E2ETestCase {
         XCTAssertEqual(r.stderrLines.count, 1, "one error line:\n\(r)")
     }
 
+    /// A server's text (here a redirect's Location with terminal escape sequences) never reaches the
+    /// terminal as control characters: the location is refused without being repeated.
+    func testServerTextInErrorLinesCannotDriveTheTerminal() throws {
+        let evil = server.url("/redirect?to=ftp://x%1B%5D0;owned%07%1B%5B2J")
+        let r = try get([evil])
+        assertExit(r, 1)
+        XCTAssertTrue(r.stderr.contains("redirect to an invalid location"), r.stderr)
+        XCTAssertFalse(r.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, r.stderr)
+        let list = try writeList([evil, evil + "&again=1"])
+        let p = try imgfetch(["prefetch", "--no-progress", "--cache-dir", file("c").path, list.path])
+        assertExit(p, 1)
+        XCTAssertTrue(p.stderr.contains("2 failed"), p.stderr)
+        XCTAssertFalse(p.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, p.stderr)
+    }
+
     func testRedirectToFileURLIsRefusedWithJSON() throws {
         let r = try get([server.url("/redirect?to=file:///etc/passwd"), "--json", "-o", file("o.jpg").path])
         assertExit(r, 1)

@@ -178,7 +178,7 @@ final class PrefetchRun: Sendable {
         }
         let closed = output.withLock { _ -> Bool in
             if let progress, !problems.isEmpty { progress.finish() }
-            for problem in problems { Console.err("imgfetch: " + problem + "\n") }
+            for problem in problems { Console.errorLine(problem) }
             // Malformed lines and other shards' lines are done too: the total counts every source line.
             let done = snapshot.total + snapshot.malformed + snapshot.skippedByShard
             progress?.update(done: done, failed: snapshot.failed, bytes: snapshot.bytesDownloaded, force: !problems.isEmpty)
@@ -192,7 +192,7 @@ final class PrefetchRun: Sendable {
     /// (counted by the uploader, in the summary).
     func uploadWarning(_ warning: String) {
         guard !settings.quiet else { return }
-        write(stderr: "imgfetch: warning: " + warning + "\n")
+        write(stderr: "imgfetch: warning: " + TerminalText.escaped(warning) + "\n")
     }
 
     func write(stderr text: String) { output.withLock { _ in progress?.finish(); Console.err(text) } }

@@ -32,7 +32,9 @@ enum Console {
     static func out(_ text: String) { write(fd: 1, Array(text.utf8)) }
     static func err(_ text: String) { write(fd: 2, Array(text.utf8)) }
     static func line(_ text: String) { out(text + "\n") }
-    static func errorLine(_ text: String) { err("imgfetch: " + text + "\n") }
+    /// `imgfetch: TEXT` on stderr, control characters in TEXT shown as escapes (`TerminalText`):
+    /// sources and server text are checked where they enter, this is the last line of defence.
+    static func errorLine(_ text: String) { err("imgfetch: " + TerminalText.escaped(text) + "\n") }
 
     /// Writes all bytes; false when the reader went away (EPIPE) or the write failed.
     @discardableResult
