@@ -37,17 +37,12 @@ extension RemoteCache {
             _ = await early
             return failed(raw, "cannot read the metadata (\(error.message)); using the origin")
         }
-        guard let entry = CacheEntry.decode(metaBytes) else {
+        let entry: CacheEntry
+        switch RemoteCache.verifiedEntry(metaBytes, key: raw, maxBytes: maxBytes) {
+        case .success(let verified): entry = verified
+        case .failure(let problem):
             _ = await early
-            return Lookup(warning: warning(raw, "the metadata object is not a valid entry; ignored"))
-        }
-        guard entry.key == raw else {
-            _ = await early
-            return Lookup(warning: warning(raw, "the metadata object names another key; ignored"))
-        }
-        guard entry.bytes <= maxBytes else {
-            _ = await early
-            return Lookup(warning: warning(raw, "the entry is larger than the limit of \(maxBytes) bytes; ignored"))
+            return Lookup(warning: warning(raw, problem.reason + "; ignored"))
         }
         var image: [UInt8]?
         let prefetched = await early
@@ -60,10 +55,36 @@ extension RemoteCache {
         guard let bytes = image else {
             return Lookup(warning: warning(raw, "the image object is missing; ignored"))
         }
-        guard Int64(bytes.count) == entry.bytes, Checksum.string(bytes) == entry.checksum else {
-            return Lookup(warning: warning(raw, "the image does not match its metadata (size or checksum); ignored"))
+        if let problem = RemoteCache.mismatch(bytes, of: entry) {
+            return Lookup(warning: warning(raw, problem.reason + "; ignored"))
         }
         return Lookup(hit: Hit(entry: entry, bytes: bytes))
+    }
+
+    /// Why a remote object cannot be used (the words of a warning).
+    struct ObjectProblem: Error, Equatable {
+        var reason: String
+    }
+
+    /// The one rule for a `.meta` object (lookup and `cache pull`): it decodes as an entry, of
+    /// exactly `key`, of a size `0...maxBytes`.
+    static func verifiedEntry(_ meta: [UInt8], key: String, maxBytes: Int64) -> Result<CacheEntry, ObjectProblem> {
+        guard let entry = CacheEntry.decode(meta) else { return .failure(ObjectProblem(reason: "the metadata object is not a valid entry")) }
+        guard entry.key == key, CacheLayout.isKey(entry.key) else {
+            return .failure(ObjectProblem(reason: "the metadata object names another key"))
+        }
+        guard (0...maxBytes).contains(entry.bytes) else {
+            return .failure(ObjectProblem(reason: "the entry is larger than the limit of \(maxBytes) bytes"))
+        }
+        return .success(entry)
+    }
+
+    /// The one rule for an image object: exactly the size and checksum its metadata states; nil when it does.
+    static func mismatch(_ bytes: [UInt8], of entry: CacheEntry) -> ObjectProblem? {
+        guard Int64(bytes.count) == entry.bytes, Checksum.string(bytes) == entry.checksum else {
+            return ObjectProblem(reason: "the image does not match its metadata (size or checksum)")
+        }
+        return nil
     }
 
     /// GET `name` when there is one; nil when there is none or the store failed (the caller asks

@@ -97,21 +97,19 @@ public enum RemoteSync {
     static func pullOne(_ key: String, from store: any RemoteStoring, into cache: DiskCache) async throws(RemoteStoreError) -> Bool {
         if let local = cache.entry(forKey: key), cache.verifiedImage(of: local) != nil { return false }
         let what = "remote cache \(store.description): \(key.prefix(12))"
-        guard let meta = try await store.get(key + ".meta", maxBytes: Int64(DiskCache.maximumMetadataBytes)) else {
+        guard let meta = try await store.get(RemoteCache.metaName(key), maxBytes: RemoteCache.maxMetaBytes) else {
             throw RemoteStoreError("\(what): the listed metadata is gone")
         }
-        guard let entry = CacheEntry.decode(meta), entry.key == key, CacheLayout.isKey(entry.key) else {
-            throw RemoteStoreError("\(what): the metadata is not an entry of that key")
+        // The same checks as a remote hit's (RemoteCache.lookup).
+        let entry: CacheEntry
+        switch RemoteCache.verifiedEntry(meta, key: key, maxBytes: Int64(Int32.max)) {
+        case .success(let verified): entry = verified
+        case .failure(let problem): throw RemoteStoreError("\(what): \(problem.reason)")
         }
-        guard let ext = ImageFormat(name: entry.format)?.fileExtension, (0...Int64(Int32.max)).contains(entry.bytes) else {
-            throw RemoteStoreError("\(what): the metadata names no known format or an impossible size")
-        }
-        guard let bytes = try await store.get(key + "." + ext, maxBytes: entry.bytes) else {
+        guard let bytes = try await store.get(RemoteCache.dataName(entry), maxBytes: entry.bytes) else {
             throw RemoteStoreError("\(what): the image is missing")
         }
-        guard Int64(bytes.count) == entry.bytes, Checksum.string(bytes) == entry.checksum else {
-            throw RemoteStoreError("\(what): the image does not match its metadata (size or checksum)")
-        }
+        if let problem = RemoteCache.mismatch(bytes, of: entry) { throw RemoteStoreError("\(what): \(problem.reason)") }
         do { try cache.store(bytes, entry: entry) } catch {
             throw RemoteStoreError("\(what): cannot store it locally: \(error)")
         }
