@@ -46,7 +46,7 @@ sanitize: deps
 	@if ls $(ASAN_REPORTS)/asan.* >/dev/null 2>&1; then cat $(ASAN_REPORTS)/asan.*; \
 	  echo "make sanitize: AddressSanitizer reported errors (above)" >&2; exit 1; fi
 
-# libFuzzer targets (list, source, headers, meta, listing, jpeg), each run for FUZZ_SECONDS (default 60).
+# libFuzzer targets (list, source, headers, meta, listing, direct, jpeg), each run for FUZZ_SECONDS (default 60).
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh

@@ -5,6 +5,7 @@
 //   headers  response headers: Cache-Control/Expires/Date (Freshness), Retry-After, HTTP dates
 //   meta     a cache entry's .meta file (CacheEntry.decode), which anyone with write access may plant
 //   listing  a remote store's listing: an HTTP JSON directory listing and S3's ListObjectsV2 / error XML
+//   direct   a whole HTTP/1.x response read to the end of its connection (DirectHTTPResponse.parse)
 // A crash, a Swift runtime trap (overflow, bounds) or an ASan report is a finding; so is a broken
 // invariant checked below (fatalError).
 #if canImport(Glibc)
@@ -22,8 +23,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case "headers": FuzzTargets.headers(bytes)
     case "meta": FuzzTargets.meta(bytes)
     case "listing": FuzzTargets.listing(bytes)
+    case "direct": FuzzTargets.direct(bytes)
     default:
-        fatalError("FUZZ_TARGET must be list, source, headers, meta or listing (got '\(fuzzTarget)')")
+        fatalError("FUZZ_TARGET must be list, source, headers, meta, listing or direct (got '\(fuzzTarget)')")
     }
     return 0
 }
@@ -125,5 +127,21 @@ enum FuzzTargets {
             fatalError("continuation token with a control byte")
         }
         if let code = S3ListParser.errorCode(bytes), code.isEmpty || code.utf8.count > 64 { fatalError("error code \(code)") }
+    }
+
+    /// A direct response keeps its bounds whatever the server sent: a body of at most the limit
+    /// (and never more than was received), a final status, header fields a request could carry.
+    static func direct(_ bytes: [UInt8]) {
+        let max = 1 << 16
+        guard let r = try? DirectHTTPResponse.parse(bytes, maxBodyBytes: max) else { return }
+        if r.body.count > max || r.body.count > bytes.count {
+            fatalError("a body of \(r.body.count) bytes from \(bytes.count)")
+        }
+        if !(200...599).contains(r.status) { fatalError("final status \(r.status)") }
+        if (r.status == 204 || r.status == 304) && !r.body.isEmpty { fatalError("a body with status \(r.status)") }
+        for (name, value) in r.headers.all
+        where name.isEmpty || HTTPHeaders.validValue(name) == nil || HTTPHeaders.validValue(value) == nil {
+            fatalError("header field \(name.debugDescription): \(value.debugDescription)")
+        }
     }
 }

@@ -61,24 +61,38 @@ public struct DirectHTTPResponse: Sendable {
         let status = try self.status(statusLine)
         var fields: [(name: String, value: String)] = []
         for line in lines.dropFirst() {
-            guard let first = line.first, first != 0x20, first != 0x09 else {
-                throw .malformed("a folded header line")
-            }
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex,
-                  line[line.startIndex..<colon].allSatisfy(isTokenByte) else {
-                throw .malformed("a header line that is not NAME: VALUE")
-            }
-            var value = line[(colon + 1)...]
-            while let c = value.first, c == 0x20 || c == 0x09 { value = value.dropFirst() }
-            while let c = value.last, c == 0x20 || c == 0x09 { value = value.dropLast() }
-            guard !value.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
-                throw .malformed("a control character in a header value")
-            }
-            fields.append((name: String(decoding: line[line.startIndex..<colon], as: UTF8.self),
-                           value: String(decoding: value, as: UTF8.self)))
+            let (name, value) = try field(line)
+            fields.append((name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        }
+        // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 message means its framing is faulty.
+        if statusLine[statusLine.startIndex + 7] == UInt8(ascii: "0"),
+           fields.contains(where: { $0.name.lowercased() == "transfer-encoding" }) {
+            throw .malformed("Transfer-Encoding in an HTTP/1.0 response")
         }
         return (status, HTTPHeaders(fields), bodyStart)
     }
+
+    /// A header or trailer line (without its line end): `NAME: VALUE`, the value without the
+    /// whitespace around it.
+    private static func field(_ line: ArraySlice<UInt8>) throws(DirectHTTPError) -> (ArraySlice<UInt8>, ArraySlice<UInt8>) {
+        guard let first = line.first, first != 0x20, first != 0x09 else {
+            throw .malformed("a folded header line")
+        }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex,
+              line[line.startIndex..<colon].allSatisfy(isTokenByte) else {
+            throw .malformed("a header line that is not NAME: VALUE")
+        }
+        var value = line[(colon + 1)...]
+        while let c = value.first, c == 0x20 || c == 0x09 { value = value.dropFirst() }
+        while let c = value.last, c == 0x20 || c == 0x09 { value = value.dropLast() }
+        guard !value.contains(where: isControlByte) else {
+            throw .malformed("a control character in a header value")
+        }
+        return (line[line.startIndex..<colon], value)
+    }
+
+    /// A control character other than tab (never in a field value or a chunk extension).
+    private static func isControlByte(_ c: UInt8) -> Bool { (c < 0x20 && c != 0x09) || c == 0x7F }
 
     /// `HTTP/1.0 NNN` or `HTTP/1.1 NNN`, then nothing or a space and a reason.
     private static func status(_ line: ArraySlice<UInt8>) throws(DirectHTTPError) -> Int {
@@ -97,6 +111,13 @@ public struct DirectHTTPResponse: Sendable {
         switch c {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
         default: "!#$%&'*+-.^_`|~".utf8.contains(c)
+        }
+    }
+
+    private static func isHexDigit(_ c: UInt8) -> Bool {
+        switch c {
+        case 0x30...0x39, 0x41...0x46, 0x61...0x66: true
+        default: false
         }
     }
 
@@ -131,7 +152,7 @@ public struct DirectHTTPResponse: Sendable {
         return Array(b[from...])
     }
 
-    /// Joins the chunks of a chunked body (RFC 9112 §7.1); trailer fields are read and dropped.
+    /// Joins the chunks of a chunked body (RFC 9112 §7.1); trailer fields are checked and dropped.
     private static func chunked(_ b: [UInt8], from: Int, maxBodyBytes: Int) throws(DirectHTTPError) -> [UInt8] {
         var out: [UInt8] = []
         var i = from
@@ -149,8 +170,13 @@ public struct DirectHTTPResponse: Sendable {
         }
         while true {
             let sizeLine = try line()
-            let digits = sizeLine.prefix { $0 != UInt8(ascii: ";") && $0 != 0x20 && $0 != 0x09 }
-            guard (1...15).contains(digits.count), let size = Int(String(decoding: digits, as: UTF8.self), radix: 16), size >= 0 else {
+            // chunk-size [ BWS ";" chunk-ext ]: hex digits only (Int(_:radix:) alone would take "+5"
+            // and "-0"), then nothing or an extension, which is ignored but may hold no control byte.
+            let digits = sizeLine.prefix { isHexDigit($0) }
+            let ext = sizeLine[digits.endIndex...].drop { $0 == 0x20 || $0 == 0x09 }
+            guard (1...15).contains(digits.count), ext.first.map({ $0 == UInt8(ascii: ";") }) ?? true,
+                  !ext.contains(where: isControlByte),
+                  let size = Int(String(decoding: digits, as: UTF8.self), radix: 16) else {
                 throw .malformed("a chunk size that is not a hex number")
             }
             if size == 0 { break }
@@ -161,9 +187,10 @@ public struct DirectHTTPResponse: Sendable {
             guard try line().isEmpty else { throw .malformed("a chunk not followed by CRLF") }
         }
         var trailers = 0
-        while !(try line()).isEmpty {
+        while case let trailer = try line(), !trailer.isEmpty {
             trailers += 1
             guard trailers <= 100 else { throw .malformed("more than 100 trailer fields") }
+            _ = try field(trailer)
         }
         guard i == b.count else { throw .malformed("bytes after the end of the body") }
         return out
