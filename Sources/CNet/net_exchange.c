@@ -160,12 +160,15 @@ static int send_all(ifn_exchange *x, int fd, long long deadline) {
 
 static int recv_all(ifn_exchange *x, int fd, long long deadline) {
     size_t cap = 16384;
+    /* The buffer grows to one byte more than max_response (seeing that byte is "too large"); no
+     * size here may wrap, whatever max_response is (SIZE_MAX included). */
+    size_t limit = x->max_response < SIZE_MAX ? x->max_response + 1 : SIZE_MAX;
     x->bytes = malloc(cap);
     if (x->bytes == NULL) return fail(x, IFN_E_NOMEM, "out of memory");
     for (;;) {
         if (x->len == cap) {
-            if (cap > x->max_response) return fail(x, IFN_E_TOO_LARGE, "response too large");
-            size_t next = cap * 2 > x->max_response + 1 ? x->max_response + 1 : cap * 2;
+            if (cap >= limit) return fail(x, IFN_E_TOO_LARGE, "response too large");
+            size_t next = cap <= limit / 2 ? cap * 2 : limit;
             unsigned char *grown = realloc(x->bytes, next);
             if (grown == NULL) return fail(x, IFN_E_NOMEM, "out of memory");
             x->bytes = grown;
@@ -196,7 +199,9 @@ static void *run(void *arg) {
         if (send_all(x, fd, deadline) == IFN_OK) (void)recv_all(x, fd, deadline);
         close(fd);
     }
-    if (x->code != IFN_OK) x->len = 0;
+    /* What was read stays readable after a reset (a complete answer may precede it) and after
+     * "too large" (its head says the status); nothing after a timeout or a cancel. */
+    if (x->code != IFN_OK && x->code != IFN_E_IO && x->code != IFN_E_TOO_LARGE) x->len = 0;
     x->done(x->ctx);
     ifn_exchange_release(x);
     return NULL;

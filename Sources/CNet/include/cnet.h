@@ -37,8 +37,10 @@ ifn_exchange *ifn_exchange_start(const char *host, const char *port, const void 
  * IFN_E_CANCELLED unless it has already ended. A name resolution in progress is not interrupted. */
 void ifn_exchange_cancel(ifn_exchange *x);
 
-/* After done: the result code; *bytes and *len: what the server sent (valid until release); a message
- * for the failure in err (never the server's bytes). */
+/* After done: the result code; *bytes and *len: what the server sent (valid until release): the whole
+ * answer after IFN_OK, what came before the failure after IFN_E_IO (a server may reset the connection
+ * after a complete answer) and IFN_E_TOO_LARGE (more than max_response bytes), nothing after any other
+ * failure; a message for the failure in err (never the server's bytes). */
 int ifn_exchange_result(ifn_exchange *x, const unsigned char **bytes, size_t *len, char *err, size_t errlen);
 
 /* Gives up the caller's hold on the handle (once, after done was called). */

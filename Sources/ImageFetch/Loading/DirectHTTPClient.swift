@@ -93,6 +93,9 @@ public struct DirectHTTPClient: Sendable {
         public var kind: Kind
         /// What happened, in words (never the server's own bytes).
         public var message: String
+        /// `.tooLarge` only: the status of the answer when its head was read whole, else 0 (an error
+        /// page over the cap still says what it is).
+        public var status = 0
         public var description: String { message }
     }
 
@@ -121,22 +124,39 @@ public struct DirectHTTPClient: Sendable {
         let request = "GET \(endpoint.basePath)\(name) HTTP/1.1\r\nHost: \(endpoint.authority)\r\n"
             + "User-Agent: \(userAgent)\r\nAccept: */*\r\nConnection: close\r\n\r\n"
         let maxBody = max(0, maxBodyBytes)
-        let (code, bytes, message) = await exchange(Array(request.utf8), maxResponse: maxBody + DirectHTTPResponse.maxHeadBytes)
+        // Any cap is taken (Int.max included): the room for the head saturates instead of wrapping.
+        let (maxResponse, wrapped) = maxBody.addingReportingOverflow(DirectHTTPResponse.maxHeadBytes)
+        let (code, bytes, message) = await exchange(Array(request.utf8), maxResponse: wrapped ? Int.max : maxResponse)
         switch Int(code) {
         case Int(IFN_OK):
             do throws(DirectHTTPError) {
                 return try DirectHTTPResponse.parse(bytes, maxBodyBytes: maxBody)
             } catch {
-                throw Failure(kind: error == .tooLarge ? .tooLarge : .malformed, message: error.description)
+                guard error == .tooLarge else { throw Failure(kind: .malformed, message: error.description) }
+                throw Failure(kind: .tooLarge, message: error.description, status: DirectHTTPResponse.status(ofHead: bytes) ?? 0)
             }
         case Int(IFN_E_RESOLVE): throw Failure(kind: .resolve, message: message)
         case Int(IFN_E_CONNECT): throw Failure(kind: .refused, message: message)
         case Int(IFN_E_TIMEOUT): throw Failure(kind: .timeout, message: message)
-        case Int(IFN_E_IO): throw Failure(kind: .connectionLost, message: message)
-        case Int(IFN_E_TOO_LARGE): throw Failure(kind: .tooLarge, message: "response too large")
+        case Int(IFN_E_IO):
+            // A server that answers and closes without reading the request resets the connection
+            // after its answer: a complete answer (its length or chunks say where it ends) stands,
+            // as through libcurl; one that ends with the connection may be cut short.
+            if let response = try? DirectHTTPResponse.parse(bytes, maxBodyBytes: maxBody), Self.isFramed(response) {
+                return response
+            }
+            throw Failure(kind: .connectionLost, message: message)
+        case Int(IFN_E_TOO_LARGE):
+            throw Failure(kind: .tooLarge, message: "response too large", status: DirectHTTPResponse.status(ofHead: bytes) ?? 0)
         case Int(IFN_E_CANCELLED): throw Failure(kind: .cancelled, message: "cancelled")
         default: throw Failure(kind: .other, message: message.isEmpty ? "request failed" : message)
         }
+    }
+
+    /// Whether the end of `response`'s body was told, not inferred from the end of the connection.
+    private static func isFramed(_ response: DirectHTTPResponse) -> Bool {
+        response.status == 204 || response.status == 304
+            || response.headers["Content-Length"] != nil || response.headers["Transfer-Encoding"] != nil
     }
 
     private static func milliseconds(_ seconds: Double) -> Int {
@@ -185,18 +205,20 @@ private final class Exchange: Sendable {
                 Unmanaged<Exchange>.fromOpaque(context).takeRetainedValue().ended()
             }, context)
         }
-        let (resume, cancelNow) = state.withLock { s -> (CheckedContinuation<Void, Never>?, Bool) in
+        let resume = state.withLock { s -> CheckedContinuation<Void, Never>? in
             if let handle {
                 s.handle = HandleBox(handle)
+                // A task cancelled before the exchange started. Under the lock: once it is released,
+                // `ended` may resume the waiter, whose `finish` frees the handle.
+                if s.cancelled && !s.ended { ifn_exchange_cancel(handle) }
             } else {
                 s.startFailed = true
             }
             let resume = (s.ended || s.startFailed) ? s.continuation : nil
             if resume != nil { s.continuation = nil }
-            return (resume, s.cancelled && handle != nil && !s.ended)
+            return resume
         }
         if handle == nil { Unmanaged<Exchange>.fromOpaque(context).release() }
-        if cancelNow, let handle { ifn_exchange_cancel(handle) }
         resume?.resume()
     }
 
@@ -231,6 +253,8 @@ private final class Exchange: Sendable {
         var length = 0
         var message = [CChar](repeating: 0, count: 160)
         let code = ifn_exchange_result(handle.pointer, &bytes, &length, &message, message.count)
+        // Of an answer over the cap only its heads are read (for the status), not the cap's worth.
+        if code == Int32(IFN_E_TOO_LARGE) { length = min(length, (DirectHTTPResponse.maxInterim + 1) * DirectHTTPResponse.maxHeadBytes) }
         let body = bytes.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
         ifn_exchange_release(handle.pointer)
         return (code, body, String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
