@@ -40,6 +40,18 @@ final class RemoteTierDirectReadTests: E2ETestCase {
         XCTAssertEqual(asked.map(\.status), [200, 200])
     }
 
+    func testTheLargestMaxBytesReadsTheTier() throws {
+        let store = try NginxDAVServer()
+        let tier = store.url("/t/")
+        let (url, _) = try filledTier(store, tier)
+        // --max-bytes takes any size up to Int64.max: the tier's reads are capped by it, never overflow.
+        let hit = try imgfetch(["get", "--cache-dir", file("a").path, "-s", "64", "--max-bytes", "9223372036854775807",
+                                "--remote-cache", tier, "--json", url, "-o", file("a.jpg").path])
+        assertExit(hit, 0)
+        XCTAssertEqual(record(hit)["cache"] as? String, "remote")
+        XCTAssertEqual(try Data(contentsOf: file("a.jpg")), try Data(contentsOf: file("fill.jpg")))
+    }
+
     func testAProxyInTheEnvironmentIsUsedForTheTier() throws {
         let store = try NginxDAVServer()
         let tier = store.url("/t/")
