@@ -159,6 +159,17 @@ class RemoteStoreHTTPTests: XCTestCase {
         }
     }
 
+    func testTheRequestIsLibcurls() async throws {
+        let raw = try RawHTTPServer()
+        defer { raw.stop() }
+        let s = try store("HTTP://127.0.0.1:\(raw.port)/c/")
+        let echoed = try await s.get("echo.meta", maxBytes: 10_000)
+        let lines = String(decoding: try XCTUnwrap(echoed), as: UTF8.self).split(separator: "\r\n").map(String.init)
+        XCTAssertEqual(lines.first, "GET /c/echo.meta HTTP/1.1")
+        XCTAssertEqual(lines.filter { $0.lowercased().hasPrefix("host:") }, ["Host: 127.0.0.1:\(raw.port)"])
+        XCTAssertEqual(lines.filter { $0.hasPrefix("User-Agent:") }, ["User-Agent: imgfetch/\(ImageFetchVersion.string)"])
+    }
+
     func testRefusedConnectionIsAnError() async throws {
         let port = try LocalPorts.free()   // nothing listens there
         let store = try store("http://127.0.0.1:\(port)/c/")

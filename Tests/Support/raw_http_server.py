@@ -8,7 +8,8 @@ reaches end of file. For each connection it reads the request head; for `GET /AN
 the bytes of DIR/NAME exactly as they are (status line, headers, body: whatever the test wrote,
 valid or not) and closes the connection. A NAME starting with `hang` gets no answer (the connection
 stays open until the server exits); one starting with `trickle` gets its file one byte every 0.2 s;
-a missing file gets a plain 404. When DIR/EARLY exists, every connection gets its bytes at once,
+one starting with `echo` gets a 200 whose body is the request head as received; a missing file
+gets a plain 404. When DIR/EARLY exists, every connection gets its bytes at once,
 before the request is read, and is closed with the request unread.
 """
 
@@ -43,7 +44,9 @@ def serve(conn):
             HANGING.append(conn)
             return
         path = os.path.join(DIR, name)
-        if name and os.path.isfile(path):
+        if name.startswith("echo"):
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(head) + head)
+        elif name and os.path.isfile(path):
             with open(path, "rb") as f:
                 data = f.read()
             if name.startswith("trickle"):

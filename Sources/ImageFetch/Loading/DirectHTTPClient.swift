@@ -17,7 +17,8 @@ public struct DirectHTTPClient: Sendable {
         public let host: String
         /// Decimal, 80 when the URL gives none.
         public let port: String
-        /// The `Host` header: the URL's authority as given.
+        /// The `Host` header, as libcurl writes it: the host as given (IPv6 in brackets), then `:PORT`
+        /// unless the port is 80.
         public let authority: String
         /// The base URL's path (starts and ends with `/`).
         public let basePath: String
@@ -27,7 +28,8 @@ public struct DirectHTTPClient: Sendable {
         /// a path of printable URL characters ending with `/`.
         public init?(base: String) {
             let bytes = Array(base.utf8)
-            guard bytes.count > 7, bytes[0..<7].map({ $0 | 0x20 }).elementsEqual("http://".utf8) else { return nil }
+            guard bytes.count > 7,
+                  bytes[0..<7].map({ (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }).elementsEqual("http://".utf8) else { return nil }
             let rest = bytes[7...]
             guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return nil }
             let authority = rest[rest.startIndex..<slash]
@@ -36,7 +38,8 @@ public struct DirectHTTPClient: Sendable {
                   path.allSatisfy(Endpoint.isPathByte) else { return nil }
             var host: ArraySlice<UInt8>
             var port: ArraySlice<UInt8> = []
-            if authority.first == UInt8(ascii: "[") {
+            let bracketed = authority.first == UInt8(ascii: "[")
+            if bracketed {
                 guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return nil }
                 host = authority[(authority.startIndex + 1)..<close]
                 guard !host.isEmpty, host.allSatisfy({ Endpoint.isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
@@ -56,15 +59,16 @@ public struct DirectHTTPClient: Sendable {
                 guard (1...253).contains(host.count), host.allSatisfy({ Endpoint.isHostByte($0) }),
                       host.first != UInt8(ascii: "-"), host.first != UInt8(ascii: ".") else { return nil }
             }
-            if port.isEmpty {
-                port = ArraySlice("80".utf8)
-            } else {
+            var number = 80   // an empty port (`host:`) is the default, as in RFC 3986
+            if !port.isEmpty {
                 guard port.count <= 5, port.allSatisfy({ (0x30...0x39).contains($0) }),
-                      let number = Int(String(decoding: port, as: UTF8.self)), (1...65535).contains(number) else { return nil }
+                      let n = Int(String(decoding: port, as: UTF8.self)), (1...65535).contains(n) else { return nil }
+                number = n
             }
-            self.host = String(decoding: host, as: UTF8.self)
-            self.port = String(decoding: port, as: UTF8.self)
-            self.authority = String(decoding: authority, as: UTF8.self)
+            let name = String(decoding: host, as: UTF8.self)
+            self.host = name
+            self.port = String(number)
+            self.authority = (bracketed ? "[\(name)]" : name) + (number == 80 ? "" : ":\(number)")
             self.basePath = String(decoding: path, as: UTF8.self)
         }
 
