@@ -97,27 +97,35 @@ final class RemoteStoreDirectHTTPTests: RemoteStoreHTTPTests {
         try raw.answer("\(key).png", "garbage")
         let s = try store(raw.url("/c/"), timeout: 0.3)
         let refused = try store("http://127.0.0.1:\(try LocalPorts.free())/c/")
-        func openDescriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
-        let before = try openDescriptors()
-        for round in 0..<40 {
-            _ = try await s.get("\(key).jpg", maxBytes: 100)            // an object
-            _ = try await s.get("\(key).gif", maxBytes: 100)            // 404
-            _ = try? await s.get("\(key).png", maxBytes: 100)           // malformed
-            _ = try? await s.get("\(key).jpg", maxBytes: 2)             // too large
-            _ = try? await refused.get("\(key).jpg", maxBytes: 100)     // refused
-            if round % 10 == 0 { _ = try? await s.get("hang.jpg", maxBytes: 100) }   // timed out
+        let named = try store("http://localhost:\(raw.port)/c/")   // resolved on a thread of its own
+        /// One of each: an object, a 404, a malformed and a too large answer, a refused connection, a
+        /// name to resolve, a timeout (`timeOut`), a cancel before or after the start.
+        func round(_ n: Int, timeOut: Bool) async throws {
+            _ = try await s.get("\(key).jpg", maxBytes: 100)
+            _ = try await s.get("\(key).gif", maxBytes: 100)
+            _ = try? await s.get("\(key).png", maxBytes: 100)
+            _ = try? await s.get("\(key).jpg", maxBytes: 2)
+            _ = try? await refused.get("\(key).jpg", maxBytes: 100)
+            _ = try await named.get("\(key).jpg", maxBytes: 100)
+            if timeOut { _ = try? await s.get("hang.jpg", maxBytes: 100) }
             let task = Task { try await s.get("hang.jpg", maxBytes: 100) }
-            if round % 2 == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
-            task.cancel()                                                   // cancelled, before or after it started
+            if n % 2 == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
+            task.cancel()
             _ = try? await task.value
         }
+        func openDescriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        // A first round opens what the process keeps (the dispatch timer of Task.sleep, ...).
+        try await round(0, timeOut: true)
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let before = try openDescriptors()
+        for n in 0..<40 { try await round(n, timeOut: n % 10 == 0) }
         // The exchange thread lets go of its socket and eventfd just after it calls back.
         var after = try openDescriptors()
         for _ in 0..<100 where after > before {
             try await Task.sleep(nanoseconds: 10_000_000)
             after = try openDescriptors()
         }
-        XCTAssertEqual(after, before, "descriptors left open")
+        XCTAssertLessThanOrEqual(after, before, "descriptors left open")
     }
 
     func testGetsCancelledBeforeTheyStartEndCleanly() async throws {

@@ -170,6 +170,16 @@ class RemoteStoreHTTPTests: XCTestCase {
         XCTAssertEqual(lines.filter { $0.hasPrefix("User-Agent:") }, ["User-Agent: imgfetch/\(ImageFetchVersion.string)"])
     }
 
+    func testInterimAnswersAreSkipped() async throws {
+        let raw = try RawHTTPServer()
+        defer { raw.stop() }
+        let key = RemoteStoreHTTPTests.key
+        try raw.answer("\(key).jpg", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x.css>\r\n\r\n"
+                       + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+        let got = try await store(raw.url("/c/")).get("\(key).jpg", maxBytes: 100)
+        XCTAssertEqual(got, Array("hello".utf8))
+    }
+
     func testRefusedConnectionIsAnError() async throws {
         let port = try LocalPorts.free()   // nothing listens there
         let store = try store("http://127.0.0.1:\(port)/c/")
