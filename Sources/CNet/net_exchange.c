@@ -95,19 +95,95 @@ static int wait_for(ifn_exchange *x, int fd, short events, long long deadline) {
     }
 }
 
-/* Connects to the first address that accepts; the socket or -1 with x->code set. */
-static int connect_any(ifn_exchange *x, long long deadline) {
+/* A name resolution on a thread of its own, so that the exchange can stop waiting for it (at the
+ * deadline, on cancel) while getaddrinfo goes on: the job is shared by both (a reference count of
+ * two); the last to let go frees it. */
+struct lookup {
+    atomic_int refs;
+    atomic_int finished;   /* set (after rc and list) before fd is written */
+    int fd;                /* eventfd written when getaddrinfo has returned */
+    char *host, *port;
+    int rc;
+    struct addrinfo *list;
+};
+
+static void lookup_release(struct lookup *l) {
+    if (atomic_fetch_sub(&l->refs, 1) != 1) return;
+    if (l->list != NULL) freeaddrinfo(l->list);
+    if (l->fd >= 0) close(l->fd);
+    free(l->host);
+    free(l->port);
+    free(l);
+}
+
+static int getaddrinfo_stream(const char *host, const char *port, int flags, struct addrinfo **list) {
     struct addrinfo hints;
     memset(&hints, 0, sizeof hints);
-    hints.ai_family = AF_UNSPEC;
+    hints.ai_family = AF_UNSPEC;   /* every address family, as curl: a refused ::1 falls through to 127.0.0.1 */
     hints.ai_socktype = SOCK_STREAM;
-    hints.ai_flags = AI_NUMERICSERV;   /* every address family, as curl: a refused ::1 falls through to 127.0.0.1 */
-    struct addrinfo *list = NULL;
-    int rc = getaddrinfo(x->host, x->port, &hints, &list);
-    if (rc != 0 || list == NULL) {
-        fail(x, IFN_E_RESOLVE, "cannot resolve the host");
-        return -1;
+    hints.ai_flags = AI_NUMERICSERV | flags;
+    return getaddrinfo(host, port, &hints, list);
+}
+
+static void *lookup_run(void *arg) {
+    struct lookup *l = arg;
+    l->rc = getaddrinfo_stream(l->host, l->port, 0, &l->list);
+    atomic_store(&l->finished, 1);
+    uint64_t one = 1;
+    ssize_t w = write(l->fd, &one, sizeof one);
+    (void)w;
+    lookup_release(l);
+    return NULL;
+}
+
+/* The addresses of the host (an IP literal at once, a name on a thread of its own, waited for until
+ * the deadline or a cancel); IFN_OK or the failure, set in x. */
+static int resolve(ifn_exchange *x, long long deadline, struct addrinfo **list) {
+    *list = NULL;
+    int rc = getaddrinfo_stream(x->host, x->port, AI_NUMERICHOST, list);
+    if (rc == EAI_NONAME) {
+        struct lookup *l = calloc(1, sizeof *l);
+        if (l == NULL) return fail(x, IFN_E_NOMEM, "out of memory");
+        l->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        l->host = strdup(x->host);
+        l->port = strdup(x->port);
+        atomic_init(&l->refs, 2);
+        atomic_init(&l->finished, 0);
+        pthread_attr_t attr;
+        pthread_t thread;
+        int started = -1;
+        if (l->fd >= 0 && l->host != NULL && l->port != NULL && pthread_attr_init(&attr) == 0) {
+            pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+            pthread_attr_setstacksize(&attr, 256 * 1024);
+            started = pthread_create(&thread, &attr, lookup_run, l);
+            pthread_attr_destroy(&attr);
+        }
+        if (started != 0) {
+            atomic_store(&l->refs, 1);
+            lookup_release(l);
+            return fail(x, IFN_E_NOMEM, "could not start the name resolution");
+        }
+        int w = wait_for(x, l->fd, POLLIN, deadline);
+        if (w == IFN_OK && atomic_load(&l->finished)) {
+            rc = l->rc;
+            *list = l->list;
+            l->list = NULL;
+        }
+        lookup_release(l);
+        if (w != IFN_OK) return w == IFN_E_TIMEOUT ? fail(x, IFN_E_TIMEOUT, "timed out resolving the host") : w;
     }
+    if (rc != 0 || *list == NULL) {
+        if (*list != NULL) freeaddrinfo(*list);
+        *list = NULL;
+        return fail(x, IFN_E_RESOLVE, "cannot resolve the host");
+    }
+    return IFN_OK;
+}
+
+/* Connects to the first address that accepts; the socket or -1 with x->code set. */
+static int connect_any(ifn_exchange *x, long long deadline) {
+    struct addrinfo *list = NULL;
+    if (resolve(x, deadline, &list) != IFN_OK) return -1;
     int fd = -1;
     fail(x, IFN_E_CONNECT, "connection refused");
     for (struct addrinfo *a = list; a != NULL; a = a->ai_next) {
@@ -160,12 +236,15 @@ static int send_all(ifn_exchange *x, int fd, long long deadline) {
 
 static int recv_all(ifn_exchange *x, int fd, long long deadline) {
     size_t cap = 16384;
+    /* The buffer grows to one byte more than max_response (seeing that byte is "too large"); no
+     * size here may wrap, whatever max_response is (SIZE_MAX included). */
+    size_t limit = x->max_response < SIZE_MAX ? x->max_response + 1 : SIZE_MAX;
     x->bytes = malloc(cap);
     if (x->bytes == NULL) return fail(x, IFN_E_NOMEM, "out of memory");
     for (;;) {
         if (x->len == cap) {
-            if (cap > x->max_response) return fail(x, IFN_E_TOO_LARGE, "response too large");
-            size_t next = cap * 2 > x->max_response + 1 ? x->max_response + 1 : cap * 2;
+            if (cap >= limit) return fail(x, IFN_E_TOO_LARGE, "response too large");
+            size_t next = cap <= limit / 2 ? cap * 2 : limit;
             unsigned char *grown = realloc(x->bytes, next);
             if (grown == NULL) return fail(x, IFN_E_NOMEM, "out of memory");
             x->bytes = grown;
@@ -196,7 +275,9 @@ static void *run(void *arg) {
         if (send_all(x, fd, deadline) == IFN_OK) (void)recv_all(x, fd, deadline);
         close(fd);
     }
-    if (x->code != IFN_OK) x->len = 0;
+    /* What was read stays readable after a reset (a complete answer may precede it) and after
+     * "too large" (its head says the status); nothing after a timeout or a cancel. */
+    if (x->code != IFN_OK && x->code != IFN_E_IO && x->code != IFN_E_TOO_LARGE) x->len = 0;
     x->done(x->ctx);
     ifn_exchange_release(x);
     return NULL;

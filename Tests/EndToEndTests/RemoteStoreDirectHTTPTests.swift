@@ -80,6 +80,72 @@ final class RemoteStoreDirectHTTPTests: RemoteStoreHTTPTests {
         XCTAssertLessThan(Date().timeIntervalSince(started), 10)
     }
 
+    func testATricklingServerIsHeldToTheWholeTimeout() async throws {
+        let raw = try RawHTTPServer()
+        defer { raw.stop() }
+        // One byte every 0.2 s: every wait is short, the whole answer would take 10 s.
+        try raw.answer("trickle.jpg", "HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n" + String(repeating: "t", count: 20))
+        let started = Date()
+        await assertError(try await store(raw.url("/c/"), timeout: 1).get("trickle.jpg", maxBytes: 1000), contains: "timed out")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+    }
+
+    func testNoDescriptorOutlivesItsRequest() async throws {
+        let raw = try RawHTTPServer()
+        defer { raw.stop() }
+        try raw.answer("\(key).jpg", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+        try raw.answer("\(key).png", "garbage")
+        let s = try store(raw.url("/c/"), timeout: 0.3)
+        let refused = try store("http://127.0.0.1:\(try LocalPorts.free())/c/")
+        let named = try store("http://localhost:\(raw.port)/c/")   // resolved on a thread of its own
+        /// One of each: an object, a 404, a malformed and a too large answer, a refused connection, a
+        /// name to resolve, a timeout (`timeOut`), a cancel before or after the start.
+        func round(_ n: Int, timeOut: Bool) async throws {
+            _ = try await s.get("\(key).jpg", maxBytes: 100)
+            _ = try await s.get("\(key).gif", maxBytes: 100)
+            _ = try? await s.get("\(key).png", maxBytes: 100)
+            _ = try? await s.get("\(key).jpg", maxBytes: 2)
+            _ = try? await refused.get("\(key).jpg", maxBytes: 100)
+            _ = try await named.get("\(key).jpg", maxBytes: 100)
+            if timeOut { _ = try? await s.get("hang.jpg", maxBytes: 100) }
+            let task = Task { try await s.get("hang.jpg", maxBytes: 100) }
+            if n % 2 == 0 { try await Task.sleep(nanoseconds: 5_000_000) }
+            task.cancel()
+            _ = try? await task.value
+        }
+        func openDescriptors() throws -> Int { try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count }
+        // A first round opens what the process keeps (the dispatch timer of Task.sleep, ...).
+        try await round(0, timeOut: true)
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let before = try openDescriptors()
+        for n in 0..<40 { try await round(n, timeOut: n % 10 == 0) }
+        // The exchange thread lets go of its socket and eventfd just after it calls back.
+        var after = try openDescriptors()
+        for _ in 0..<100 where after > before {
+            try await Task.sleep(nanoseconds: 10_000_000)
+            after = try openDescriptors()
+        }
+        XCTAssertLessThanOrEqual(after, before, "descriptors left open")
+    }
+
+    func testGetsCancelledBeforeTheyStartEndCleanly() async throws {
+        let raw = try RawHTTPServer()
+        defer { raw.stop() }
+        try raw.answer("\(key).jpg", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+        let s = try store(raw.url("/c/"))
+        let name = "\(key).jpg"
+        for _ in 0..<300 {
+            let task = Task { try await s.get(name, maxBytes: 100) }
+            task.cancel()
+            do {
+                let got = try await task.value
+                XCTAssertEqual(got, Array("hello".utf8))
+            } catch let error as RemoteStoreError {
+                XCTAssertTrue(error.message.contains("cancelled"), error.message)
+            }
+        }
+    }
+
     private func assertError(_ body: @autoclosure () async throws -> [UInt8]?, contains text: String,
                              file: StaticString = #filePath, line: UInt = #line) async {
         do {

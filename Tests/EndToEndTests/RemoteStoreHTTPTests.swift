@@ -94,6 +94,92 @@ class RemoteStoreHTTPTests: XCTestCase {
         }
     }
 
+    func testAnyCapIsAccepted() async throws {
+        let raw = try RawHTTPServer()
+        defer { raw.stop() }
+        let key = RemoteStoreHTTPTests.key
+        try raw.answer("\(key).jpg", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+        let s = try store(raw.url("/c/"))
+        // --max-bytes takes any Int64: the largest cap (and one just under it) is no crash.
+        for cap in [Int64.max, Int64.max - 1000] {
+            let got = try await s.get("\(key).jpg", maxBytes: cap)
+            XCTAssertEqual(got, Array("hello".utf8))
+        }
+    }
+
+    func testALargeErrorPageKeepsItsStatus() async throws {
+        let raw = try RawHTTPServer()
+        defer { raw.stop() }
+        let key = RemoteStoreHTTPTests.key
+        let page = String(repeating: "<p>not here</p>\n", count: 20_000)   // 320 KB: over any cap used here
+        try raw.answer("\(key).jpg", "HTTP/1.1 404 Not Found\r\nContent-Length: \(page.utf8.count)\r\n\r\n" + page)
+        try raw.answer("\(key).png", "HTTP/1.1 503 Service Unavailable\r\nContent-Length: \(page.utf8.count)\r\n\r\n" + page)
+        try raw.answer("\(key).gif", "HTTP/1.0 500 Oops\r\n\r\n" + page)   // no length: ends with the connection
+        let s = try store(raw.url("/c/"))
+        let missing = try await s.get("\(key).jpg", maxBytes: 1000)
+        XCTAssertNil(missing, "a 404 with a large page is no object")
+        for (name, status) in [("\(key).png", 503), ("\(key).gif", 500)] {
+            do {
+                _ = try await s.get(name, maxBytes: 1000)
+                XCTFail("an error page was an object")
+            } catch {
+                XCTAssertEqual(error.status, status, error.message)
+                XCTAssertTrue(error.message.contains("HTTP \(status)"), error.message)
+            }
+        }
+    }
+
+    func testARedirectIsAnErrorNotFollowed() async throws {
+        let raw = try RawHTTPServer()
+        defer { raw.stop() }
+        let key = RemoteStoreHTTPTests.key
+        try raw.answer("\(key).jpg", "HTTP/1.1 302 Found\r\nLocation: /c/other.jpg\r\nContent-Length: 0\r\n\r\n")
+        try raw.answer("other.jpg", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+        let s = try store(raw.url("/c/"))
+        do {
+            _ = try await s.get("\(key).jpg", maxBytes: 1000)
+            XCTFail("a redirect was followed or taken as the object")
+        } catch {
+            XCTAssertEqual(error.status, 302)
+            XCTAssertTrue(error.message.contains("HTTP 302"), error.message)
+        }
+    }
+
+    func testAnAnswerSentBeforeTheRequestIsReadIsRead() async throws {
+        let raw = try RawHTTPServer()
+        defer { raw.stop() }
+        // A complete answer, then a reset (the request arrives at a closed socket).
+        try raw.answer("EARLY", "HTTP/1.1 503 Busy\r\nContent-Length: 4\r\n\r\nbusy")
+        let s = try store(raw.url("/c/"))
+        do {
+            _ = try await s.get("\(RemoteStoreHTTPTests.key).jpg", maxBytes: 1000)
+            XCTFail("a 503 was an object")
+        } catch {
+            XCTAssertEqual(error.status, 503, error.message)
+        }
+    }
+
+    func testTheRequestIsLibcurls() async throws {
+        let raw = try RawHTTPServer()
+        defer { raw.stop() }
+        let s = try store("HTTP://127.0.0.1:\(raw.port)/c/")
+        let echoed = try await s.get("echo.meta", maxBytes: 10_000)
+        let lines = String(decoding: try XCTUnwrap(echoed), as: UTF8.self).split(separator: "\r\n").map(String.init)
+        XCTAssertEqual(lines.first, "GET /c/echo.meta HTTP/1.1")
+        XCTAssertEqual(lines.filter { $0.lowercased().hasPrefix("host:") }, ["Host: 127.0.0.1:\(raw.port)"])
+        XCTAssertEqual(lines.filter { $0.hasPrefix("User-Agent:") }, ["User-Agent: imgfetch/\(ImageFetchVersion.string)"])
+    }
+
+    func testInterimAnswersAreSkipped() async throws {
+        let raw = try RawHTTPServer()
+        defer { raw.stop() }
+        let key = RemoteStoreHTTPTests.key
+        try raw.answer("\(key).jpg", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </x.css>\r\n\r\n"
+                       + "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+        let got = try await store(raw.url("/c/")).get("\(key).jpg", maxBytes: 100)
+        XCTAssertEqual(got, Array("hello".utf8))
+    }
+
     func testRefusedConnectionIsAnError() async throws {
         let port = try LocalPorts.free()   // nothing listens there
         let store = try store("http://127.0.0.1:\(port)/c/")

@@ -40,6 +40,49 @@ final class RemoteTierDirectReadTests: E2ETestCase {
         XCTAssertEqual(asked.map(\.status), [200, 200])
     }
 
+    func testTheLargestMaxBytesReadsTheTier() throws {
+        let store = try NginxDAVServer()
+        let tier = store.url("/t/")
+        let (url, _) = try filledTier(store, tier)
+        // --max-bytes takes any size up to Int64.max: the tier's reads are capped by it, never overflow.
+        let hit = try imgfetch(["get", "--cache-dir", file("a").path, "-s", "64", "--max-bytes", "9223372036854775807",
+                                "--remote-cache", tier, "--json", url, "-o", file("a.jpg").path])
+        assertExit(hit, 0)
+        XCTAssertEqual(record(hit)["cache"] as? String, "remote")
+        XCTAssertEqual(try Data(contentsOf: file("a.jpg")), try Data(contentsOf: file("fill.jpg")))
+    }
+
+    func testAResolverThatNeverAnswersIsHeldToTheTimeout() throws {
+        // In network and mount namespaces of its own (root only; skipped elsewhere), /etc/resolv.conf
+        // names a nameserver on 127.0.0.1 that reads every query and never answers (10 s a try).
+        let resolv = file("resolv.conf"), ready = file("dns.ready")
+        try Data("nameserver 127.0.0.1\noptions timeout:10 attempts:1\n".utf8).write(to: resolv)
+        let script = """
+            ip link set lo up && mount --bind "$1" /etc/resolv.conf || exit 97
+            timeout 60 python3 -c 'import socket, time
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 53)); print(flush=True); time.sleep(60)' > "$2" &
+            dns=$!
+            for _ in $(seq 200); do [ -s "$2" ] && break; sleep 0.05; done
+            shift 2
+            "$@"; status=$?
+            kill $dns
+            exit $status
+            """
+        let binary = try XCTUnwrap(E2EPaths.binary)
+        let run = ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/unshare"),
+                                    ["-nm", "sh", "-c", script, "sh", resolv.path, ready.path, binary.path,
+                                     "get", "--cache-dir", file("a").path, "--remote-cache", "http://store.test:8080/t/",
+                                     "--remote-timeout", "1", "http://127.0.0.1:9/photo.jpg", "-o", file("a.jpg").path],
+                                    environment: Imgfetch.baseEnvironment(home: home), timeout: 60)
+        if run.status == 97 || !FileManager.default.fileExists(atPath: "/usr/bin/unshare") {
+            throw XCTSkip("no network and mount namespaces here: \(run.stderr.prefix(300))")
+        }
+        // The tier gives up after --remote-timeout (then the origin, unreachable in there, fails).
+        XCTAssertLessThan(run.elapsed, 5, "\(run)")
+        XCTAssertTrue(run.stderr.contains("remote cache http://store.test:8080/t/"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("timed out"), run.stderr)
+    }
+
     func testAProxyInTheEnvironmentIsUsedForTheTier() throws {
         let store = try NginxDAVServer()
         let tier = store.url("/t/")

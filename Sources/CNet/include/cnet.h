@@ -4,7 +4,8 @@
  *
  * It lets the remote cache tier GET objects from a plain http:// store without loading libcurl
  * (about 5 ms of a process's start). Every wait is bounded by the timeouts, every byte read by
- * max_response. Name resolution is the system resolver's (getaddrinfo, with its own timeouts).
+ * max_response. A host name is resolved by the system resolver (getaddrinfo) on a thread of its own,
+ * waited for until the deadline or a cancel (then left to finish alone); an IP literal at once.
  */
 #ifndef CNET_H
 #define CNET_H
@@ -34,11 +35,13 @@ ifn_exchange *ifn_exchange_start(const char *host, const char *port, const void 
                                  void (*done)(void *ctx), void *ctx);
 
 /* Ends the exchange early (thread-safe, any time before ifn_exchange_release): its result becomes
- * IFN_E_CANCELLED unless it has already ended. A name resolution in progress is not interrupted. */
+ * IFN_E_CANCELLED unless it has already ended (a name resolution in progress is not waited for). */
 void ifn_exchange_cancel(ifn_exchange *x);
 
-/* After done: the result code; *bytes and *len: what the server sent (valid until release); a message
- * for the failure in err (never the server's bytes). */
+/* After done: the result code; *bytes and *len: what the server sent (valid until release): the whole
+ * answer after IFN_OK, what came before the failure after IFN_E_IO (a server may reset the connection
+ * after a complete answer) and IFN_E_TOO_LARGE (more than max_response bytes), nothing after any other
+ * failure; a message for the failure in err (never the server's bytes). */
 int ifn_exchange_result(ifn_exchange *x, const unsigned char **bytes, size_t *len, char *err, size_t errlen);
 
 /* Gives up the caller's hold on the handle (once, after done was called). */

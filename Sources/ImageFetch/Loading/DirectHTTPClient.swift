@@ -17,7 +17,8 @@ public struct DirectHTTPClient: Sendable {
         public let host: String
         /// Decimal, 80 when the URL gives none.
         public let port: String
-        /// The `Host` header: the URL's authority as given.
+        /// The `Host` header, as libcurl writes it: the host as given (IPv6 in brackets), then `:PORT`
+        /// unless the port is 80.
         public let authority: String
         /// The base URL's path (starts and ends with `/`).
         public let basePath: String
@@ -27,7 +28,8 @@ public struct DirectHTTPClient: Sendable {
         /// a path of printable URL characters ending with `/`.
         public init?(base: String) {
             let bytes = Array(base.utf8)
-            guard bytes.count > 7, bytes[0..<7].map({ $0 | 0x20 }).elementsEqual("http://".utf8) else { return nil }
+            guard bytes.count > 7,
+                  bytes[0..<7].map({ (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }).elementsEqual("http://".utf8) else { return nil }
             let rest = bytes[7...]
             guard let slash = rest.firstIndex(of: UInt8(ascii: "/")) else { return nil }
             let authority = rest[rest.startIndex..<slash]
@@ -36,7 +38,8 @@ public struct DirectHTTPClient: Sendable {
                   path.allSatisfy(Endpoint.isPathByte) else { return nil }
             var host: ArraySlice<UInt8>
             var port: ArraySlice<UInt8> = []
-            if authority.first == UInt8(ascii: "[") {
+            let bracketed = authority.first == UInt8(ascii: "[")
+            if bracketed {
                 guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return nil }
                 host = authority[(authority.startIndex + 1)..<close]
                 guard !host.isEmpty, host.allSatisfy({ Endpoint.isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
@@ -56,15 +59,16 @@ public struct DirectHTTPClient: Sendable {
                 guard (1...253).contains(host.count), host.allSatisfy({ Endpoint.isHostByte($0) }),
                       host.first != UInt8(ascii: "-"), host.first != UInt8(ascii: ".") else { return nil }
             }
-            if port.isEmpty {
-                port = ArraySlice("80".utf8)
-            } else {
+            var number = 80   // an empty port (`host:`) is the default, as in RFC 3986
+            if !port.isEmpty {
                 guard port.count <= 5, port.allSatisfy({ (0x30...0x39).contains($0) }),
-                      let number = Int(String(decoding: port, as: UTF8.self)), (1...65535).contains(number) else { return nil }
+                      let n = Int(String(decoding: port, as: UTF8.self)), (1...65535).contains(n) else { return nil }
+                number = n
             }
-            self.host = String(decoding: host, as: UTF8.self)
-            self.port = String(decoding: port, as: UTF8.self)
-            self.authority = String(decoding: authority, as: UTF8.self)
+            let name = String(decoding: host, as: UTF8.self)
+            self.host = name
+            self.port = String(number)
+            self.authority = (bracketed ? "[\(name)]" : name) + (number == 80 ? "" : ":\(number)")
             self.basePath = String(decoding: path, as: UTF8.self)
         }
 
@@ -93,6 +97,9 @@ public struct DirectHTTPClient: Sendable {
         public var kind: Kind
         /// What happened, in words (never the server's own bytes).
         public var message: String
+        /// `.tooLarge` only: the status of the answer when its head was read whole, else 0 (an error
+        /// page over the cap still says what it is).
+        public var status = 0
         public var description: String { message }
     }
 
@@ -121,22 +128,39 @@ public struct DirectHTTPClient: Sendable {
         let request = "GET \(endpoint.basePath)\(name) HTTP/1.1\r\nHost: \(endpoint.authority)\r\n"
             + "User-Agent: \(userAgent)\r\nAccept: */*\r\nConnection: close\r\n\r\n"
         let maxBody = max(0, maxBodyBytes)
-        let (code, bytes, message) = await exchange(Array(request.utf8), maxResponse: maxBody + DirectHTTPResponse.maxHeadBytes)
+        // Any cap is taken (Int.max included): the room for the head saturates instead of wrapping.
+        let (maxResponse, wrapped) = maxBody.addingReportingOverflow(DirectHTTPResponse.maxHeadBytes)
+        let (code, bytes, message) = await exchange(Array(request.utf8), maxResponse: wrapped ? Int.max : maxResponse)
         switch Int(code) {
         case Int(IFN_OK):
             do throws(DirectHTTPError) {
                 return try DirectHTTPResponse.parse(bytes, maxBodyBytes: maxBody)
             } catch {
-                throw Failure(kind: error == .tooLarge ? .tooLarge : .malformed, message: error.description)
+                guard error == .tooLarge else { throw Failure(kind: .malformed, message: error.description) }
+                throw Failure(kind: .tooLarge, message: error.description, status: DirectHTTPResponse.status(ofHead: bytes) ?? 0)
             }
         case Int(IFN_E_RESOLVE): throw Failure(kind: .resolve, message: message)
         case Int(IFN_E_CONNECT): throw Failure(kind: .refused, message: message)
         case Int(IFN_E_TIMEOUT): throw Failure(kind: .timeout, message: message)
-        case Int(IFN_E_IO): throw Failure(kind: .connectionLost, message: message)
-        case Int(IFN_E_TOO_LARGE): throw Failure(kind: .tooLarge, message: "response too large")
+        case Int(IFN_E_IO):
+            // A server that answers and closes without reading the request resets the connection
+            // after its answer: a complete answer (its length or chunks say where it ends) stands,
+            // as through libcurl; one that ends with the connection may be cut short.
+            if let response = try? DirectHTTPResponse.parse(bytes, maxBodyBytes: maxBody), Self.isFramed(response) {
+                return response
+            }
+            throw Failure(kind: .connectionLost, message: message)
+        case Int(IFN_E_TOO_LARGE):
+            throw Failure(kind: .tooLarge, message: "response too large", status: DirectHTTPResponse.status(ofHead: bytes) ?? 0)
         case Int(IFN_E_CANCELLED): throw Failure(kind: .cancelled, message: "cancelled")
         default: throw Failure(kind: .other, message: message.isEmpty ? "request failed" : message)
         }
+    }
+
+    /// Whether the end of `response`'s body was told, not inferred from the end of the connection.
+    private static func isFramed(_ response: DirectHTTPResponse) -> Bool {
+        response.status == 204 || response.status == 304
+            || response.headers["Content-Length"] != nil || response.headers["Transfer-Encoding"] != nil
     }
 
     private static func milliseconds(_ seconds: Double) -> Int {
@@ -185,18 +209,20 @@ private final class Exchange: Sendable {
                 Unmanaged<Exchange>.fromOpaque(context).takeRetainedValue().ended()
             }, context)
         }
-        let (resume, cancelNow) = state.withLock { s -> (CheckedContinuation<Void, Never>?, Bool) in
+        let resume = state.withLock { s -> CheckedContinuation<Void, Never>? in
             if let handle {
                 s.handle = HandleBox(handle)
+                // A task cancelled before the exchange started. Under the lock: once it is released,
+                // `ended` may resume the waiter, whose `finish` frees the handle.
+                if s.cancelled && !s.ended { ifn_exchange_cancel(handle) }
             } else {
                 s.startFailed = true
             }
             let resume = (s.ended || s.startFailed) ? s.continuation : nil
             if resume != nil { s.continuation = nil }
-            return (resume, s.cancelled && handle != nil && !s.ended)
+            return resume
         }
         if handle == nil { Unmanaged<Exchange>.fromOpaque(context).release() }
-        if cancelNow, let handle { ifn_exchange_cancel(handle) }
         resume?.resume()
     }
 
@@ -231,6 +257,8 @@ private final class Exchange: Sendable {
         var length = 0
         var message = [CChar](repeating: 0, count: 160)
         let code = ifn_exchange_result(handle.pointer, &bytes, &length, &message, message.count)
+        // Of an answer over the cap only its heads are read (for the status), not the cap's worth.
+        if code == Int32(IFN_E_TOO_LARGE) { length = min(length, (DirectHTTPResponse.maxInterim + 1) * DirectHTTPResponse.maxHeadBytes) }
         let body = bytes.map { Array(UnsafeBufferPointer(start: $0, count: length)) } ?? []
         ifn_exchange_release(handle.pointer)
         return (code, body, String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))

@@ -34,6 +34,18 @@ public struct DirectHTTPResponse: Sendable {
         throw .malformed("more than \(maxInterim) interim responses")
     }
 
+    /// The status of the final response whose head `bytes` hold whole (its body may be cut short or
+    /// too large); nil when there is none.
+    static func status(ofHead bytes: [UInt8]) -> Int? {
+        var start = 0
+        for _ in 0...maxInterim {
+            guard let (status, _, bodyStart) = try? head(bytes, from: start), status != 101 else { return nil }
+            guard (100...199).contains(status) else { return status }
+            start = bodyStart
+        }
+        return nil
+    }
+
     // MARK: - Head
 
     /// The status line and header fields starting at `from`; the index of the first body byte.

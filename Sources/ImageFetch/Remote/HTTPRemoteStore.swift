@@ -239,6 +239,11 @@ extension HTTPRemoteStore {
         do throws(DirectHTTPClient.Failure) {
             response = try await client.get(name, maxBodyBytes: max(cap, Int(HTTPRemoteStore.maxErrorBytes)))
         } catch {
+            // An error page over the cap: the status is what matters (as through libcurl).
+            if error.kind == .tooLarge, error.status != 0, !(200...299).contains(error.status) {
+                if error.status == 404 { return nil }
+                throw RemoteStoreError("remote cache \(description): \(what): HTTP \(error.status)", status: error.status)
+            }
             let why: String = switch error.kind {
             case .refused: "connection refused"
             case .timeout: "timed out"
@@ -248,7 +253,7 @@ extension HTTPRemoteStore {
             case .connectionLost: "connection lost"
             case .malformed, .other: error.message
             }
-            throw RemoteStoreError("remote cache \(description): \(what): \(why)")
+            throw RemoteStoreError("remote cache \(description): \(what): \(why)", status: error.status)
         }
         if response.status == 404 { return nil }
         guard (200...299).contains(response.status) else {
