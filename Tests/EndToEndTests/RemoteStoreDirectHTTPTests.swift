@@ -162,27 +162,16 @@ final class RemoteStoreDirectHTTPTests: RemoteStoreHTTPTests {
 
 /// Tests/Support/raw_http_server.py: answers `GET /.../NAME` with the raw bytes of file NAME.
 final class RawHTTPServer {
-    let port: Int
     let directory: URL
-    private let process = Process()
-    private let input = Pipe()
+    private let script: PortReportingScript
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("raw-http-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", E2EPaths.rawServerScript.path, directory.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = input
-        try process.run()
-        let line = out.fileHandleForReading.availableData
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            throw NginxDAVServer.StartError(description: "the raw HTTP server did not report its port")
-        }
-        self.port = port
+        script = try PortReportingScript(E2EPaths.rawServerScript, [directory.path])
     }
+
+    var port: Int { script.port }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
@@ -191,11 +180,7 @@ final class RawHTTPServer {
     }
 
     func stop() {
-        if process.isRunning {
-            try? input.fileHandleForWriting.close()
-            process.terminate()
-            process.waitUntilExit()
-        }
+        script.stop()
         try? FileManager.default.removeItem(at: directory)
     }
 

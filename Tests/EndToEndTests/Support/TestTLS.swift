@@ -38,27 +38,16 @@ struct TestCertificates {
 /// Tests/Support/connect_proxy.py on 127.0.0.1: a forward proxy (CONNECT and absolute-form GET)
 /// that logs every request it forwarded.
 final class TestProxy {
-    let port: Int
     let logFile: URL
-    private let process = Process()
-    private let input = Pipe()
+    private let script: PortReportingScript
 
     init(logFile: URL) throws {
         self.logFile = logFile
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", E2EPaths.proxyScript.path, logFile.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardInput = input
-        try process.run()
-        let line = out.fileHandleForReading.availableData   // the port line comes first
-        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            process.terminate()
-            throw TestCertificates.Failure(description: "the proxy did not report its port")
-        }
-        self.port = port
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        script = try PortReportingScript(E2EPaths.proxyScript, [logFile.path])
     }
+
+    var port: Int { script.port }
 
     var url: String { "http://127.0.0.1:\(port)" }
 
@@ -67,12 +56,5 @@ final class TestProxy {
         (try? String(contentsOf: logFile, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
     }
 
-    func stop() {
-        guard process.isRunning else { return }
-        try? input.fileHandleForWriting.close()
-        process.terminate()
-        process.waitUntilExit()
-    }
-
-    deinit { stop() }
+    func stop() { script.stop() }
 }
