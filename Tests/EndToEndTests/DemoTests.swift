@@ -5,14 +5,7 @@ import XCTest
 /// it names at the end.
 final class DemoTests: E2ETestCase {
     func testDemoPipedPrintsNoEscapeCodesAndKeepsTheThumbnails() throws {
-        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
-        let script = E2EPaths.testsDir.deletingLastPathComponent().appendingPathComponent("scripts/demo.sh")
-        var env = Imgfetch.baseEnvironment(home: home)
-        env["TMPDIR"] = root.path
-        env["TERM"] = "xterm"
-        env["NO_COLOR"] = ""
-        let r = ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), [script.path, binary.path], environment: env,
-                                  currentDirectory: work, timeout: 120)
+        let r = try repositoryScript("demo.sh", env: ["TERM": "xterm", "NO_COLOR": ""])
         XCTAssertEqual(r.status, 0, "\(r)")
         XCTAssertFalse(r.stdout.contains(0x1B), "no escape codes on a pipe:\n\(r.stdoutText.debugDescription)")
         XCTAssertFalse(r.stderr.contains("\u{1B}"), "no escape codes on a pipe:\n\(r.stderr.debugDescription)")

@@ -5,13 +5,8 @@ import XCTest
 /// workers on one nginx tier, then a fifth worker with an empty cache gets every image from it.
 final class ScaleDemoTests: E2ETestCase {
     func testTheScaleDemoServesTheFifthWorkerFromTheTierAlone() throws {
-        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
-        let script = E2EPaths.testsDir.deletingLastPathComponent().appendingPathComponent("scripts/scale-demo.sh")
-        var env = Imgfetch.baseEnvironment(home: home)
-        env["TMPDIR"] = root.path
         let n = 12
-        let r = ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), [script.path, binary.path, String(n)], environment: env,
-                                  currentDirectory: work, timeout: 120)
+        let r = try repositoryScript("scale-demo.sh", [String(n)])
         XCTAssertEqual(r.status, 0, "\(r)")
         XCTAssertFalse(r.timedOut, "\(r)")
         let out = r.stdoutText

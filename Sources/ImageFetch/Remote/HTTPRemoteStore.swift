@@ -235,34 +235,34 @@ extension HTTPRemoteStore {
         let what = "GET \(name)"
         _ = try objectURL(name)   // refuses a name that is not a plain file name
         let cap = Int(clamping: max(0, maxBytes))
-        let response: DirectHTTPResponse
+        let answer: (status: Int, body: [UInt8])
         do throws(DirectHTTPClient.Failure) {
-            response = try await client.get(name, maxBodyBytes: max(cap, Int(HTTPRemoteStore.maxErrorBytes)))
+            let response = try await client.get(name, maxBodyBytes: max(cap, Int(HTTPRemoteStore.maxErrorBytes)))
+            answer = (response.status, response.body)
         } catch {
-            // An error page over the cap: the status is what matters (as through libcurl).
-            if error.kind == .tooLarge, error.status != 0, !(200...299).contains(error.status) {
-                if error.status == 404 { return nil }
-                throw RemoteStoreError("remote cache \(description): \(what): HTTP \(error.status)", status: error.status)
+            // An error page over the cap: its status is what matters (as through libcurl).
+            guard error.kind == .tooLarge, error.status != 0, !(200...299).contains(error.status) else {
+                let why: String = switch error.kind {
+                case .refused: "connection refused"
+                case .timeout: "timed out"
+                case .resolve: "cannot resolve the host"
+                case .cancelled: "cancelled"
+                case .tooLarge: "larger than \(maxBytes) bytes"
+                case .connectionLost: "connection lost"
+                case .malformed, .other: error.message
+                }
+                throw RemoteStoreError("remote cache \(description): \(what): \(why)", status: error.status)
             }
-            let why: String = switch error.kind {
-            case .refused: "connection refused"
-            case .timeout: "timed out"
-            case .resolve: "cannot resolve the host"
-            case .cancelled: "cancelled"
-            case .tooLarge: "larger than \(maxBytes) bytes"
-            case .connectionLost: "connection lost"
-            case .malformed, .other: error.message
-            }
-            throw RemoteStoreError("remote cache \(description): \(what): \(why)", status: error.status)
+            answer = (error.status, [])
         }
-        if response.status == 404 { return nil }
-        guard (200...299).contains(response.status) else {
-            throw RemoteStoreError("remote cache \(description): \(what): HTTP \(response.status)", status: response.status)
+        if answer.status == 404 { return nil }
+        guard (200...299).contains(answer.status) else {
+            throw RemoteStoreError("remote cache \(description): \(what): HTTP \(answer.status)", status: answer.status)
         }
-        guard response.body.count <= cap else {
-            throw RemoteStoreError("remote cache \(description): \(what): larger than \(maxBytes) bytes", status: response.status)
+        guard answer.body.count <= cap else {
+            throw RemoteStoreError("remote cache \(description): \(what): larger than \(maxBytes) bytes", status: answer.status)
         }
-        return response.body
+        return answer.body
     }
 }
 

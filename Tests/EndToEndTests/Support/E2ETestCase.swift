@@ -52,6 +52,19 @@ class E2ETestCase: XCTestCase {
         return result
     }
 
+    /// `bash scripts/NAME BINARY ARGS` (the repository's demo scripts) from the working directory, in
+    /// the base environment with TMPDIR inside this test's root, plus `env`.
+    func repositoryScript(_ name: String, _ args: [String] = [], env: [String: String] = [:],
+                          timeout: TimeInterval = 120) throws -> RunResult {
+        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
+        let script = E2EPaths.testsDir.deletingLastPathComponent().appendingPathComponent("scripts/\(name)")
+        var environment = Imgfetch.baseEnvironment(home: home)
+        environment["TMPDIR"] = root.path
+        environment.merge(env) { $1 }
+        return ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), [script.path, binary.path] + args, environment: environment,
+                                 currentDirectory: work, timeout: timeout)
+    }
+
     /// `imgfetch get --cache-dir CACHE ARGS`.
     func get(_ args: [String], env: [String: String] = [:], timeout: TimeInterval = 30) throws -> RunResult {
         try imgfetch(["get", "--cache-dir", cacheDir.path] + args, env: env, timeout: timeout)
