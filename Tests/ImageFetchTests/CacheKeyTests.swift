@@ -10,16 +10,18 @@ final class CacheKeyTests: XCTestCase {
         let p = Processing(width: 320, height: 200, fit: .cover, format: .webp, quality: 80)
         XCTAssertEqual(key(p), key(Processing(width: 320, height: 200, fit: .cover, format: .webp, quality: 80)))
         XCTAssertEqual(key(.original).rawValue, key(Processing()).rawValue)
-        XCTAssertEqual(key(Processing(width: 100)).rawValue,
-                       SHA256.hex("imgfetch-v1\nhttps://example.com/a.jpg\nw100-inside-original\nrender \(Processing.renderVersion)"),
-                       "a variant is keyed by the renderer's version too")
+        let variant = EntryKey(identity: source.identity, kind: .image(Processing(width: 100), render: Processing.renderVersion), network: nil)
+        XCTAssertEqual(key(Processing(width: 100)), CacheKey(variant), "a variant is keyed by the renderer's version too")
+        var older = variant
+        older.kind = .image(Processing(width: 100), render: Processing.renderVersion - 1)
+        XCTAssertNotEqual(key(Processing(width: 100)), CacheKey(older))
     }
 
-    /// `cache push` tells an entry asked for with headers or credentials by its key alone.
+    /// Only headers, a cookie or credentials give a request a key other than the plain one.
     func testPlainKeyMatchesOnlyARequestWithoutANetworkPart() throws {
         let digest = CredentialDigest(secret: Array(repeating: 7, count: 32))
         for p in [Processing.original, Processing(width: 100, format: .webp)] {
-            let plain = CacheKey.plainKey(identity: source.identity, variant: p.identifier)
+            let plain = CacheKey(source: source, processing: p).rawValue
             XCTAssertEqual(try CacheKey(source: source, processing: p, network: NetworkOptions(), credentials: digest).rawValue, plain)
             var withHeader = NetworkOptions()
             withHeader.headers = [NetworkOptions.Header(name: "Authorization", value: "Bearer secret")]
@@ -31,8 +33,13 @@ final class CacheKeyTests: XCTestCase {
     }
 
     func testKeyIsStableAcrossRuns() {
-        // The key is a documented hash of the identity and processing: pin it so a change is noticed.
-        XCTAssertEqual(key(.original).rawValue, SHA256.hex("imgfetch-v1\nhttps://example.com/a.jpg\noriginal"))
+        // The key is the digest of the canonical encoding (`KeyEncoding`) of the identity and the
+        // processing: pin the encoding, so that a change of every key value is noticed.
+        let bytes = KeyEncoding.bytes(EntryKey(identity: source.identity, image: .original, network: nil))
+        let text = String(decoding: bytes, as: UTF8.self)
+        XCTAssertTrue(text.hasPrefix("{s8:identitys25:https://example.com/a.jpgs4:kind{s5:image{s2:_0{"), text)
+        XCTAssertTrue(text.hasSuffix("}s6:schemes14:imgfetch-key 2}"), text)
+        XCTAssertEqual(key(.original).rawValue, SHA256.hex(bytes))
     }
 
     func testKeyIs64LowercaseHex() {

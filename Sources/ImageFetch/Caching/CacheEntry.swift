@@ -28,6 +28,9 @@ public struct CacheEntry: Sendable, Equatable {
     public var response: StoredResponse?
     /// The request header values the response varies on (`Vary`), as `Vary.selection`; nil = none.
     public var vary: String?
+    /// Asked for with headers, a cookie or credentials (`NetworkOptions.keyPart`): a shared cache
+    /// may hold it only when its response says `public` (`cache push`). Default false.
+    public var shaped = false
 
     public init(key: String, identity: String, source: String, variant: String, format: String, width: Int, height: Int,
                 bytes: Int64, checksum: String, created: Double, expires: Double?, etag: String? = nil,
@@ -53,10 +56,10 @@ public struct CacheEntry: Sendable, Equatable {
 
     /// This entry's metadata for other stored bytes: another key and variant of the same source
     /// (its checksum is computed by the store).
-    func describing(_ key: CacheKey, variant processing: Processing, format: String, width: Int, height: Int, bytes: Int) -> CacheEntry {
+    func describing(_ key: CacheKey, variant: String, format: String, width: Int, height: Int, bytes: Int) -> CacheEntry {
         var entry = self
         entry.key = key.rawValue
-        entry.variant = processing.identifier
+        entry.variant = variant
         entry.format = format
         entry.width = width
         entry.height = height
@@ -104,6 +107,7 @@ extension CacheEntry {
             for line in response.headerLines { add("header", line) }
         }
         add("vary", vary)
+        add("shaped", shaped ? "1" : nil)
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -118,7 +122,7 @@ extension CacheEntry {
               bytes[bytes.count - endBytes.count - 1] == UInt8(ascii: "\n") else { return nil }
         var key: String?, identity: String?, source: String?, variant: String?, format: String?
         var width: Int?, height: Int?, size: Int64?, checksum: String?, created: Double?
-        var expires: Double?, etag: String?, lastModified: String?, mustRevalidate = false
+        var expires: Double?, etag: String?, lastModified: String?, mustRevalidate = false, shaped = false
         var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
@@ -151,6 +155,7 @@ extension CacheEntry {
             case 3 where name.elementsEqual("ttl".utf8): ttl = Double(value).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
             case 6 where name.elementsEqual("header".utf8): if headerLines.count < 32 && value.utf8.count <= 2100 { headerLines.append(value) }
             case 4 where name.elementsEqual("vary".utf8): vary = value.utf8.count <= 8_192 ? value : nil
+            case 6 where name.elementsEqual("shaped".utf8): shaped = value == "1"
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -171,6 +176,7 @@ extension CacheEntry {
                                             defaultTTL: ttl, headerLines: headerLines)
         }
         entry.vary = vary
+        entry.shaped = shaped
         return entry
     }
 

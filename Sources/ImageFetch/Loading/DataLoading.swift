@@ -1,5 +1,7 @@
 /// What the pipeline asks a loader for: one source, with validators for revalidation and the limits.
-public struct LoadRequest: Sendable {
+/// Its synthesised `Hashable` is the download key: loads in flight share one download only when
+/// everything but the body tap is equal.
+public struct LoadRequest: Sendable, Hashable {
     public var source: Source
     /// `If-None-Match` / `If-Modified-Since` values of a stale entry.
     public var etag: String?
@@ -19,7 +21,7 @@ public struct LoadRequest: Sendable {
     public var network: NetworkOptions
     /// Where an http body goes as it arrives (decoding while downloading); nil = nowhere.
     /// Loaders of other sources ignore it.
-    public var bodyTap: BodyTap?
+    @NotCounted public var bodyTap: BodyTap? = nil
 
     public init(source: Source, etag: String? = nil, lastModified: String? = nil, allowsConstrainedNetworkAccess: Bool = true,
                 connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20,
@@ -32,13 +34,6 @@ public struct LoadRequest: Sendable {
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.maxBytes = maxBytes
-    }
-
-    /// Identifies loads that may share one download in flight: the source (credentials included),
-    /// the validators, the constrained-network flag and `network.coalescingKey`. In memory only.
-    var coalescingKey: String {
-        [source.exactIdentity, etag ?? "", lastModified ?? "", allowsConstrainedNetworkAccess ? "1" : "0",
-         source.isNetwork ? network.coalescingKey : ""].joined(separator: "\n")
     }
 }
 

@@ -59,18 +59,6 @@ extension CacheEntry {
     public var holdsImage: Bool { format != CacheEntry.redirectFormat && format != CacheEntry.statusFormat }
 }
 
-extension CacheKey {
-    /// Where a response of `source` that is not an image (a redirect, an error status) is stored
-    /// (never an image's key).
-    /// Asked for with `network` headers or credentials, a response has a key of its own (as an
-    /// image does: `NetworkOptions.cacheKeyPart`); without them the key is unchanged.
-    public init(responseOf source: Source, network: NetworkOptions = NetworkOptions(),
-                credentials: CredentialDigest) throws(FetchError) {
-        let shaped = try network.cacheKeyPart(credentials: credentials).map { "\nnetwork\n" + $0 } ?? ""
-        self.init(digest: SHA256.hex("imgfetch-v1\n\(try source.identity(credentials: credentials))\nresponse" + shaped))
-    }
-}
-
 extension Source {
     /// `location` (absolute, or relative to `base`, RFC 3986 §5.2) as an http(s) source; any other
     /// scheme is refused.

@@ -2,24 +2,32 @@
 /// after a download (in the background, through its uploader). Only http(s) sources use it. With no
 /// tier (`remote` nil) none of this runs; a local hit never reaches it.
 extension ImagePipeline {
-    /// The remote entry of `key`, verified and stored locally, or nil (a miss; a failure or an object
-    /// that did not verify adds a warning to the retrieval). `path` is empty when the local store
-    /// failed (`error` says why) or the entry does not fit in the local cache. `format`: the
-    /// processing's output format (when it is not `original`, the image is fetched with its metadata).
-    func remoteEntry(_ source: Source, _ key: CacheKey, format: ImageFormat = .original, options: FetchOptions,
-                     retrieval: inout Retrieval) async -> (cached: CachedImage, error: FetchError?)? {
+    /// The remote entry of the output, under any of its spellings (`EntryKeys.lookups`), verified and
+    /// stored locally, or nil (a miss; a failure or an object that did not verify adds a warning to
+    /// the retrieval). `path` is empty when the local store failed (`error` says why) or the entry
+    /// does not fit in the local cache. With a format given, the image is fetched with its metadata.
+    func remoteEntry(_ source: Source, _ keys: RequestPlan.EntryKeys, options: FetchOptions,
+                     retrieval: inout Retrieval) async -> (key: CacheKey, cached: CachedImage, error: FetchError?)? {
         guard let remote, remote.mode.reads, source.isNetwork else { return nil }
-        let lookup = await remote.lookup(key, maxBytes: options.maxBytes, expecting: format == .original ? nil : format)
-        if let warning = lookup.warning { retrieval.warnings.append(warning) }
-        guard let hit = lookup.hit else { return nil }
+        var found: (CacheKey, RemoteCache.Hit)?
+        for (key, format) in keys.lookups {
+            let expected = format.flatMap(ImageFormat.init(name:)) ?? (keys.format == .original ? nil : keys.format)
+            let lookup = await remote.lookup(key, maxBytes: options.maxBytes, expecting: expected)
+            if let warning = lookup.warning { retrieval.warnings.append(warning) }
+            if let hit = lookup.hit, format == nil || hit.entry.format == format {
+                found = (key, hit)
+                break
+            }
+        }
+        guard let (key, hit) = found else { return nil }
         var path: String?
         var failure: FetchError?
         do { path = try cache.store(hit.bytes, entry: hit.entry) } catch { failure = error }
-        return (CachedImage(entry: hit.entry, bytes: hit.bytes, path: path ?? ""), failure)
+        return (key, CachedImage(entry: hit.entry, bytes: hit.bytes, path: path ?? ""), failure)
     }
 
     /// The result of a remote entry served as it is.
-    func remoteResult(_ source: Source, _ key: CacheKey, _ found: (cached: CachedImage, error: FetchError?),
+    func remoteResult(_ source: Source, _ key: CacheKey, _ found: (key: CacheKey, cached: CachedImage, error: FetchError?),
                       state: CacheState) -> ImageResult {
         var result = makeResult(source, key, found.cached, state)
         if found.cached.path.isEmpty { result.path = nil }

@@ -33,7 +33,16 @@ public final class ImagePipeline: Sendable {
     /// failure only, the low-data source (once); then the alternatives in order. Never throws: a failure
     /// is returned with every source's error.
     public func retrieve(_ request: ImageRequest) async -> Result<ImageResult, RetrievalFailure> {
-        var retrieval = Retrieval(request: request, started: FileSystem.monotonic())
+        await retrieve(plan(request))
+    }
+
+    /// The plan of `request` under this pipeline's cache's credentials (`RequestPlan`).
+    public func plan(_ request: ImageRequest) -> RequestPlan { RequestPlan(request, credentials: cache.credentials) }
+
+    /// Retrieves the image a plan describes (`retrieve(_:)`).
+    public func retrieve(_ plan: RequestPlan) async -> Result<ImageResult, RetrievalFailure> {
+        let request = plan.request
+        var retrieval = Retrieval(plan: plan, started: FileSystem.monotonic())
         var current: Source? = request.source
         while let source = current {
             let before = retrieval.attempts
@@ -51,16 +60,9 @@ public final class ImagePipeline: Sendable {
             }
         }
         var failure = RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
-                                       milliseconds: retrieval.elapsedMilliseconds, key: failureKey(request))
+                                       milliseconds: retrieval.elapsedMilliseconds, key: plan.failureKey)
         failure.warnings = retrieval.warnings
         return .failure(failure)
-    }
-
-    /// The key a failure reports: nil when it cannot be made (an unusable credential secret) or when
-    /// making it would read a data: URL refused unread for its size (its key is a digest of its bytes).
-    func failureKey(_ request: ImageRequest) -> CacheKey? {
-        if case .data(let payload) = request.source, Int64(payload.byteCount) > request.options.maxBytes { return nil }
-        return try? request.key(credentials: cache.credentials)
     }
 
     /// One source, following its redirects (`ImagePipeline+Redirects`): each hop is a response of
@@ -91,41 +93,49 @@ public final class ImagePipeline: Sendable {
     /// (`NetworkOptions.sent(to:origin:)`).
     func retrieveHop(_ source: Source, redirectedFrom: Source?, origin: Source? = nil,
                      retrieval: inout Retrieval) async throws(FetchError) -> Hop {
-        let request = retrieval.request
-        let processing = request.processing
+        let plan = retrieval.plan
+        let request = plan.request
+        let processing = plan.processing
         let options = request.options
         // A data: URL's size is known without decoding it: refused before any work.
         if case .data(let payload) = source, Int64(payload.byteCount) > options.maxBytes {
             throw .tooLarge(DataURL.tooLargeMessage(payload, options.maxBytes))
         }
-        let key = try CacheKey(source: source, processing: processing, network: request.network, credentials: cache.credentials)
+        let keys = try plan.keys(for: source)
+        var key = keys.output
         let now = FileSystem.now()
         var stale: CachedImage?
 
         if options.cachePolicy != .forceRefresh {
-            if let hit = memoryCache?.value(for: key), isFresh(hit.entry, source: source, now: now) {
-                return .image(makeResult(source, key, hit, .hit))
-            }
-            if let cached = cache.lookup(key) {
+            // Every spelling of the output: the first entry found is the one (fresh or stale).
+            for (candidate, format) in keys.lookups {
+                if let hit = memoryCache?.value(for: candidate), format == nil || hit.entry.format == format,
+                   isFresh(hit.entry, source: source, now: now) {
+                    return .image(makeResult(source, candidate, hit, .hit))
+                }
+                guard let cached = cache.lookup(candidate), format == nil || cached.entry.format == format else { continue }
+                key = candidate
                 if isFresh(cached.entry, source: source, now: now) {
                     memoryCache?.set(cached, for: key)
                     return .image(makeResult(source, key, cached, .hit))
                 }
                 if options.cachePolicy == .offline { return .image(servedOffline(source, key, cached)) }
                 stale = cached
+                break
             }
             if stale == nil, let target = storedRedirect(of: source, now: now, offline: options.cachePolicy == .offline, network: request.network) {
                 return .redirect(target)
             }
             if let failure = storedFailure(of: source, newerThan: stale?.entry.created, now: now, network: request.network) { throw failure }
             if stale == nil, !processing.isOriginal,
-               let original = cache.lookup(try CacheKey(source: source, processing: .original, network: request.network, credentials: cache.credentials)),
+               let original = cache.lookup(keys.original),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
-                return .image(try await derive(from: original, source: source, key: key, processing: processing, options: options,
+                return .image(try await derive(from: original, source: source, keys: keys, processing: processing, options: options,
                                                credentialed: remote != nil && isCredentialed(source, origin: origin, network: request.network)))
             }
             // Memory and disk missed: the remote tier, whose entry is then a local one.
-            if stale == nil, let found = await remoteEntry(source, key, format: processing.format, options: options, retrieval: &retrieval) {
+            if stale == nil, let found = await remoteEntry(source, keys, options: options, retrieval: &retrieval) {
+                key = found.key
                 if isFresh(found.cached.entry, source: source, now: now) {
                     if !found.cached.path.isEmpty { memoryCache?.set(found.cached, for: key) }
                     return .image(remoteResult(source, key, found, state: .remote))
@@ -175,7 +185,7 @@ public final class ImagePipeline: Sendable {
                 if let location = response.redirectLocation {
                     return .redirect(try followRedirect(from: source, to: location, response: response, options: options, network: request.network))
                 }
-                return .image(try await complete(response, source: source, key: key, stale: stale, options: options,
+                return .image(try await complete(response, source: source, keys: keys, stale: stale, staleKey: key, options: options,
                                                  processing: processing, network: request.network, streamed: streamed,
                                                  credentialed: remote != nil && isCredentialed(source, origin: origin, network: request.network)))
             } catch {
@@ -203,7 +213,7 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Turns a loader response into a stored, processed image (or refreshes a revalidated entry).
-    func complete(_ response: LoadResponse, source: Source, key: CacheKey, stale: CachedImage?,
+    func complete(_ response: LoadResponse, source: Source, keys: RequestPlan.EntryKeys, stale: CachedImage?, staleKey: CacheKey,
                   options: FetchOptions, processing: Processing, network: NetworkOptions = NetworkOptions(),
                   streamed: (any StreamingDecode)? = nil, credentialed: Bool = false) async throws(FetchError) -> ImageResult {
         let now = FileSystem.now()
@@ -212,7 +222,7 @@ public final class ImagePipeline: Sendable {
         if response.requestTime <= 0 || response.requestTime > response.responseTime { response.requestTime = response.responseTime }
         if response.notModified, let stale {
             let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL)
-            var result = makeResult(source, key, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
+            var result = makeResult(source, staleKey, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
             do { try cache.refresh(entry) } catch { result.cacheError = error }
             await shareRevalidation(entry, source: source, credentialed: credentialed)
             return result
@@ -240,22 +250,25 @@ public final class ImagePipeline: Sendable {
         } else {
             image = try await process(bytes, processing, maxPixels: options.maxPixels)
         }
+        let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
         guard freshness.storable else { return result }
         let validator = response.fileValidator ?? response.headers.validator("etag")
         var entry = CacheEntry(key: key.rawValue, identity: try source.identity(credentials: cache.credentials),
                                source: source.description,
-                               variant: processing.identifier, format: image.format, width: image.width, height: image.height,
+                               variant: keys.variant(of: key),
+                               format: image.format, width: image.width, height: image.height,
                                bytes: Int64(image.bytes.count), checksum: "", created: now, expires: freshness.expires,
                                etag: validator, lastModified: response.headers.validator("last-modified"),
                                mustRevalidate: freshness.mustRevalidate)
         entry.response = stored
         entry.vary = stored.flatMap { Vary.names($0.headers) }.flatMap(Vary.selection)
+        entry.shaped = keys.shaped
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
-            if options.keepOriginal && !processing.isOriginal {
-                let original = entry.describing(try CacheKey(source: source, processing: .original, network: network, credentials: cache.credentials),
-                                                variant: .original,
+            // The output may be the original itself (`-f X` of a source in X, no resize): stored once.
+            if options.keepOriginal && key != keys.original {
+                let original = entry.describing(keys.original, variant: Processing.original.identifier,
                                                 format: image.sourceFormat, width: image.sourceWidth,
                                                 height: image.sourceHeight, bytes: bytes.count)
                 try cache.store(bytes, entry: original)
@@ -271,10 +284,13 @@ public final class ImagePipeline: Sendable {
     }
 
     /// A new variant from cached original bytes: no network.
-    func derive(from original: CachedImage, source: Source, key: CacheKey, processing: Processing,
+    func derive(from original: CachedImage, source: Source, keys: RequestPlan.EntryKeys, processing: Processing,
                 options: FetchOptions, credentialed: Bool = false) async throws(FetchError) -> ImageResult {
         let image = try await process(original.bytes, processing, maxPixels: options.maxPixels)
-        var entry = original.entry.describing(key, variant: processing, format: image.format, width: image.width,
+        let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
+        // The output is the original itself: nothing new to store.
+        if key == keys.original { return makeResult(source, key, original, .hit) }
+        var entry = original.entry.describing(key, variant: keys.variant(of: key), format: image.format, width: image.width,
                                               height: image.height, bytes: image.bytes.count)
         entry.created = FileSystem.now()
         var result = ImageResult(source: source, key: key, cache: .derived, image: image)

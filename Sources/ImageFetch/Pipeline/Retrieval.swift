@@ -1,7 +1,8 @@
 /// The state of one retrieval, carried with it (never global): attempts made, whether the low-data
 /// fallback has been used, which alternative sources are left, and every failure so far.
 struct Retrieval {
-    let request: ImageRequest
+    let plan: RequestPlan
+    var request: ImageRequest { plan.request }
     let started: Double
     var attempts = 0
     var fallbackUsed = false
@@ -11,10 +12,10 @@ struct Retrieval {
     /// Warnings met on the way (the remote tier's), added to the result.
     var warnings: [String] = []
 
-    init(request: ImageRequest, started: Double) {
-        self.request = request
+    init(plan: RequestPlan, started: Double) {
+        self.plan = plan
         self.started = started
-        self.alternativesLeft = request.alternativeSources[...]
+        self.alternativesLeft = plan.request.alternativeSources[...]
     }
 
     /// Apple's `allowsConstrainedNetworkAccess`: a request that has a low-data source may not use a

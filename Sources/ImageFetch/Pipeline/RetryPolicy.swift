@@ -2,7 +2,7 @@
 /// Defaults: no retries (`--retry 0`, as curl), 1 s base delay, doubling with equal jitter, capped at
 /// 30 s per wait; attempts at least the base delay apart (even after `Retry-After: 0`); no retry
 /// whose wait would end more than 300 s after the retrieval started.
-public struct RetryPolicy: Sendable, Equatable {
+public struct RetryPolicy: Sendable, Hashable {
     /// Retries after the first attempt (so at most `maxRetries + 1` attempts per source).
     public var maxRetries: Int = 0
     /// The first backoff, in seconds; each retry doubles it. Also the shortest wait before any

@@ -1,11 +1,12 @@
-import Synchronization
-
-/// Runs many retrievals at once for `prefetch`: at most `jobs` in flight (memory stays bounded whatever
-/// the list length), identical keys share one retrieval, and results are reported as they finish.
+/// Runs many retrievals at once for `prefetch`: requests in, results out, as they finish. At most
+/// `retrievalsInFlight` run at once (memory stays bounded whatever the list length) and identical
+/// requests in flight share one retrieval (`RequestPlan.retrievalKey`: the whole request). It holds
+/// nothing of its caller's: the caller tags each request (a list line's number) and reads the
+/// results from one sequence, on one task.
 public final class Prefetcher: Sendable {
     public let pipeline: ImagePipeline
     public let jobs: Int
-    private let inFlight = Mutex<[String: Task<Result<ImageResult, RetrievalFailure>, Never>]>([:])
+    private let retrievals = TaskCoalescer<ImageRequest, Result<ImageResult, RetrievalFailure>>()
 
     /// Retrievals in flight: `jobs` transfers, `jobs` more queued in the curl engine so a finished
     /// transfer's slot starts the next one at once (not after the finished image is processed and
@@ -18,99 +19,100 @@ public final class Prefetcher: Sendable {
         self.jobs = max(1, jobs)
     }
 
-    /// One finished line: the item, its outcome, and whether it was served by another line's retrieval.
-    public struct Completion: Sendable {
-        public var line: Int
-        public var request: ImageRequest
-        public var outcome: Result<ImageResult, RetrievalFailure>
-        public var coalesced: Bool
-    }
-
-    /// Pulls requests from `next` (nil ends the list) until it is exhausted or the task is cancelled,
-    /// calling `onCompletion` (from several tasks: it must be thread-safe) for each.
-    public func run(next: @escaping @Sendable () async -> (line: Int, request: ImageRequest)?,
-                    onCompletion: @escaping @Sendable (Completion) -> Void) async {
-        await withTaskGroup(of: Void.self) { group in
-            var running = 0
-            let limit = retrievalsInFlight
-            while !Task.isCancelled, let item = await next() {
-                if running >= limit {
-                    await group.next()
-                    running -= 1
-                }
-                running += 1
-                group.addTask {
-                    let (outcome, coalesced) = await self.retrieve(item.request)
-                    onCompletion(Completion(line: item.line, request: item.request, outcome: outcome, coalesced: coalesced))
-                    // Served within a stale-while-revalidate window: revalidated in the rest of the run.
-                    if !coalesced, case .success(let result) = outcome, result.needsRevalidation {
-                        _ = await self.pipeline.revalidate(item.request)
-                    }
-                }
-            }
-            await group.waitForAll()
+    /// One request and the caller's tag for it (a list line's number, its output name: never part
+    /// of a key). An item without a request is handed back at once, so that a caller can keep its
+    /// own events (a malformed line) in order in the one sequence it reads.
+    public struct Item<Tag: Sendable>: Sendable {
+        public var tag: Tag
+        public var request: ImageRequest?
+        public init(tag: Tag, request: ImageRequest?) {
+            self.tag = tag
+            self.request = request
         }
     }
 
-    /// Identical keys in flight share one retrieval; the later ones report it as coalesced.
+    /// One finished item: its tag and request, the outcome (nil for an item without a request), and
+    /// whether another request's retrieval served it.
+    public struct Completion<Tag: Sendable>: Sendable {
+        public var tag: Tag
+        public var request: ImageRequest?
+        public var outcome: Result<ImageResult, RetrievalFailure>?
+        public var coalesced = false
+    }
+
+    /// The results of `requests`, in the order they finish. Requests are read only as slots free
+    /// up; cancelling the task that reads the results cancels the retrievals in flight (each then
+    /// ends as `cancelled`, still delivered) and reads no more requests.
+    public func results<Requests: AsyncSequence & Sendable, Tag: Sendable>(for requests: Requests) -> Results<Tag>
+        where Requests.Element == Item<Tag> {
+        let channel = ResultChannel<Completion<Tag>>(capacity: retrievalsInFlight)
+        let driver = Task { [self] in
+            await withTaskGroup(of: Void.self) { group in
+                var running = 0
+                let limit = retrievalsInFlight
+                do {
+                    for try await item in requests {
+                        if Task.isCancelled { break }
+                        guard let request = item.request else {
+                            await channel.send(Completion(tag: item.tag, request: nil, outcome: nil))
+                            continue
+                        }
+                        if running >= limit {
+                            await group.next()
+                            running -= 1
+                        }
+                        running += 1
+                        group.addTask {
+                            let (outcome, coalesced) = await self.retrieve(request)
+                            await channel.send(Completion(tag: item.tag, request: request, outcome: outcome, coalesced: coalesced))
+                            // Served within a stale-while-revalidate window: revalidated in the rest of the run.
+                            if !coalesced, case .success(let result) = outcome, result.needsRevalidation {
+                                _ = await self.pipeline.revalidate(request)
+                            }
+                        }
+                    }
+                } catch {}
+                await group.waitForAll()
+            }
+            channel.finish()
+        }
+        return Results(channel: channel, driver: driver)
+    }
+
+    /// The sequence `results(for:)` returns; read it from one task.
+    public struct Results<Tag: Sendable>: AsyncSequence, Sendable {
+        public typealias Element = Completion<Tag>
+        let channel: ResultChannel<Completion<Tag>>
+        let driver: Task<Void, Never>
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let channel: ResultChannel<Completion<Tag>>
+            let driver: Task<Void, Never>
+            public mutating func next() async -> Completion<Tag>? {
+                let driver = self.driver
+                return await withTaskCancellationHandler { await channel.next() } onCancel: { driver.cancel() }
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: channel, driver: driver) }
+
+        /// Stops reading requests and cancels the retrievals in flight (as cancelling the reader does).
+        public func cancel() { driver.cancel() }
+    }
+
+    /// Identical requests in flight share one retrieval; the later ones report it as coalesced.
     /// (data: URLs are not shared: they load no network, and their key would digest all their bytes
     /// before the pipeline could refuse them for their size.)
-    func retrieve(_ request: ImageRequest) async -> (Result<ImageResult, RetrievalFailure>, Bool) {
+    func retrieve(_ request: ImageRequest) async -> (Result<ImageResult, RetrievalFailure>, coalesced: Bool) {
         let pipeline = self.pipeline
         if case .data = request.source { return (await pipeline.retrieve(request), false) }
-        let key = request.coalescingKey
-        let (task, owner) = inFlight.withLock { map in
-            if let existing = map[key] { return (existing, false) }
-            let task = Task { await pipeline.retrieve(request) }
-            map[key] = task
-            return (task, true)
-        }
-        let outcome = await withTaskCancellationHandler { await task.value } onCancel: { if owner { task.cancel() } }
-        if owner { inFlight.withLock { $0[key] = nil } }
-        guard !owner, case .success(var shared) = outcome else { return (outcome, !owner) }
-        shared.cache = .hit
-        shared.attempts = 0
-        shared.downloadedBytes = 0
-        return (.success(shared), true)
-    }
-}
-
-/// Counts for the final summary record.
-public struct PrefetchSummary: Sendable {
-    public var total = 0
-    public var ok = 0
-    public var failed = 0
-    /// Served from a cache (local or remote: `remote` of them came from the remote tier).
-    public var hits = 0
-    public var remote = 0
-    public var lowData = 0
-    public var malformed = 0
-    public var skippedByShard = 0
-    public var bytesDownloaded: Int64 = 0
-    public var cacheErrors = 0
-    public var notCached = 0
-    /// Retrievals abandoned by an interrupt: neither delivered nor failed, and not in `total`.
-    public var cancelled = 0
-
-    public init() {}
-
-    public mutating func record(_ completion: Prefetcher.Completion) {
-        if case .failure(let f) = completion.outcome, f.error == .cancelled {
-            cancelled += 1
-            return
-        }
-        total += 1
-        switch completion.outcome {
-        case .success(let r):
-            ok += 1
-            if r.cache != .miss { hits += 1 }
-            if r.cache == .remote { remote += 1 }
-            if r.lowData { lowData += 1 }
-            bytesDownloaded += r.downloadedBytes
-            if r.cacheError != nil { cacheErrors += 1 }
-        case .failure(let f):
-            failed += 1
-            if f.error.isNotCached { notCached += 1 }
-        }
+        let plan = pipeline.plan(request)
+        let cancelled = Result<ImageResult, RetrievalFailure>.failure(RetrievalFailure(error: .cancelled, attempts: 0, milliseconds: 0, key: nil))
+        let (outcome, shared) = await retrievals.value(for: plan.retrievalKey, cancelled: cancelled) { await pipeline.retrieve(plan) }
+        guard shared, case .success(var result) = outcome else { return (outcome, shared) }
+        result.cache = .hit
+        result.attempts = 0
+        result.downloadedBytes = 0
+        return (.success(result), true)
     }
 }

@@ -16,16 +16,6 @@ enum JpegFastPath {
         }
     }
 
-    /// A thumbnail this path makes when the source is a plain JPEG: a resize to JPEG.
-    static func makesThumbnail(_ processing: Processing) -> Bool {
-        processing.resizes && !processing.linear && (processing.format == .jpeg || processing.format == .original)
-    }
-
-    /// The source's own bytes handed out, which this path validates when they are a JPEG.
-    static func handsOutAsIs(_ processing: Processing) -> Bool {
-        processing.isOriginal || (!processing.resizes && processing.format == .jpeg && processing.quality == nil)
-    }
-
     static func options(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) -> ifj_opts {
         ifj_opts(width: Int32(clamping: width ?? VipsBridge.unconstrained),
                  height: Int32(clamping: height ?? VipsBridge.unconstrained),

@@ -14,7 +14,8 @@ public struct VipsProcessor: ImageProcessing {
     public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage {
         guard !bytes.isEmpty else { throw .invalidImage("empty response (0 bytes)") }
         let cover = processing.coversBox
-        if JpegFastPath.makesThumbnail(processing),
+        let route = ProcessingRoute(processing: processing)
+        if route.makesJPEGThumbnail,
            let fast = try JpegFastPath.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
                                                  quality: processing.quality, maxPixels: maxPixels) {
             return fast.processed
@@ -22,7 +23,7 @@ public struct VipsProcessor: ImageProcessing {
         // Any JPEG libvips is given passes libjpeg's strict check first: libvips 8.14's own check
         // misses corruption in the last rows and races with its threads. A JPEG handed out as it is
         // needs nothing more, so libvips is not even loaded.
-        if let size = try JpegFastPath.validate(bytes, maxPixels: maxPixels), JpegFastPath.handsOutAsIs(processing) {
+        if let size = try JpegFastPath.validate(bytes, maxPixels: maxPixels), route.handsOutJPEG {
             return ProcessedImage(bytes: bytes, width: size.width, height: size.height, format: "jpeg")
         }
         try loadVips()
@@ -41,7 +42,7 @@ public struct VipsProcessor: ImageProcessing {
             let what = frames > 1 ? "\(header.width)x\(header.height) x \(frames) frames" : "\(header.width)x\(header.height)"
             throw .tooLarge("\(what) is \(overflow ? "too many" : String(pixels)) pixels, over --max-pixels \(maxPixels)")
         }
-        if processing.isOriginal || (!processing.resizes && processing.format.rawValue == sourceFormat && processing.quality == nil) {
+        if route == .handOut || (!processing.resizes && processing.format.rawValue == sourceFormat && processing.quality == nil) {
             // The original bytes are handed out as they are, once proven to decode completely.
             do { try VipsBridge.validate(bytes) } catch { throw .invalidImage(VipsProcessor.describe(error, bytes)) }
             return ProcessedImage(bytes: bytes, width: header.width, height: header.height, format: sourceFormat)
@@ -66,17 +67,17 @@ public struct VipsProcessor: ImageProcessing {
     /// JPEG thumbnails of network sources decode while they download (see `JpegStreamDecode`):
     /// the same cases as the fast path in `process`, which it stands in for.
     public func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)? {
-        guard source.isNetwork, JpegFastPath.makesThumbnail(processing) else { return nil }
+        guard ProcessingRoute(processing: processing, source: source) == .jpegThumbnail(streamed: true) else { return nil }
         return JpegStreamDecode(width: processing.width, height: processing.height, cover: processing.coversBox,
                                 quality: processing.quality, maxPixels: maxPixels)
     }
 
-    /// Starts loading libvips (~45 ms of dlopen and vips_init) on a background thread, so it overlaps
-    /// the download instead of following it. Idempotent and cheap once loaded.
+    /// Starts loading libvips (dlopen and vips_init) on a background thread, so it overlaps the
+    /// download instead of following it. Idempotent and cheap once loaded.
     /// Not when libjpeg alone will most likely do the work (a .jpg source to a JPEG thumbnail, or
-    /// handed out as it is): loading libvips anyway would cost ~25 ms of CPU and ~25 MB.
+    /// handed out as it is): loading libvips anyway would cost CPU time and memory for nothing.
     public func prepare(for source: Source, processing: Processing) {
-        if source.looksLikeJPEG, JpegFastPath.makesThumbnail(processing) || JpegFastPath.handsOutAsIs(processing) { return }
+        if source.looksLikeJPEG, ProcessingRoute(processing: processing).mayNeedOnlyLibjpeg { return }
         VipsProcessor.preload
     }
 

@@ -84,13 +84,10 @@ public enum RemoteSync {
     /// Whether a shared cache may hold `entry`: the pipeline's own upload rule
     /// (`StoredResponse.mayBeStoredByASharedCache`: http(s) entries only, never `private` or
     /// `no-store`, a credentialed request's only when `public`). An entry was fetched with
-    /// credentials when its identity holds a credential digest (URL user information) or when its
-    /// key is not the plain key of its identity and variant: headers, a cookie, `-u` or a netrc
-    /// file add a part to the key (`NetworkOptions.cacheKeyPart`) that the entry cannot otherwise show.
+    /// credentials when its identity holds a credential digest (URL user information) or when it
+    /// records that it was asked for with headers, a cookie, `-u` or a netrc file (`shaped`).
     static func mayShare(_ entry: CacheEntry) -> Bool {
-        let credentialed = entry.identity.contains("hmac-sha256=")
-            || entry.key != CacheKey.plainKey(identity: entry.identity, variant: entry.variant)
-        return entry.mayBeShared(credentialed: credentialed)
+        entry.mayBeShared(credentialed: entry.identity.contains("hmac-sha256=") || entry.shaped)
     }
 
     /// One entry pulled: false when it is already valid locally.

@@ -84,6 +84,12 @@ public actor RemoteUploader {
     /// Waits for every queued upload, at most `timeout` seconds, then abandons what is left (one
     /// warning says how many) and takes no more. Returns the warnings since the last call (and
     /// clears them). Uploads queued after a finish that did not abandon run as before.
+    /// The warnings since the last call (or `finish`), taken: for a caller that reports them as it goes.
+    public func takeWarnings() -> [String] {
+        defer { warnings = [] }
+        return warnings
+    }
+
     public func finish(timeout: Double) async -> [String] {
         if !idle {
             let timer = Task { [weak self] in

@@ -1,47 +1,36 @@
-/// The name of one cache entry: a SHA-256 of the source's identity and the processing identifier.
+/// The name of one cache entry: the SHA-256 of an `EntryKey`'s canonical encoding (`KeyEncoding`).
 /// Stable across runs and machines; no part of a URL ever becomes a path.
 public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     public let rawValue: String
 
-    /// The key of `source` processed by `processing`. A source with credentials is keyed by their
-    /// digest under `credentials` (see `Source.identity(credentials:)`); other sources never use it.
-    public init(source: Source, processing: Processing, credentials: CredentialDigest) throws(FetchError) {
-        self.init(identity: try source.identity(credentials: credentials), processing: processing)
+    /// The key of the entry `material` describes.
+    init(_ material: EntryKey) { rawValue = KeyEncoding.digest(material) }
+
+    /// The key of `source` processed by `processing`, asked for with `network`: an http(s) source
+    /// asked for with headers, a cookie or credentials has a key of its own
+    /// (`NetworkOptions.keyPart`); without them, or for another source, the key is the plain one.
+    /// A source with credentials is keyed by their digest under `credentials`.
+    public init(source: Source, processing: Processing, network: NetworkOptions = NetworkOptions(),
+                credentials: CredentialDigest) throws(FetchError) {
+        self.init(EntryKey(identity: try source.identity(credentials: credentials), image: processing,
+                           network: source.isNetwork ? try network.keyPart(credentials: credentials) : nil))
     }
 
     /// The key of a source with no credentials (one with credentials is keyed under this process's
     /// ephemeral secret: use `init(source:processing:credentials:)` for anything stored).
     public init(source: Source, processing: Processing) {
-        self.init(identity: source.identity, processing: processing)
+        self.init(EntryKey(identity: source.identity, image: processing, network: nil))
     }
 
-    /// The key of `source` processed by `processing`, asked for with `network`: an http(s) source
-    /// asked for with headers, a cookie or credentials (`NetworkOptions.cacheKeyPart`) has a key of
-    /// its own; without them, or for another source, the key is the one without `network`.
-    public init(source: Source, processing: Processing, network: NetworkOptions,
+    /// Where a response of `source` that is not an image (a redirect, an error status) is stored
+    /// (never an image's key), with a key of its own when asked for with `network` headers or credentials.
+    public init(responseOf source: Source, network: NetworkOptions = NetworkOptions(),
                 credentials: CredentialDigest) throws(FetchError) {
-        let part = source.isNetwork ? try network.cacheKeyPart(credentials: credentials) : nil
-        self.init(identity: try source.identity(credentials: credentials), processing: processing, network: part)
-    }
-
-    init(identity: String, processing: Processing, network: String? = nil) {
-        let shaped = network.map { "\nnetwork\n" + $0 } ?? ""
-        // A processed variant is also keyed by the renderer's version: an entry an older build made
-        // (other colours, metadata, filter) is never served as this build's picture. Originals are
-        // the source's own bytes and keep their key.
-        let render = processing.isOriginal ? "" : "\nrender \(Processing.renderVersion)"
-        rawValue = SHA256.hex("imgfetch-v1\n\(identity)\n\(processing.identifier)" + render + shaped)
+        self.init(EntryKey(identity: try source.identity(credentials: credentials), kind: .response,
+                           network: source.isNetwork ? try network.keyPart(credentials: credentials) : nil))
     }
 
     init(digest: String) { rawValue = digest }
-
-    /// The key an entry of `identity` and processing identifier `variant` has when it was asked for
-    /// without headers, a cookie or credentials (no network part): what `cache push` compares an
-    /// entry's key with to know whether it may leave the machine.
-    static func plainKey(identity: String, variant: String) -> String {
-        let render = variant == Processing.original.identifier ? "" : "\nrender \(Processing.renderVersion)"
-        return SHA256.hex("imgfetch-v1\n\(identity)\n\(variant)" + render)
-    }
 
     /// A key given by a user (`cache info KEY`): 64 lowercase hex digits, else nil.
     public init?(hex: String) {
@@ -50,4 +39,39 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { rawValue }
+}
+
+/// What a persistent key is the digest of: the source's identity, what is stored of it (an image
+/// of one processing, or a response that is not an image) and the request shaping that changes the
+/// response. Encoded whole (`KeyEncoding`); nothing is added to a key anywhere else.
+struct EntryKey: Encodable {
+    enum Kind: Encodable {
+        /// An image: its processing (`normalized`), and for a processed variant the renderer's
+        /// version (`Processing.renderVersion`): a variant an older build made (other colours,
+        /// metadata, filter) is never served as this build's picture. Originals are the source's
+        /// own bytes and have none.
+        case image(Processing, render: Int?)
+        /// A redirect or an error status (`CacheEntry.redirectFormat`, `statusFormat`).
+        case response
+    }
+
+    /// Raised when what keys are made of changes meaning: every key changes with it.
+    var scheme = EntryKey.currentScheme
+    var identity: String
+    var kind: Kind
+    var network: NetworkOptions.KeyPart?
+
+    static let currentScheme = "imgfetch-key 2"
+
+    init(identity: String, kind: Kind, network: NetworkOptions.KeyPart?) {
+        self.identity = identity
+        self.kind = kind
+        self.network = network
+    }
+
+    init(identity: String, image processing: Processing, network: NetworkOptions.KeyPart?) {
+        let normalized = processing.normalized
+        self.init(identity: identity, kind: .image(normalized, render: normalized.isOriginal ? nil : Processing.renderVersion),
+                  network: network)
+    }
 }

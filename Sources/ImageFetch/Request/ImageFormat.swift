@@ -1,7 +1,7 @@
 /// The image formats imgfetch writes, by name. Everything said about a format (its names and file
 /// extensions, whether it keeps alpha and animation, its libvips saver) is in `ImageFormat.registry`:
 /// the option parser, `--help`, error messages, cache file names and the man page read it there.
-public enum ImageFormat: String, Sendable, CaseIterable {
+public enum ImageFormat: String, Sendable, CaseIterable, Encodable {
     case original, jpeg, png, webp, avif, gif
 
     /// One output format's entry in the registry.

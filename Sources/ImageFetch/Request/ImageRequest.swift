@@ -1,6 +1,8 @@
 /// One thing to fetch: a source, how to process it, and the options that steer the retrieval.
 /// Options are data (Kingfisher's style): nothing in the pipeline reads flags from anywhere else.
-public struct ImageRequest: Sendable {
+/// Its synthesised `Hashable` is the retrieval key (`RequestPlan.retrievalKey`): two requests share
+/// one retrieval only when every stored property is equal.
+public struct ImageRequest: Sendable, Hashable {
     public var source: Source
     public var processing: Processing
     /// Loaded instead of `source` when the network is constrained (low-data mode).
@@ -22,20 +24,10 @@ public struct ImageRequest: Sendable {
         self.alternativeSources = alternativeSources
         self.options = options
     }
-
-    /// The cache key of `source` with `processing` (credentials keyed under `credentials`).
-    public func key(credentials: CredentialDigest) throws(FetchError) -> CacheKey {
-        try CacheKey(source: source, processing: processing, network: network, credentials: credentials)
-    }
-
-    /// Identifies identical requests in memory (credentials included): never printed or stored.
-    var coalescingKey: String {
-        source.exactIdentity + "\n" + processing.identifier + (source.isNetwork ? "\n" + network.coalescingKey : "")
-    }
 }
 
 /// How the cache may be used for one request.
-public enum CachePolicy: Sendable, Equatable {
+public enum CachePolicy: Sendable, Hashable {
     /// Fresh hits are served; stale entries are revalidated; misses download. (Default.)
     case normal
     /// Skip the lookup; always download (the result still replaces the entry).
@@ -47,7 +39,7 @@ public enum CachePolicy: Sendable, Equatable {
 }
 
 /// Limits, timeouts, retry policy and cache behaviour of one request. Defaults are safe.
-public struct FetchOptions: Sendable {
+public struct FetchOptions: Sendable, Hashable {
     /// Refuse downloads larger than this many bytes. Default 100 MiB.
     public var maxBytes: Int64 = 100 << 20
     /// Refuse images with more pixels than this (checked from the header, before any decode). Default 100 M.

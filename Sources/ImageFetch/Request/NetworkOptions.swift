@@ -5,9 +5,9 @@
 ///
 /// Identity-bearing values (`Authorization`, `Cookie` and `Proxy-Authorization` headers, `cookie`,
 /// `user`, `netrcFile`) only ever leave this value as keyed digests (`CredentialDigest`) or on the wire.
-public struct NetworkOptions: Sendable, Equatable {
+public struct NetworkOptions: Sendable, Hashable {
     /// One request header: `value` nil removes a header libcurl would send by default (`-H 'Name:'`).
-    public struct Header: Sendable, Equatable {
+    public struct Header: Sendable, Hashable {
         public var name: String
         public var value: String?
         public init(name: String, value: String?) {
@@ -71,11 +71,6 @@ public struct NetworkOptions: Sendable, Equatable {
 
     public init() {}
 
-    /// True when nothing changes what is asked of the server: the cache key is today's.
-    var shapesNothing: Bool {
-        headers.isEmpty && userAgent == nil && referer == nil && cookie == nil && user == nil && netrcFile == nil
-    }
-
     /// The header lines sent, in order: `Referer`, `Cookie`, then `-H` headers (which win).
     public var headerLines: [String] {
         var lines: [String] = []
@@ -90,26 +85,43 @@ public struct NetworkOptions: Sendable, Equatable {
         cookie != nil || user != nil || netrcFile != nil || headers.contains(where: \.carriesIdentity)
     }
 
-    /// What this value adds to the cache key: nil when it shapes nothing (today's key); otherwise
-    /// every header, User-Agent, Referer, cookie, user and netrc file, identity-bearing ones as
-    /// keyed digests under `credentials`. TLS, proxy and speed settings do not change the response.
-    public func cacheKeyPart(credentials: CredentialDigest) throws(FetchError) -> String? {
-        if shapesNothing { return nil }
-        var parts: [String] = []
+    /// What this value adds to a persistent cache key (`EntryKey.network`): the headers, User-Agent,
+    /// Referer, cookie, user and netrc file, identity-bearing values as keyed digests under
+    /// `credentials`; nil when none is set, so the key is that of a plain request. TLS, proxy and
+    /// speed settings do not change the response and are not in it (`RequestPlan.classification`).
+    public struct KeyPart: Sendable, Hashable, Encodable {
+        /// Each header as sent (name lower-cased), an identity-bearing value as its digest.
+        var headers: [KeyedHeader]
+        var userAgent: String?
+        var referer: String?
+        var cookie: String?
+        var user: String?
+        var netrcFile: String?
+    }
+
+    struct KeyedHeader: Sendable, Hashable, Encodable {
+        var name: String
+        var value: String?
+        var digest: String?
+    }
+
+    public func keyPart(credentials: CredentialDigest) throws(FetchError) -> KeyPart? {
+        if headers.isEmpty && userAgent == nil && referer == nil && cookie == nil && user == nil && netrcFile == nil { return nil }
+        var keyed: [KeyedHeader] = []
         for header in headers {
             let name = header.name.lowercased()
             if header.carriesIdentity, let value = header.value {
-                parts.append("h:\(name):hmac=" + (try credentials.hex(.header, name + ":" + value)))
+                keyed.append(KeyedHeader(name: name, digest: try credentials.hex(.header, name + ":" + value)))
             } else {
-                parts.append("h:\(name):" + (header.value.map { "=" + $0 } ?? "-"))
+                keyed.append(KeyedHeader(name: name, value: header.value))
             }
         }
-        if let userAgent { parts.append("ua=" + userAgent) }
-        if let referer { parts.append("e=" + referer) }
-        if let cookie { parts.append("b:hmac=" + (try credentials.hex(.cookie, cookie))) }
-        if let user { parts.append("u:hmac=" + (try credentials.hex(.user, user))) }
-        if let netrcFile { parts.append("n:hmac=" + (try credentials.hex(.netrc, netrcFile))) }
-        return parts.joined(separator: "\n")
+        func digest(_ kind: CredentialDigest.Kind, _ value: String?) throws(FetchError) -> String? {
+            guard let value else { return nil }
+            return try credentials.hex(kind, value)
+        }
+        return KeyPart(headers: keyed, userAgent: userAgent, referer: referer, cookie: try digest(.cookie, cookie),
+                       user: try digest(.user, user), netrcFile: try digest(.netrc, netrcFile))
     }
 
     /// What is sent to `target` when the request was for `origin` (a redirect's hop): everything
@@ -123,17 +135,6 @@ public struct NetworkOptions: Sendable, Equatable {
         n.user = nil
         n.netrcFile = nil
         return n
-    }
-
-    /// Identifies requests that may share one download in flight: the cache key part under this
-    /// process's ephemeral secret, plus every setting that changes how the bytes travel. In memory only.
-    var coalescingKey: String {
-        let shaped = (try? cacheKeyPart(credentials: .ephemeral)) ?? nil
-        var parts = [shaped ?? ""]
-        parts.append("tls=\(tls.caFile ?? "")|\(tls.caPath ?? "")|\(tls.insecure)")
-        parts.append("x=\(proxy ?? "")|\(noProxy ?? "")")
-        parts.append("rate=\(limitRate ?? 0)|\(speedLimit ?? 0)|\(speedTime ?? 0)")
-        return parts.joined(separator: "\n")
     }
 }
 

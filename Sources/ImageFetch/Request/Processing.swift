@@ -1,7 +1,9 @@
 /// How the image is transformed before it is cached and handed out: box, fit, format, quality.
-/// Its `identifier` is part of the cache key: different processing, different entry.
-public struct Processing: Sendable, Hashable {
-    public enum Fit: String, Sendable, CaseIterable { case inside, cover }
+/// Every stored property is part of the cache key (its synthesised encoding, `EntryKey`), taken
+/// from `normalized`: different output, different entry; one output, one entry.
+/// `identifier` is the readable form an entry records as its `variant`.
+public struct Processing: Sendable, Hashable, Encodable {
+    public enum Fit: String, Sendable, CaseIterable, Encodable { case inside, cover }
 
     /// Target box in pixels; `nil` leaves that side unconstrained. Images are never upscaled.
     public var width: Int?
@@ -41,6 +43,29 @@ public struct Processing: Sendable, Hashable {
     public var resizes: Bool { width != nil || height != nil }
     /// `cover` takes effect only with both sides of the box given.
     public var coversBox: Bool { fit == .cover && width != nil && height != nil }
+
+    /// The same output, spelled one way: what keys are made of. The source as it is (no resize, the
+    /// source's format) is `.original`, whatever else is set (nothing else applies to it); a
+    /// quality is dropped for a format that takes none; `cover` without both sides is `inside`.
+    public var normalized: Processing {
+        if isOriginal { return .original }
+        var p = self
+        if format != .original, !format.isLossy { p.quality = nil }
+        if !coversBox { p.fit = .inside }
+        return p
+    }
+
+    /// This processing with the format `.original`, when that spelling gives the very same output
+    /// for a source whose own format is `format` (the format is known only once the source is
+    /// seen); nil when the format is already `.original` or the two differ (a re-encode at a
+    /// quality is not the source handed out). The entry of such an output is kept under this
+    /// spelling (`RequestPlan.EntryKeys.stored`), so `-f X`, `-o FILE.X` and `original` share it.
+    public var spelledAsSource: Processing? {
+        guard format != .original, resizes || quality == nil else { return nil }
+        var p = self
+        p.format = .original
+        return p.normalized
+    }
 
     /// A stable text form, e.g. `w320-h320-inside-jpeg-q80` or `original`; `linear` and a
     /// background other than white are added when set.

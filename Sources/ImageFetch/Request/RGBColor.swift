@@ -1,5 +1,5 @@
 /// An sRGB colour (8 bits a channel): `--background`'s value.
-public struct RGBColor: Sendable, Hashable {
+public struct RGBColor: Sendable, Hashable, Encodable {
     public var red: UInt8
     public var green: UInt8
     public var blue: UInt8

@@ -5,7 +5,7 @@
 /// `--cacert FILE` > `CURL_CA_BUNDLE` > `SSL_CERT_FILE` (and/or `SSL_CERT_DIR`) > the system bundle
 /// libcurl was built with. `--capath DIR` is used with whichever file wins; without `--capath`,
 /// `SSL_CERT_DIR` is used when `--cacert` and `CURL_CA_BUNDLE` are not given.
-public struct TLSOptions: Sendable, Equatable {
+public struct TLSOptions: Sendable, Hashable {
     /// A CA bundle (PEM) to verify servers with; nil = libcurl's default.
     public var caFile: String?
     /// A directory of hashed CA certificates; nil = libcurl's default.

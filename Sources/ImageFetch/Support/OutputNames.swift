@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A file name template for images written to an output directory: `{name}` (the source's file
 /// name without its extension), `{ext}` (the output format's extension), `{key}` (the cache key),
@@ -167,23 +166,21 @@ public struct OutputTemplate: Sendable, Equatable {
 /// file another line of the run wrote. Claims are made in list order by the caller, and a taken
 /// name `STEM.EXT` becomes `STEM-LINE.EXT` (then `STEM-LINE-2.EXT`, ...): the result depends on
 /// the list only, not on which download finished first.
-public final class OutputNames: Sendable {
-    private let claimed = Mutex<Set<String>>([])
+public struct OutputNames: Sendable {
+    private var taken: Set<String> = []
 
     public init() {}
 
     /// Claims `name` (relative) for `line`, or its first free variant.
-    public func claim(_ name: String, line: Int) -> String {
-        claimed.withLock { taken in
-            var candidate = name
-            var n = 1
-            while taken.contains(candidate) {
-                candidate = OutputNames.variant(name, suffix: n == 1 ? "-\(line)" : "-\(line)-\(n)")
-                n += 1
-            }
-            taken.insert(candidate)
-            return candidate
+    public mutating func claim(_ name: String, line: Int) -> String {
+        var candidate = name
+        var n = 1
+        while taken.contains(candidate) {
+            candidate = OutputNames.variant(name, suffix: n == 1 ? "-\(line)" : "-\(line)-\(n)")
+            n += 1
         }
+        taken.insert(candidate)
+        return candidate
     }
 
     /// `dir/stem.ext` with `suffix` after the stem (the extension is what follows the last dot of

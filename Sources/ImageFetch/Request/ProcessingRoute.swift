@@ -1,0 +1,41 @@
+/// Which path turns a source's bytes into the output: decided here, once, from the processing
+/// (and the source, for decoding during the download). The processor's steps and the pipeline read
+/// it; a new processing option that libjpeg cannot honour is one more condition in `init`.
+public enum ProcessingRoute: Sendable, Hashable {
+    /// The source's bytes as they are (`Processing.original`), once proven to decode completely
+    /// (libjpeg's strict check for a JPEG, so libvips is not even loaded; libvips' otherwise).
+    case handOut
+    /// `-f jpeg` without a resize or quality: a JPEG source is handed out (libjpeg's check), any
+    /// other source is converted by libvips.
+    case handOutJPEG
+    /// A JPEG thumbnail made by libjpeg alone when the source is a plain JPEG (`JpegFastPath`);
+    /// `streamed`: decoded while an http body downloads (`JpegStreamDecode`). Any other source, or
+    /// a JPEG libjpeg declines (ICC profile, CMYK, EXIF rotation, a warning), goes to libvips.
+    case jpegThumbnail(streamed: Bool)
+    /// libvips' header checks and thumbnail; a source already in the format asked for, without a
+    /// resize or a quality, is handed out (known only from its header).
+    case vips
+
+    public init(processing: Processing, source: Source? = nil) {
+        let p = processing.normalized
+        if p.isOriginal {
+            self = .handOut
+        } else if !p.resizes && p.format == .jpeg && p.quality == nil {
+            self = .handOutJPEG
+        } else if p.resizes && !p.linear && (p.format == .jpeg || p.format == .original) {
+            self = .jpegThumbnail(streamed: source?.isNetwork ?? false)
+        } else {
+            self = .vips
+        }
+    }
+
+    /// libjpeg makes the thumbnail when the source is a plain JPEG.
+    public var makesJPEGThumbnail: Bool { if case .jpegThumbnail = self { true } else { false } }
+
+    /// A JPEG source is handed out as it is.
+    public var handsOutJPEG: Bool { self == .handOut || self == .handOutJPEG }
+
+    /// libjpeg alone will most likely do the work for a source that looks like a JPEG: libvips
+    /// need not be loaded ahead.
+    public var mayNeedOnlyLibjpeg: Bool { makesJPEGThumbnail || handsOutJPEG }
+}

@@ -1,0 +1,87 @@
+/// Everything the pipeline derives from one request, computed once when its retrieval starts:
+/// the keys of its entries, the key that shares its retrieval, and the processing route. Nothing
+/// downstream re-derives a key or a route from the request's fields.
+///
+/// What counts where is one table, `classification`; a test compares it with the stored
+/// properties of the request types, so a new option cannot be added without deciding.
+public struct RequestPlan: Sendable {
+    public let request: ImageRequest
+    /// The processing keys and the route are made of (`Processing.normalized`).
+    public let processing: Processing
+    public let route: ProcessingRoute
+    let credentials: CredentialDigest
+
+    public init(_ request: ImageRequest, credentials: CredentialDigest) {
+        self.request = request
+        self.processing = request.processing.normalized
+        self.route = ProcessingRoute(processing: request.processing, source: request.source)
+        self.credentials = credentials
+    }
+
+    /// Shares one retrieval between requests in flight: the whole request (synthesised `Hashable`),
+    /// so two requests that differ in anything (an alternative, a low-data source, a header, a
+    /// limit) never share one. In memory only.
+    public var retrievalKey: ImageRequest { request }
+
+    /// The keys of one of the request's sources (its own, its low-data source, an alternative, or
+    /// a redirect hop of one), asked for with the request's network options.
+    public func keys(for source: Source) throws(FetchError) -> EntryKeys {
+        let network = request.network
+        let output = try CacheKey(source: source, processing: processing, network: network, credentials: credentials)
+        var asSource: CacheKey?
+        if let spelled = processing.spelledAsSource {
+            asSource = try CacheKey(source: source, processing: spelled, network: network, credentials: credentials)
+        }
+        let original = try CacheKey(source: source, processing: .original, network: network, credentials: credentials)
+        let shaped = source.isNetwork ? try network.keyPart(credentials: credentials) != nil : false
+        var variants = [original: Processing.original.identifier]
+        if let asSource, let spelled = processing.spelledAsSource { variants[asSource] = spelled.identifier }
+        if variants[output] == nil { variants[output] = processing.identifier }
+        return EntryKeys(output: output, asSource: asSource, format: processing.format, original: original,
+                         variants: variants,
+                         shaped: shaped)
+    }
+
+    /// The key `failure` records name: nil when it cannot be made (an unusable credential secret)
+    /// or when making it would read a data: URL refused unread for its size.
+    public var failureKey: CacheKey? {
+        if case .data(let payload) = request.source, Int64(payload.byteCount) > request.options.maxBytes { return nil }
+        return try? keys(for: request.source).output
+    }
+
+    /// The entries of one source: one output, however its format is spelled.
+    public struct EntryKeys: Sendable {
+        /// The output as the request spells it.
+        public let output: CacheKey
+        /// The same output spelled `original` (`Processing.spelledAsSource`), for a format given
+        /// explicitly: the entry of a source already in that format is kept under it.
+        public let asSource: CacheKey?
+        /// The format the request names (`.original`: the source's own).
+        let format: ImageFormat
+        /// The source's original bytes.
+        public let original: CacheKey
+        /// The `variant` (`Processing.identifier`) an entry under each key records.
+        let variants: [CacheKey: String]
+        /// Asked for with headers, a cookie or credentials (`NetworkOptions.keyPart`): recorded in
+        /// the entry, so that `cache push` applies the credentialed upload rule.
+        let shaped: Bool
+
+        /// Where the output is looked up, in order, each with the format an entry found there
+        /// must have (nil: any): its own spelling, then the source's.
+        public var lookups: [(key: CacheKey, format: String?)] {
+            var keys: [(CacheKey, String?)] = [(output, nil)]
+            if let asSource { keys.append((asSource, format.rawValue)) }
+            return keys
+        }
+
+        /// Where an output of `format` made from a source of `sourceFormat` is stored: under the
+        /// source's spelling when the format asked for is the source's own, so one output is one entry.
+        public func stored(format: String, sourceFormat: String) -> CacheKey {
+            if let asSource, format == self.format.rawValue, sourceFormat == format { return asSource }
+            return output
+        }
+
+        /// The `variant` an entry stored under `key` (one of these keys) records.
+        public func variant(of key: CacheKey) -> String { variants[key] ?? Processing.original.identifier }
+    }
+}

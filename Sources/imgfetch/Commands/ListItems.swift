@@ -1,0 +1,80 @@
+import ImageFetch
+
+/// A list line on its way through the prefetcher: its position among the list's items (every line
+/// that is not blank or a comment), its number, and what it is.
+struct LineTag: Sendable {
+    enum Kind: Sendable {
+        /// A source to fetch, with its own `name=` template if it has one.
+        case request(template: OutputTemplate?)
+        /// A line reported and skipped (its message).
+        case malformed(String)
+        /// Another shard's line.
+        case skipped
+    }
+    var position: Int
+    var line: Int
+    var kind: Kind
+}
+
+/// The lines of a prefetch list as the prefetcher's items, read as slots free up (on the
+/// prefetcher's task): each item line becomes a request or an item without one (malformed, other
+/// shard), so that the run learns of every line in the one sequence of results.
+struct ListItems: AsyncSequence, Sendable {
+    typealias Element = Prefetcher.Item<LineTag>
+    let reader: ListReader
+    let settings: RequestOptions
+    let shard: Shard?
+    /// `--output-dir` is given (a line's `name=` needs it).
+    let takesNames: Bool
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let items: ListItems
+        var batch: [ListLine] = []
+        var index = 0
+        var position = 0
+
+        mutating func next() async -> Prefetcher.Item<LineTag>? {
+            while let line = await nextLine() {
+                guard let kind = item(line) else { continue }
+                defer { position += 1 }
+                let tag = LineTag(position: position, line: line.number, kind: kind.tag)
+                return Prefetcher.Item(tag: tag, request: kind.request)
+            }
+            return nil
+        }
+
+        /// What a line is; nil for a blank line or a comment.
+        private func item(_ line: ListLine) -> (tag: LineTag.Kind, request: ImageRequest?)? {
+            switch ListParser.parse(line) {
+            case .skip:
+                return nil
+            case .malformed(_, let message):
+                return (.malformed(message), nil)
+            case .item(let item):
+                if let shard = items.shard, !shard.contains(item.source) { return (.skipped, nil) }
+                var template: OutputTemplate?
+                if let name = item.name {
+                    guard items.takesNames else { return (.malformed("name= needs --output-dir"), nil) }
+                    do { template = try OutputTemplate(name) } catch { return (.malformed("name=: \(error.message)"), nil) }
+                }
+                let settings = items.settings
+                let request = settings.request(for: item.source, lowDataSource: item.lowDataSource, alternatives: item.alternatives,
+                                               network: item.network(over: settings.network))
+                return (.request(template: template), request)
+            }
+        }
+
+        /// The next line of the list, read as it arrives; nil at its end (or when the task is cancelled).
+        private mutating func nextLine() async -> ListLine? {
+            if index < batch.count {
+                defer { index += 1 }
+                return batch[index]
+            }
+            batch = await items.reader.nextBatch()
+            index = 1
+            return batch.first
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(items: self) }
+}

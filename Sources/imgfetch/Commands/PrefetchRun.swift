@@ -1,0 +1,139 @@
+import ImageFetch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What one prefetch run reports, kept by the one task that reads the prefetcher's results: the
+/// counts, the progress bar, records on stdout and problems on stderr, and with `--output-dir`
+/// the files, written and reported in list order (a line waits until every earlier one is done,
+/// so the names depend on the list only). Used from one task only: no lock.
+final class PrefetchRun {
+    let settings: RequestOptions
+    let listName: String
+    let progress: ProgressBar?
+    let outputDir: OutputDirectory?
+    private(set) var summary = PrefetchSummary()
+    /// Set when a write to stdout found its reader gone (EPIPE).
+    private(set) var outputClosed = false
+    /// Remote uploads that failed, and that were abandoned at the end (timeout or interrupt).
+    var uploads: (failed: Int, abandoned: Int) = (0, 0)
+    /// With `--output-dir`: finished lines held until every earlier item is done, by position.
+    private var held: [Int: Prefetcher.Completion<LineTag>] = [:]
+    private var nextPosition = 0
+
+    init(settings: RequestOptions, listName: String, progress: ProgressBar?, outputDir: OutputDirectory?) {
+        self.settings = settings
+        self.listName = listName
+        self.progress = progress
+        self.outputDir = outputDir
+    }
+
+    /// Takes one finished item; true when stdout's reader has gone (the run should stop).
+    func take(_ completion: Prefetcher.Completion<LineTag>) -> Bool {
+        guard outputDir != nil else {
+            report(completion, file: nil)
+            return outputClosed
+        }
+        held[completion.tag.position] = completion
+        while let next = held.removeValue(forKey: nextPosition) {
+            nextPosition += 1
+            release(next)
+        }
+        return outputClosed
+    }
+
+    /// Reports what is still held (every item read has finished by the end of the results).
+    func drain() {
+        for position in held.keys.sorted() { if let c = held.removeValue(forKey: position) { release(c) } }
+    }
+
+    private func release(_ completion: Prefetcher.Completion<LineTag>) {
+        guard let outputDir, case .request(let template) = completion.tag.kind, let request = completion.request,
+              case .success(let result) = completion.outcome else { return report(completion, file: nil) }
+        var written = completion
+        var file: String?
+        switch outputDir.write(result, source: request.source, line: completion.tag.line, template: template) {
+        case .success(let path): file = path
+        case .failure(let failure): written.outcome = .failure(failure)
+        }
+        report(written, file: file)
+    }
+
+    private func report(_ completion: Prefetcher.Completion<LineTag>, file: String?) {
+        var record: String?
+        var problems: [String] = []
+        switch (completion.tag.kind, completion.outcome) {
+        case (.malformed(let message), _):
+            summary.malformed += 1
+            problems.append("\(listName):\(completion.tag.line): \(message)")
+        case (.skipped, _):
+            summary.skippedByShard += 1
+        case (_, .success(let result)?):
+            summary.record(.success(result))
+            if settings.json { record = ResultRecord.success(result, file: file).text }
+            problems = Report.problems(of: result, settings: settings)
+            if settings.verbose { problems.append(Report.verbose(result)) }
+        case (_, .failure(let failure)?) where failure.error == .cancelled:
+            summary.record(.failure(failure))   // abandoned by an interrupt: counted, not reported line by line
+        case (_, .failure(let failure)?):
+            summary.record(.failure(failure))
+            let source = completion.request?.source.description ?? ""
+            if settings.json { record = ResultRecord.failure(failure, source: source).text }
+            if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
+            problems.append(Report.problem(of: failure, source: source))
+        case (.request, nil):
+            return
+        }
+        if let progress, !problems.isEmpty { progress.finish() }
+        for problem in problems { Console.errorLine(problem) }
+        // Malformed lines and other shards' lines are done too: the total counts every source line.
+        let done = summary.total + summary.malformed + summary.skippedByShard
+        progress?.update(done: done, failed: summary.failed, bytes: summary.bytesDownloaded, force: !problems.isEmpty)
+        guard let record, !outputClosed else { return }
+        if FileSystem.writeAll(fd: 1, Array((record + "\n").utf8)) == EPIPE { outputClosed = true }
+    }
+
+    /// Remote uploads' failures (or the abandonment of the rest): a warning line each.
+    func uploadWarnings(_ warnings: [String]) {
+        guard !settings.quiet, !warnings.isEmpty else { return }
+        progress?.finish()
+        for warning in warnings { Console.err("imgfetch: warning: " + TerminalText.escaped(warning) + "\n") }
+    }
+
+    func printSummary(_ s: PrefetchSummary, ms: Double, interrupted: Bool) {
+        let closed = outputClosed
+        if settings.json && !closed {
+            var o = JSONObject()
+            o.add("summary", true)
+            o.add("total", s.total)
+            o.add("ok", s.ok)
+            o.add("failed", s.failed)
+            o.add("hits", s.hits)
+            if settings.remote != nil {
+                o.add("remote", s.remote)
+                o.add("remote_upload_failures", uploads.failed)
+                o.add("remote_uploads_abandoned", uploads.abandoned)
+            }
+            o.add("low_data", s.lowData)
+            o.add("bytes_downloaded", s.bytesDownloaded)
+            o.add("malformed", s.malformed)
+            o.add("skipped", s.skippedByShard)
+            o.add("cancelled", s.cancelled)
+            o.add("ms", (ms * 10).rounded() / 10)
+            o.add("interrupted", interrupted)
+            Console.line(o.text)
+        }
+        if !settings.quiet || s.failed > 0 {
+            let stopped = interrupted ? " interrupted" : closed ? " stopped (standard output closed)" : ""
+            let remote = settings.remote != nil ? ", \(s.remote) remote" : ""
+            var line = "imgfetch: prefetch\(stopped): \(s.ok) ok (\(s.hits) cached\(remote), \(s.lowData) low-data), \(s.failed) failed"
+            if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
+            if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
+            if s.cancelled > 0 { line += ", \(s.cancelled) cancelled" }
+            if uploads.failed > 0 { line += ", \(uploads.failed) remote upload\(uploads.failed == 1 ? "" : "s") failed" }
+            if uploads.abandoned > 0 { line += ", \(uploads.abandoned) remote upload\(uploads.abandoned == 1 ? "" : "s") abandoned" }
+            line += ", \(Formatting.size(s.bytesDownloaded)) downloaded in \(Formatting.seconds(ms / 1000))"
+            Console.err(line + "\n")
+        }
+    }
+}

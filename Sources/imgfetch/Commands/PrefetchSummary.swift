@@ -1,0 +1,41 @@
+import ImageFetch
+
+/// Counts for the final summary record.
+struct PrefetchSummary: Sendable {
+    var total = 0
+    var ok = 0
+    var failed = 0
+    /// Served from a cache (local or remote: `remote` of them came from the remote tier).
+    var hits = 0
+    var remote = 0
+    var lowData = 0
+    var malformed = 0
+    var skippedByShard = 0
+    var bytesDownloaded: Int64 = 0
+    var cacheErrors = 0
+    var notCached = 0
+    /// Retrievals abandoned by an interrupt: neither delivered nor failed, and not in `total`.
+    var cancelled = 0
+
+    init() {}
+
+    mutating func record(_ outcome: Result<ImageResult, RetrievalFailure>) {
+        if case .failure(let f) = outcome, f.error == .cancelled {
+            cancelled += 1
+            return
+        }
+        total += 1
+        switch outcome {
+        case .success(let r):
+            ok += 1
+            if r.cache != .miss { hits += 1 }
+            if r.cache == .remote { remote += 1 }
+            if r.lowData { lowData += 1 }
+            bytesDownloaded += r.downloadedBytes
+            if r.cacheError != nil { cacheErrors += 1 }
+        case .failure(let f):
+            failed += 1
+            if f.error.isNotCached { notCached += 1 }
+        }
+    }
+}
