@@ -70,7 +70,7 @@ final class PrefetchRun {
             summary.skippedByShard += 1
         case (_, .success(let result)?):
             summary.record(.success(result))
-            if settings.json { record = ResultRecord.success(result, file: file).text }
+            if settings.json { record = ResultRecord.success(result, file: file, line: completion.tag.line).text }
             problems = Report.problems(of: result, settings: settings)
             if settings.verbose { problems.append(Report.verbose(result)) }
         case (_, .failure(let failure)?) where failure.error == .cancelled:
@@ -78,7 +78,7 @@ final class PrefetchRun {
         case (_, .failure(let failure)?):
             summary.record(.failure(failure))
             let source = completion.request?.source.description ?? ""
-            if settings.json { record = ResultRecord.failure(failure, source: source).text }
+            if settings.json { record = ResultRecord.failure(failure, source: source, line: completion.tag.line).text }
             if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
             problems.append(Report.problem(of: failure, source: source))
         case (.request, nil):

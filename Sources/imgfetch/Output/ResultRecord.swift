@@ -2,8 +2,9 @@ import ImageFetch
 
 /// The contract's result record (`--json`), one line per result.
 enum ResultRecord {
-    /// `file`: where `--output-dir` wrote the image (added as "file" when given).
-    static func success(_ r: ImageResult, file: String? = nil) -> JSONObject {
+    /// `file`: where `--output-dir` wrote the image (added as "file" when given); `line`: the
+    /// prefetch list line the record is for (added as "line" when given).
+    static func success(_ r: ImageResult, file: String? = nil, line: Int? = nil) -> JSONObject {
         var o = JSONObject()
         o.add("status", "ok")
         o.add("original_source", r.originalSource.description)
@@ -23,10 +24,11 @@ enum ResultRecord {
         if !r.warnings.isEmpty { o.add("warnings", strings: r.warnings) }
         if let cacheError = r.cacheError { o.add("cache_error", object: error(cacheError)) }
         if let file { o.add("file", file) }
+        if let line { o.add("line", line) }
         return o
     }
 
-    static func failure(_ f: RetrievalFailure, source: String) -> JSONObject {
+    static func failure(_ f: RetrievalFailure, source: String, line: Int? = nil) -> JSONObject {
         var o = JSONObject()
         o.add("status", "failed")
         o.add("original_source", source)
@@ -39,6 +41,7 @@ enum ResultRecord {
         o.add("ms", f.milliseconds)
         o.add("error", object: error(f.error))
         if !f.warnings.isEmpty { o.add("warnings", strings: f.warnings) }
+        if let line { o.add("line", line) }
         return o
     }
 
