@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// Keyed digests of credentials, so a cache key can tell two passwords apart without the password,
 /// or any unsalted hash of it, ever being written down (keys are file names others may read).
@@ -24,18 +23,18 @@ public final class CredentialDigest: Sendable {
 
     /// Where the secret lives; nil for a fixed secret.
     public let secretPath: String?
-    private let secret: Mutex<[UInt8]?>
+    private let secret: Lock<[UInt8]?>
 
     /// The secret kept at `path`, read (or created) on first use.
     public init(secretFile path: String) {
         secretPath = path
-        secret = Mutex(nil)
+        secret = Lock(nil)
     }
 
     /// A fixed secret (tests; caches that live in memory only).
     public init(secret bytes: [UInt8]) {
         secretPath = nil
-        secret = Mutex(bytes)
+        secret = Lock(bytes)
     }
 
     /// A random secret for this process only: for caches that keep nothing on disk.

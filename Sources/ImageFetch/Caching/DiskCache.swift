@@ -118,9 +118,10 @@ public final class DiskCache: ImageCaching, Sendable {
     }
 
     /// Runs `body` with `v1` and `v1/tmp` (made when missing, never through a link) and returns `v1`.
-    /// A directory removed under it by a concurrent `cache clear` (ENOENT) is made again, once.
+    /// A directory removed under it by a concurrent `cache clear` (ENOENT) is made again, up to
+    /// three times (clears in a loop can hit one store twice).
     func write(_ body: (DirectoryHandle, DirectoryHandle) throws(FileSystem.Failure) -> Void) throws(FetchError) -> DirectoryHandle {
-        var retried = false
+        var retries = 0
         while true {
             do {
                 let version = try createVersion()
@@ -128,7 +129,7 @@ public final class DiskCache: ImageCaching, Sendable {
                 try body(version, temporary)
                 return version
             } catch {
-                if error.errno == ENOENT && !retried { retried = true; continue }
+                if error.errno == ENOENT && retries < 3 { retries += 1; continue }
                 throw .cacheUnavailable("cannot write to the cache directory \(directory): \(error.message)")
             }
         }

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A bounded in-process LRU of processed images by key, so repeated keys in one process
 /// (a prefetch list with repeats, a get that writes two outputs) skip the disk. Default 64 MiB.
@@ -49,7 +48,7 @@ public final class MemoryCache: Sendable {
     }
 
     public let costLimit: Int
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init(costLimit: Int = 64 << 20) { self.costLimit = costLimit }
 

@@ -128,14 +128,10 @@ public final class CurlTransport: Sendable {
     /// Runs one transfer. Task cancellation aborts it: the result then has curlCode 42.
     public func perform(_ request: TransferRequest) async -> TransferResult {
         let core = self.core
-        let cancel = Mutex(CancelState.notStarted)
+        let cancel = CancelState()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<TransferResult, Never>) in
-                let alreadyCancelled = cancel.withLock { state -> Bool in
-                    if case .cancelled = state { return true }
-                    return false
-                }
-                if alreadyCancelled {
+                if cancel.isCancelled {
                     request.tap?.end(complete: false)
                     continuation.resume(returning: TransferResult(
                         curlCode: Int32(IFC_E_ABORTED_BY_CALLBACK), effectiveURL: request.url,
@@ -144,20 +140,10 @@ public final class CurlTransport: Sendable {
                 }
                 let id = core.submit(request, continuation: continuation)
                 guard id != 0 else { return }   // submit already resumed the continuation
-                let cancelNow = cancel.withLock { state -> Bool in
-                    if case .cancelled = state { return true }
-                    state = .running(id)
-                    return false
-                }
-                if cancelNow { core.cancel(id) }
+                if !cancel.started(id) { core.cancel(id) }
             }
         } onCancel: {
-            let id = cancel.withLock { state -> UInt64 in
-                if case .running(let id) = state { return id }
-                state = .cancelled
-                return 0
-            }
-            if id != 0 { core.cancel(id) }
+            if let id = cancel.cancel() { core.cancel(id) }
         }
     }
 }
@@ -170,10 +156,23 @@ extension CurlTransport {
     }
 }
 
-private enum CancelState: Sendable {
-    case notStarted
-    case running(UInt64)
-    case cancelled
+/// One `perform`'s cancellation, without a lock: 0 before the transfer is submitted, its id while
+/// it runs, `UInt64.max` once cancelled. Whichever of submit and cancel comes second cancels it.
+private final class CancelState: Sendable {
+    private let state = Atomic<UInt64>(0)
+
+    var isCancelled: Bool { state.load(ordering: .acquiring) == .max }
+
+    /// Records the running transfer; false when a cancel came first (the caller cancels it).
+    func started(_ id: UInt64) -> Bool {
+        state.compareExchange(expected: 0, desired: id, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// Marks it cancelled; the id of a transfer already running, to cancel.
+    func cancel() -> UInt64? {
+        let previous = state.exchange(.max, ordering: .acquiringAndReleasing)
+        return previous == 0 || previous == .max ? nil : previous
+    }
 }
 
 /// The `ifc_engine *`.
@@ -197,7 +196,7 @@ private struct CoreState {
 
 private final class TransportCore: Sendable {
     let engine: EngineHandle
-    let state = Mutex(CoreState())
+    let state = Lock(CoreState())
 
     init(engine: EngineHandle) {
         self.engine = engine

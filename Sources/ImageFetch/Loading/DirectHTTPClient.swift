@@ -195,7 +195,7 @@ private final class Exchange: Sendable {
         var startFailed = false
         var continuation: CheckedContinuation<Void, Never>?
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// The waiter is resumed once the exchange has ended AND its handle is stored (the thread may
     /// end before `ifn_exchange_start` has returned), or at once when it could not start.

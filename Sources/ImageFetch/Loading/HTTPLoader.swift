@@ -1,49 +1,20 @@
 import CCurl
-import Synchronization
 
-/// Downloads over http(s) with libcurl's multi interface (one loop thread, many transfers).
-/// The transport, and so libcurl itself, is created on the first request.
+/// Downloads over http(s) through the process's libcurl engine (`CurlEngine`).
 public final class HTTPLoader: Sendable {
-    let maxConnections: Int
-    let maxPerHost: Int
-    private let transport = Mutex<CurlTransport?>(nil)
-    private let closed = Atomic<Bool>(false)
+    let engine: CurlEngine
 
     /// The `User-Agent` of every request.
     public static var userAgent: String { "imgfetch/\(ImageFetchVersion.string)" }
 
-    public init(maxConnections: Int = 0, maxPerHost: Int = 0) {
-        self.maxConnections = maxConnections
-        self.maxPerHost = maxPerHost
+    public init(engine: CurlEngine = .shared) {
+        self.engine = engine
     }
 
     /// Aborts every transfer in flight and refuses new ones with `cancelled` (the interrupt of a batch).
-    public func cancelAll() {
-        // Under the lock: a transport created concurrently either is seen here or sees `closed`.
-        transport.withLock { slot in
-            closed.store(true, ordering: .sequentiallyConsistent)
-            return slot
-        }?.cancelAll()
-    }
+    public func cancelAll() { engine.cancelAll() }
 
-    func sharedTransport() throws(FetchError) -> CurlTransport {
-        if closed.load(ordering: .sequentiallyConsistent) { throw .cancelled }
-        let result: Result<CurlTransport, CurlUnavailable> = transport.withLock { slot in
-            if let existing = slot { return .success(existing) }
-            let created = Result { () throws(CurlUnavailable) -> CurlTransport in
-                try CurlTransport(maxTotalConnections: maxConnections, maxPerHost: maxPerHost)
-            }
-            if case .success(let transport) = created {
-                slot = transport
-                if closed.load(ordering: .sequentiallyConsistent) { transport.cancelAll() }
-            }
-            return created
-        }
-        switch result {
-        case .success(let t): return t
-        case .failure(let e): throw .dependencyMissing("libcurl could not be loaded: \(e.message)")
-        }
-    }
+    func sharedTransport() throws(FetchError) -> CurlTransport { try engine.transport() }
 
     public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
         guard case .http(let url) = request.source else { throw .invalidSource(request.source.description) }

@@ -5,9 +5,9 @@ public final class SourceLoader: DataLoading, Sendable {
     let files = FileLoader()
     let network: NetworkConditions
 
-    public init(network: NetworkConditions = NetworkConditions(), maxConnections: Int = 0, maxPerHost: Int = 0) {
+    public init(network: NetworkConditions = NetworkConditions(), engine: CurlEngine = .shared) {
         self.network = network
-        self.http = HTTPLoader(maxConnections: maxConnections, maxPerHost: maxPerHost)
+        self.http = HTTPLoader(engine: engine)
     }
 
     /// dlopen is serialised by the dynamic loader's lock: load libcurl (small) before the processor

@@ -6,25 +6,31 @@ import Synchronization
 /// The state of the network as the pipeline sees it. Low-data mode makes it *constrained*
 /// (Apple's Low Data Mode): requests that do not allow constrained access fail before sending a byte.
 public final class NetworkConditions: Sendable {
-    private enum State { case known(Bool), probe(any MeteredNetworkProbing) }
-    private let state: Mutex<State>
+    private let probe: (any MeteredNetworkProbing)?
+    /// 0: not known yet (the probe is asked), 1: constrained, 2: not constrained.
+    private let known: Atomic<UInt8>
 
-    public init(isConstrained: Bool = false) { state = Mutex(.known(isConstrained)) }
+    public init(isConstrained: Bool = false) {
+        probe = nil
+        known = Atomic(isConstrained ? 1 : 2)
+    }
 
-    /// `--low-data=auto`: constrained when `probe` finds the connection metered. It is asked once,
-    /// by the first request that would be refused on a constrained network: never on a cache hit.
-    public init(probe: any MeteredNetworkProbing) { state = Mutex(.probe(probe)) }
+    /// `--low-data=auto`: constrained when `probe` finds the connection metered. It is asked by the
+    /// first request that would be refused on a constrained network (never on a cache hit); two
+    /// such requests at once may both ask it, and get the same answer.
+    public init(probe: any MeteredNetworkProbing) {
+        self.probe = probe
+        known = Atomic(0)
+    }
 
     public var isConstrained: Bool {
-        state.withLock { state in
-            switch state {
-            case .known(let constrained):
-                return constrained
-            case .probe(let probe):
-                let constrained = probe.isMetered()
-                state = .known(constrained)
-                return constrained
-            }
+        switch known.load(ordering: .acquiring) {
+        case 1: return true
+        case 2: return false
+        default:
+            let constrained = probe?.isMetered() ?? false
+            known.store(constrained ? 1 : 2, ordering: .releasing)
+            return constrained
         }
     }
 }

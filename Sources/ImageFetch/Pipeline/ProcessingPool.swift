@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// Runs blocking image work (libvips) on threads outside Swift's cooperative pool, at most `width`
 /// at a time (default: the number of cores), so downloads keep flowing while images are processed.
@@ -40,9 +39,9 @@ extension ProcessingPool {
 /// A counting semaphore for async code: `acquire` suspends while `limit` holders are inside.
 public final class AsyncGate: Sendable {
     struct State { var available: Int; var waiters: [CheckedContinuation<Void, Never>] = [] }
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
-    public init(limit: Int) { state = Mutex(State(available: limit)) }
+    public init(limit: Int) { state = Lock(State(available: limit)) }
 
     public func acquire() async {
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in

@@ -2,20 +2,19 @@
 import Glibc
 #endif
 import Dispatch
-import Synchronization
 
 /// Streams the lines of a list file or stdin as they arrive, on a thread outside Swift's cooperative
 /// pool (a slow pipe never blocks the pipeline's threads). Memory holds one 64 KiB read and at most
 /// `ListLine.maxLength` bytes of an unfinished line, whatever the list (`/dev/zero` included).
 public final class ListReader: @unchecked Sendable {
-    // @unchecked: `splitter`, `ended` and `buffer` are only touched inside `queue`, a serial queue;
-    // `fd` is immutable.
+    // @unchecked: `splitter`, `ended`, `buffer` and `failure` are only touched inside `queue`, a
+    // serial queue; `fd` is immutable.
     private let fd: Int32
     private let queue = DispatchQueue(label: "imgfetch.list-reader")
     private var splitter = ListLineSplitter()
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
     private var ended = false
-    private let failure = Mutex<String?>(nil)
+    private var failure: String?
 
     /// True when the list is a regular file (it can be counted ahead without consuming it).
     public let isRegularFile: Bool
@@ -63,7 +62,7 @@ public final class ListReader: @unchecked Sendable {
     }
 
     /// Why reading stopped early (a read error), once `nextBatch` returned empty; nil at a normal end.
-    public var readFailure: String? { failure.withLock { $0 } }
+    public var readFailure: String? { queue.sync { failure } }
 
     /// Blocks in `read` until at least one line is complete or the input ends. On `queue` only.
     private func readLines() -> [ListLine] {
@@ -72,7 +71,7 @@ public final class ListReader: @unchecked Sendable {
             if n < 0 {
                 if errno == EINTR { continue }
                 let message = String(cString: strerror(errno))
-                failure.withLock { $0 = message }
+                failure = message
                 ended = true
             } else if n == 0 {
                 ended = true
@@ -114,7 +113,7 @@ private final class Waiter: Sendable {
         var continuation: CheckedContinuation<[ListLine], Never>?
         var cancelled = false
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Stores the continuation; false (after resuming it empty) when the task is already cancelled.
     func install(_ continuation: CheckedContinuation<[ListLine], Never>) -> Bool {

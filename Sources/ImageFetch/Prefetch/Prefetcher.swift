@@ -1,22 +1,16 @@
 /// Runs many retrievals at once for `prefetch`: requests in, results out, as they finish. At most
-/// `retrievalsInFlight` run at once (memory stays bounded whatever the list length) and identical
+/// `Limits.retrievals` run at once (memory stays bounded whatever the list length) and identical
 /// requests in flight share one retrieval (`RequestPlan.retrievalKey`: the whole request). It holds
 /// nothing of its caller's: the caller tags each request (a list line's number) and reads the
 /// results from one sequence, on one task.
 public final class Prefetcher: Sendable {
     public let pipeline: ImagePipeline
-    public let jobs: Int
+    public let limits: Limits
     private let retrievals = TaskCoalescer<ImageRequest, Result<ImageResult, RetrievalFailure>>()
 
-    /// Retrievals in flight: `jobs` transfers, `jobs` more queued in the curl engine so a finished
-    /// transfer's slot starts the next one at once (not after the finished image is processed and
-    /// stored; a queued transfer's timeout starts only when it is sent), and room for the images
-    /// being processed. A queued retrieval holds no memory until its transfer starts.
-    public var retrievalsInFlight: Int { 2 * jobs + 2 * pipeline.pool.width }
-
-    public init(pipeline: ImagePipeline, jobs: Int = 8) {
+    public init(pipeline: ImagePipeline, limits: Limits) {
         self.pipeline = pipeline
-        self.jobs = max(1, jobs)
+        self.limits = limits
     }
 
     /// One request and the caller's tag for it (a list line's number, its output name: never part
@@ -45,11 +39,11 @@ public final class Prefetcher: Sendable {
     /// ends as `cancelled`, still delivered) and reads no more requests.
     public func results<Requests: AsyncSequence & Sendable, Tag: Sendable>(for requests: Requests) -> Results<Tag>
         where Requests.Element == Item<Tag> {
-        let channel = ResultChannel<Completion<Tag>>(capacity: retrievalsInFlight)
+        let channel = ResultChannel<Completion<Tag>>(capacity: limits.retrievals)
         let driver = Task { [self] in
             await withTaskGroup(of: Void.self) { group in
                 var running = 0
-                let limit = retrievalsInFlight
+                let limit = limits.retrievals
                 do {
                     for try await item in requests {
                         if Task.isCancelled { break }

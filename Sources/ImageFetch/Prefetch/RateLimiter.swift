@@ -3,7 +3,8 @@ import Synchronization
 /// A token bucket with a burst of one: at most `perSecond` requests start per second, evenly spaced.
 public final class RateLimiter: Sendable {
     public let perSecond: Double
-    private let nextSlot = Mutex<Double>(0)
+    /// The next free start time (`FileSystem.monotonic()` seconds), as the bits of a Double.
+    private let nextSlot = Atomic<UInt64>(0)
     private let sleeper: any Sleeping
 
     public init(perSecond: Double, sleeper: any Sleeping = TaskSleeper()) {
@@ -14,11 +15,15 @@ public final class RateLimiter: Sendable {
     /// Waits until the caller may start a request.
     public func acquire() async throws(FetchError) {
         let now = FileSystem.monotonic()
-        let start = nextSlot.withLock { next -> Double in
-            let slot = max(now, next)
-            next = slot + 1 / perSecond
-            return slot
-        }
+        var seen = nextSlot.load(ordering: .relaxed)
+        var start: Double
+        repeat {
+            start = max(now, Double(bitPattern: seen))
+            let (exchanged, current) = nextSlot.compareExchange(expected: seen, desired: (start + 1 / perSecond).bitPattern,
+                                                                ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            seen = current
+        } while true
         if start > now { try await sleeper.sleep(seconds: start - now) }
     }
 }

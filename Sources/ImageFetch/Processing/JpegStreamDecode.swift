@@ -9,7 +9,7 @@ import Synchronization
 /// internally, and `result` takes it under `taken`, once; the pointer itself never changes.
 final class JpegStreamDecode: StreamingDecode, @unchecked Sendable {
     private let stream: OpaquePointer
-    private let taken = Mutex(false)
+    private let taken = Atomic<Bool>(false)
     let tap: BodyTap
 
     /// Downloads that end sooner than this after their first byte are decoded whole on the pool
@@ -27,7 +27,7 @@ final class JpegStreamDecode: StreamingDecode, @unchecked Sendable {
     deinit { ifj_stream_release(stream) }
 
     func result(for bytes: [UInt8]) -> ProcessedImage? {
-        guard !taken.withLock({ t in defer { t = true }; return t }) else { return nil }
+        guard !taken.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
         var result = ifj_result()
         guard ifj_stream_result(stream, bytes.count, &result) == Int32(IFJ_OK),
               let output = JpegFastPath.output(result) else { return nil }

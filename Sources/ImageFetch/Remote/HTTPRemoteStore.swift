@@ -8,7 +8,6 @@
 // all come from the tier never loads it either.
 
 import CCurl
-import Synchronization
 
 /// An object store reached over HTTP(S): see `RemoteStoring`. Made by `RemoteStores.make`.
 ///
@@ -133,8 +132,8 @@ public struct HTTPRemoteStore: RemoteStoring {
     func send(_ method: TransferMethod, url: String, what: String, maxBytes: Int64,
               body: [UInt8] = [], headers: [String] = []) async throws(RemoteStoreError) -> TransferResult {
         let transport: CurlTransport
-        do { transport = try RemoteTransport.shared.transport() } catch {
-            throw RemoteStoreError("remote cache \(description): libcurl could not be loaded: \(error.message)")
+        do { transport = try CurlEngine.shared.transport() } catch {
+            throw RemoteStoreError("remote cache \(description): \(error.message)")
         }
         // The engine's cap leaves room for an error body (S3's error code); a 2xx body is held to
         // `maxBytes` below. (A cap of 0 would mean "none" to the engine.)
@@ -222,12 +221,11 @@ extension String {
     }
 }
 
-/// The transport of every remote store in the process, created (libcurl loaded) on first use.
 extension HTTPRemoteStore {
     /// Loads libcurl and starts the shared engine now (see `RemoteStoring.prepare`); nothing when
     /// reads go direct (a remote hit then never loads libcurl).
     public func prepare() {
-        if direct == nil { _ = try? RemoteTransport.shared.transport() }
+        if direct == nil { _ = try? CurlEngine.shared.transport() }
     }
 
     /// `get` over the direct client: the same answers and errors as through libcurl.
@@ -263,20 +261,5 @@ extension HTTPRemoteStore {
             throw RemoteStoreError("remote cache \(description): \(what): larger than \(maxBytes) bytes", status: answer.status)
         }
         return answer.body
-    }
-}
-
-final class RemoteTransport: Sendable {
-    static let shared = RemoteTransport()
-    private let slot = Mutex<CurlTransport?>(nil)
-
-    func transport() throws(CurlUnavailable) -> CurlTransport {
-        let result: Result<CurlTransport, CurlUnavailable> = slot.withLock { slot in
-            if let existing = slot { return .success(existing) }
-            let created = Result { () throws(CurlUnavailable) -> CurlTransport in try CurlTransport() }
-            if case .success(let transport) = created { slot = transport }
-            return created
-        }
-        return try result.get()
     }
 }

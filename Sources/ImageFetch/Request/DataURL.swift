@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The payload of a `data:` URL (RFC 2397), kept encoded until it is loaded.
 ///
 /// Parsing validates the text and counts the decoded bytes without decoding them, so a payload
@@ -12,7 +10,6 @@ public struct DataURL: Sendable, Hashable {
     /// The number of bytes the payload decodes to.
     public let byteCount: Int
     let payload: Payload
-    private let digestBox = DigestBox()
 
     enum Payload: Sendable {
         /// base64 text (standard or URL-safe alphabet, padding optional, ASCII whitespace ignored).
@@ -52,14 +49,12 @@ public struct DataURL: Sendable, Hashable {
         return out
     }
 
-    /// SHA-256 of the decoded bytes, in hex: computed once, by a streaming decode.
+    /// SHA-256 of the decoded bytes, in hex, by a streaming decode (no decoded copy). Computed at
+    /// each use: a request's plan takes its source's identity once (`RequestPlan.keys(for:)`).
     public var sha256: String {
-        if let known = digestBox.value.withLock({ $0 }) { return known }
         var hasher = SHA256()
         forEachChunk { hasher.update($0[...]) }
-        let hex = SHA256.hexString(hasher.finalize())
-        digestBox.value.withLock { $0 = hex }
-        return hex
+        return SHA256.hexString(hasher.finalize())
     }
 
     /// The decoded bytes in chunks of at most 48 KiB.
@@ -125,9 +120,4 @@ public struct DataURL: Sendable, Hashable {
         }
         if !out.isEmpty { body(out) }
     }
-}
-
-/// The lazily computed digest of a `DataURL` (a class, so copies share one computation).
-private final class DigestBox: Sendable {
-    let value = Mutex<String?>(nil)
 }

@@ -26,14 +26,14 @@ public struct RequestPlan: Sendable {
     /// The keys of one of the request's sources (its own, its low-data source, an alternative, or
     /// a redirect hop of one), asked for with the request's network options.
     public func keys(for source: Source) throws(FetchError) -> EntryKeys {
-        let network = request.network
-        let output = try CacheKey(source: source, processing: processing, network: network, credentials: credentials)
-        var asSource: CacheKey?
-        if let spelled = processing.spelledAsSource {
-            asSource = try CacheKey(source: source, processing: spelled, network: network, credentials: credentials)
-        }
-        let original = try CacheKey(source: source, processing: .original, network: network, credentials: credentials)
-        let shaped = source.isNetwork ? try network.keyPart(credentials: credentials) != nil : false
+        // The identity and the request shaping once (a data: URL's identity digests all its bytes).
+        let identity = try source.identity(credentials: credentials)
+        let part = source.isNetwork ? try request.network.keyPart(credentials: credentials) : nil
+        func key(_ processing: Processing) -> CacheKey { CacheKey(EntryKey(identity: identity, image: processing, network: part)) }
+        let output = key(processing)
+        let asSource = processing.spelledAsSource.map(key)
+        let original = key(.original)
+        let shaped = part != nil
         var variants = [original: Processing.original.identifier]
         if let asSource, let spelled = processing.spelledAsSource { variants[asSource] = spelled.identifier }
         if variants[output] == nil { variants[output] = processing.identifier }
@@ -67,11 +67,11 @@ public struct RequestPlan: Sendable {
         let shaped: Bool
 
         /// Where the output is looked up, in order, each with the format an entry found there
-        /// must have (nil: any): its own spelling, then the source's.
+        /// must have (nil: any): the source's spelling first (where a source already in the format
+        /// asked for keeps it, the common case), then the request's own.
         public var lookups: [(key: CacheKey, format: String?)] {
-            var keys: [(CacheKey, String?)] = [(output, nil)]
-            if let asSource { keys.append((asSource, format.rawValue)) }
-            return keys
+            guard let asSource else { return [(output, nil)] }
+            return [(asSource, format.rawValue), (output, nil)]
         }
 
         /// Where an output of `format` made from a source of `sourceFormat` is stored: under the

@@ -21,7 +21,8 @@ public struct TLSOptions: Sendable, Hashable {
 
     /// Where the trust comes from, for messages (`the CA file given`, `CURL_CA_BUNDLE`, ...; empty for
     /// the system bundle): never a path or a certificate.
-    public var origin: String = ""
+    /// Words for messages, not what is trusted: in no key (`NotCounted`).
+    @NotCounted public var origin: String = ""
 
     /// The settings curl's tool would use, from the options (nil = not given) and the environment.
     /// Empty variables count as unset.
@@ -51,7 +52,4 @@ public struct TLSOptions: Sendable, Hashable {
         return tls
     }
 
-    public static func == (a: TLSOptions, b: TLSOptions) -> Bool {
-        a.caFile == b.caFile && a.caPath == b.caPath && a.insecure == b.insecure
-    }
 }

@@ -122,14 +122,9 @@ enum GetCommand {
 
 /// Builds the pipeline a command runs: the disk cache, the loader (libcurl on demand), libvips on demand.
 enum Pipelines {
-    static func make(_ settings: RequestOptions, maxConnections: Int = 0, maxPerHost: Int = 0, rate: Double? = nil,
-                     remote: RemoteCache? = nil) -> ImagePipeline {
-        let cache = DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit)
-        var loader: any DataLoading = SourceLoader(network: settings.lowDataMode.network,
-                                                   maxConnections: maxConnections, maxPerHost: maxPerHost)
-        if let rate { loader = RateLimitedLoader(loader, limiter: RateLimiter(perSecond: rate)) }
-        return ImagePipeline(cache: cache, loader: CoalescingLoader(loader), processor: VipsProcessor(maxFrames: settings.maxFrames),
-                             remote: remote)
+    static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil) -> ImagePipeline {
+        ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit),
+                           network: settings.lowDataMode.network, limits: limits, maxFrames: settings.maxFrames, remote: remote)
     }
 }
 

@@ -15,9 +15,10 @@ enum PrefetchCommand {
         let settings = try RequestOptions(parsed)
         let outputDir = try OutputDirectory.from(parsed)
         if settings.network.tls.insecure { Console.errorLine(NetworkSettings.insecureWarning) }
-        let jobs = try parsed.int("jobs", range: 1...256) ?? 8
-        let rate = try parsed.double("rate", range: 0.001...100_000)
-        let perHost = try parsed.int("per-host", range: 1...256) ?? 0
+        var limits = Limits()
+        limits.transfers = try parsed.int("jobs", range: 1...256) ?? 8
+        limits.rate = try parsed.double("rate", range: 0.001...100_000)
+        limits.perHost = try parsed.int("per-host", range: 1...256) ?? 0
         var shard: Shard?
         if let fraction = try parsed.parse("shard", ValueParsers.fraction) { shard = Shard(index: fraction.k, count: fraction.n) }
         let listPath = parsed.positional("LIST")
@@ -33,9 +34,9 @@ enum PrefetchCommand {
             && (parsed.flag("progress") || Console.stderrIsTerminal)
         // Counted ahead only in a regular file: counting a pipe or FIFO would read it away.
         let progress = showProgress ? ProgressBar(total: reader.countSources()) : nil
-        let remote = try settings.remote?.remoteCache()
-        let pipeline = Pipelines.make(settings, maxConnections: jobs, maxPerHost: perHost, rate: rate, remote: remote)
-        let prefetcher = Prefetcher(pipeline: pipeline, jobs: jobs)
+        let remote = try settings.remote?.remoteCache(limits: limits)
+        let pipeline = Pipelines.make(settings, limits: limits, remote: remote)
+        let prefetcher = Prefetcher(pipeline: pipeline, limits: limits)
         let started = FileSystem.monotonic()
 
         let items = ListItems(reader: reader, settings: settings, shard: shard, takesNames: outputDir != nil)

@@ -1,5 +1,4 @@
 import ImageFetch
-import Synchronization
 
 /// A one-line progress bar on stderr: done/total (or done alone, without a total), rate, bytes,
 /// failures, ETA. Redrawn at most 10 times a second; only used when stderr is a terminal (or
@@ -29,7 +28,7 @@ final class ProgressBar: Sendable {
         var color: Bool
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     let style: Style
     private let started = FileSystem.monotonic()
     private let columnsOverride: Bool
@@ -41,7 +40,7 @@ final class ProgressBar: Sendable {
         let fallback = environment("COLUMNS").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? 80
         let columns = isTerminal ? Terminal.columns(fd: 2) ?? fallback : fallback
         columnsOverride = !isTerminal
-        state = Mutex(State(total: total, columns: columns))
+        state = Lock(State(total: total, columns: columns))
         if isTerminal {
             Terminal.onResize { [self] in resized() }
         }

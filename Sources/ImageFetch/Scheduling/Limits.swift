@@ -1,0 +1,26 @@
+/// Every admission limit of a run, in one value: how many transfers, to one host, how fast, how
+/// many images processed and uploads sent at once. The CLI sets it once from its options;
+/// `ImagePipeline.make` and `Prefetcher` apply it (the curl engine's caps, the rate limiter, the
+/// processing pool, the uploader, the retrievals a prefetch keeps in flight).
+public struct Limits: Sendable, Hashable {
+    /// libcurl transfers at once, the remote tier's included (`-j`); 0: no cap.
+    public var transfers = 0
+    /// Connections to one host at once (`--per-host`); 0: no cap.
+    public var perHost = 0
+    /// Requests started per second (`--rate`), evenly spaced; nil: no cap.
+    public var rate: Double?
+    /// Images decoded and encoded at once: default the number of cores.
+    public var processing = ProcessingPool.coreCount
+    /// Uploads to the remote tier at once.
+    public var uploads = 4
+    /// Uploads queued before a store waits for room (backpressure).
+    public var uploadQueue = 64
+
+    public init() {}
+
+    /// Retrievals a prefetch keeps in flight: `transfers` sent, as many queued in the engine so
+    /// a finished transfer's slot starts the next one at once (a queued transfer's timeout starts
+    /// only when it is sent), and room for the images being processed. A queued retrieval holds no
+    /// memory until its transfer starts.
+    public var retrievals: Int { 2 * max(1, transfers) + 2 * max(1, processing) }
+}

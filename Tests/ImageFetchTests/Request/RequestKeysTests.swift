@@ -1,0 +1,138 @@
+import XCTest
+@testable import ImageFetch
+
+/// Every stored property of the request types is either shown here to change the cache key, or
+/// named in `RequestPlan.notInCacheKey`; and every one changes the retrieval key. A property added
+/// without a decision fails `testEveryStoredPropertyIsClassified`.
+final class RequestKeysTests: XCTestCase {
+    typealias Change = @Sendable (inout ImageRequest) -> Void
+
+    /// One change of each stored property, by its path from `ImageRequest`.
+    static let changes: [String: Change] = [
+        "source": { $0.source = .http("https://example.com/other.jpg") },
+        "processing.width": { $0.processing.width = 320 },
+        "processing.height": { $0.processing.height = 240 },
+        "processing.fit": { $0.processing.width = 10; $0.processing.height = 10; $0.processing.fit = .cover },
+        "processing.format": { $0.processing.format = .webp },
+        "processing.quality": { $0.processing.width = 10; $0.processing.quality = 50 },
+        "processing.linear": { $0.processing.width = 10; $0.processing.linear = true },
+        "processing.background": { $0.processing.width = 10; $0.processing.background = .black },
+        "lowDataSource": { $0.lowDataSource = .http("https://example.com/small.jpg") },
+        "alternativeSources": { $0.alternativeSources = [.http("https://example.com/alt.jpg")] },
+        "options.maxBytes": { $0.options.maxBytes = 1 },
+        "options.maxPixels": { $0.options.maxPixels = 1 },
+        "options.connectTimeout": { $0.options.connectTimeout = 1 },
+        "options.timeout": { $0.options.timeout = 1 },
+        "options.retry.maxRetries": { $0.options.retry.maxRetries = 3 },
+        "options.retry.baseDelay": { $0.options.retry.baseDelay = 3 },
+        "options.retry.maxDelay": { $0.options.retry.maxDelay = 3 },
+        "options.retry.maxTime": { $0.options.retry.maxTime = nil },
+        "options.cachePolicy": { $0.options.cachePolicy = .offline },
+        "options.defaultTTL": { $0.options.defaultTTL = 1 },
+        "options.keepOriginal": { $0.options.keepOriginal = false },
+        "options.serveStaleWhileRevalidating": { $0.options.serveStaleWhileRevalidating = false },
+        "options.maxRedirects": { $0.options.maxRedirects = 0 },
+        "network.headers": { $0.network.headers = [.init(name: "X-A", value: "1")] },
+        "network.userAgent": { $0.network.userAgent = "Bot/1" },
+        "network.referer": { $0.network.referer = "https://r.example/" },
+        "network.cookie": { $0.network.cookie = "k=v" },
+        "network.user": { $0.network.user = "u:p" },
+        "network.netrcFile": { $0.network.netrcFile = "/n" },
+        "network.tls.caFile": { $0.network.tls.caFile = "/ca.pem" },
+        "network.tls.caPath": { $0.network.tls.caPath = "/ca" },
+        "network.tls.insecure": { $0.network.tls.insecure = true },
+        "network.tls.origin": { $0.network.tls.origin = "CURL_CA_BUNDLE" },
+        "network.proxy": { $0.network.proxy = "http://proxy:3128" },
+        "network.noProxy": { $0.network.noProxy = "*" },
+        "network.limitRate": { $0.network.limitRate = 1000 },
+        "network.speedLimit": { $0.network.speedLimit = 10 },
+        "network.speedTime": { $0.network.speedTime = 10 },
+    ]
+
+    let base = ImageRequest(source: .http("https://example.com/a.jpg"))
+    let credentials = CredentialDigest(secret: [UInt8](repeating: 3, count: 32))
+
+    /// The stored properties of a value and of the request types inside it, as paths.
+    static func paths(of value: Any, prefix: String = "") -> [String] {
+        let nested: Set<String> = ["Processing", "FetchOptions", "RetryPolicy", "NetworkOptions", "TLSOptions"]
+        var out: [String] = []
+        for child in Mirror(reflecting: value).children {
+            guard var label = child.label else { continue }
+            if label.hasPrefix("_") { label.removeFirst() }   // a property wrapper's storage
+            let path = prefix + label
+            if nested.contains(String(describing: type(of: child.value))) {
+                out += paths(of: child.value, prefix: path + ".")
+            } else {
+                out.append(path)
+            }
+        }
+        return out
+    }
+
+    func testEveryStoredPropertyIsClassified() {
+        let stored = Set(Self.paths(of: base))
+        XCTAssertEqual(stored, Set(Self.changes.keys),
+                       "a stored property of the request types without a change here: decide whether it counts in the cache key")
+        XCTAssertTrue(RequestPlan.notInCacheKey.isSubset(of: stored), "an exclusion that names no property")
+    }
+
+    func testTheCacheKeyCountsEveryPropertyButTheNamedExclusions() throws {
+        let plain = try RequestPlan(base, credentials: credentials).keys(for: base.source).output
+        for (path, change) in Self.changes.sorted(by: { $0.key < $1.key }) {
+            var request = base
+            change(&request)
+            let plan = RequestPlan(request, credentials: credentials)
+            let key = try plan.keys(for: request.source).output
+            if RequestPlan.notInCacheKey.contains(path) {
+                XCTAssertEqual(key, plain, "\(path) is named as not in the cache key, yet changes it")
+            } else {
+                XCTAssertNotEqual(key, plain, "\(path) changes the output: it must change the cache key")
+            }
+            if RequestPlan.notCounted.contains(path) {
+                XCTAssertEqual(plan.retrievalKey, base, "\(path) is named as in no key")
+            } else {
+                XCTAssertNotEqual(plan.retrievalKey, base, "\(path) must change the retrieval key")
+            }
+        }
+    }
+
+    func testOneOutputHasOneKeyWhateverItsSpelling() throws {
+        func key(_ p: Processing) throws -> CacheKey {
+            try RequestPlan(ImageRequest(source: base.source, processing: p), credentials: credentials).keys(for: base.source).output
+        }
+        XCTAssertEqual(try key(Processing(width: 64, format: .png, quality: 80)), try key(Processing(width: 64, format: .png)),
+                       "a quality means nothing to PNG")
+        XCTAssertEqual(try key(Processing(width: 64, fit: .cover)), try key(Processing(width: 64)),
+                       "cover without both sides is inside")
+        XCTAssertEqual(try key(Processing(quality: 50, linear: true)), try key(.original), "no resize, no format: the source")
+        let jpeg = try RequestPlan(ImageRequest(source: base.source, processing: Processing(width: 64, format: .jpeg)),
+                                   credentials: credentials).keys(for: base.source)
+        XCTAssertEqual(jpeg.asSource, try key(Processing(width: 64)), "-f jpeg -s 64 looks up -s 64 of a JPEG source")
+        XCTAssertEqual(jpeg.stored(format: "jpeg", sourceFormat: "jpeg"), jpeg.asSource)
+        XCTAssertEqual(jpeg.stored(format: "jpeg", sourceFormat: "png"), jpeg.output, "a PNG's JPEG thumbnail is its own entry")
+        let handOut = try RequestPlan(ImageRequest(source: base.source, processing: Processing(format: .jpeg)),
+                                      credentials: credentials).keys(for: base.source)
+        XCTAssertEqual(handOut.asSource, handOut.original, "-f jpeg without a resize of a JPEG is the original")
+        let reencoded = try RequestPlan(ImageRequest(source: base.source, processing: Processing(format: .jpeg, quality: 50)),
+                                        credentials: credentials).keys(for: base.source)
+        XCTAssertNil(reencoded.asSource, "a re-encode at a quality is not the source handed out")
+    }
+
+    func testTheDownloadKeyLeavesOutOnlyTheBodyTap() {
+        var a = LoadRequest(source: base.source)
+        var b = a
+        var context = 0
+        withUnsafeMutablePointer(to: &context) { pointer in
+            a.bodyTap = BodyTap(context: UnsafeMutableRawPointer(pointer), onData: { _, _, _ in }, onEnd: { _, _ in })
+        }
+        XCTAssertEqual(a, b, "the body tap does not count")
+        b.maxBytes = 1
+        XCTAssertNotEqual(a, b)
+        b = a
+        b.etag = "\"x\""
+        XCTAssertNotEqual(a, b)
+        b = a
+        b.network.tls.insecure = true
+        XCTAssertNotEqual(a, b, "how the bytes travel counts for sharing a download")
+    }
+}
