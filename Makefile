@@ -97,8 +97,11 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/imgfetch $(DESTDIR)$(PREFIX)/share/man/man1/imgfetch.1 \
 		$(DESTDIR)$(PREFIX)/$(BASH_COMPLETION) $(DESTDIR)$(PREFIX)/$(ZSH_COMPLETION) $(DESTDIR)$(PREFIX)/$(FISH_COMPLETION)
 
+# mandoc's warnings, but one: EXAMPLES comes right after DESCRIPTION, where a reader looks first, so
+# mandoc finds ENVIRONMENT, FILES and EXIT STATUS "out of conventional order" after it.
 lint:
-	mandoc -Tlint -W warning man/imgfetch.1
+	@out=$$(mandoc -Tlint -W warning man/imgfetch.1 2>&1 | grep -v 'sections out of conventional order'); \
+	  if [ -n "$$out" ]; then echo "$$out"; exit 1; fi
 
 clean:
 	rm -rf .build imgfetch_*.deb

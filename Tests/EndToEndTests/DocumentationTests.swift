@@ -57,6 +57,36 @@ final class DocumentationTests: E2ETestCase {
         try check(snippets)
     }
 
+    /// The man page renders within 80 columns (`MANWIDTH=80 man -l man/imgfetch.1`), and its EXAMPLES
+    /// come right after DESCRIPTION, before the reference sections.
+    func testManPageRendersWithin80ColumnsWithExamplesFirst() throws {
+        let page = repository.appendingPathComponent("man/imgfetch.1")
+        let man = try String(contentsOf: page, encoding: .utf8)
+        let sections = man.split(separator: "\n").filter { $0.hasPrefix(".Sh ") }.map { String($0.dropFirst(4)) }
+        XCTAssertEqual(Array(sections.prefix(4)), ["NAME", "SYNOPSIS", "DESCRIPTION", "EXAMPLES"], "\(sections)")
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/man") else {
+            throw XCTSkip("man is not installed (scripts/install-deps.sh installs man-db)")
+        }
+        var env = Imgfetch.baseEnvironment(home: home)
+        env["MANWIDTH"] = "80"
+        env["LC_ALL"] = "C.UTF-8"
+        env["MAN_KEEP_FORMATTING"] = nil
+        let r = ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/man"), ["-l", page.path], environment: env, currentDirectory: work)
+        XCTAssertEqual(r.status, 0, "\(r)")
+        XCTAssertTrue(r.stderr.isEmpty, "man -l warns:\n\(r.stderr)")
+        var lines = 0
+        for line in r.stdoutText.split(separator: "\n", omittingEmptySubsequences: false) {
+            lines += 1
+            // Overstrikes (bold: c\bc, underline: _\bc) are one column; a tab goes to the next stop of 8.
+            var column = 0
+            for c in line {
+                if c == "\u{8}" { column -= 1 } else if c == "\t" { column += 8 - column % 8 } else { column += 1 }
+            }
+            XCTAssertLessThanOrEqual(column, 80, "man page line \(lines) is \(column) columns at MANWIDTH=80:\n\(line)")
+        }
+        XCTAssertGreaterThan(lines, 500, "the rendered page")
+    }
+
     /// Every option the parser knows (as `--help` lists them) is in the man page, and every option
     /// the man page names exists.
     func testManPageAndParserKnowTheSameOptions() throws {
@@ -237,7 +267,8 @@ final class DocumentationTests: E2ETestCase {
     }
 
     /// example.com (and its subdomains, .net, .org) URLs -> a fixture on the test server, each path
-    /// its own URL; `/data/urls.txt` -> the working directory's `urls.txt`.
+    /// its own URL, and a base ending in `/` -> that path of the test server; `/data/urls.txt` -> the
+    /// working directory's `urls.txt`.
     static func substitute(_ text: String, server: TestServer) -> String {
         let regex = try! NSRegularExpression(pattern: #"https?://(?:[A-Za-z0-9-]+\.)*example\.(?:com|net|org)/([^\s'"]*)"#)
         var out = ""
@@ -245,8 +276,14 @@ final class DocumentationTests: E2ETestCase {
         for m in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
             guard let whole = Range(m.range, in: text), let path = Range(m.range(at: 1), in: text) else { continue }
             out += text[last..<whole.lowerBound]
-            let name = text[path].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "x"
-            out += server.url("/img/photo.jpg?v=\(name)")
+            if text[path].isEmpty || text[path].hasSuffix("/") {
+                // A base such as a remote cache tier's (`http://cache.example.com/imgfetch/`): a path
+                // of the test server without a query, where nothing is stored (a tier that misses).
+                out += server.url("/\(text[path])")
+            } else {
+                let name = text[path].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "x"
+                out += server.url("/img/photo.jpg?v=\(name)")
+            }
             last = whole.upperBound
         }
         out += text[last...]
