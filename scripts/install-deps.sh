@@ -16,12 +16,13 @@
 #   carry AddressSanitizer and libFuzzer)
 #   dpkg-dev (dpkg-shlibdeps), binutils (strip, readelf): `make deb` (scripts/make-deb.sh); lintian: the
 #   package test checks the package with it; man-db: `man -w` and the man page's 80-column check
+#   g++: the C++ runtime's development files and gcc's start files, which linking the Swift binary needs
 #   DEPS=build installs only what `make build` and `make deb` need (the Containerfile's build stage):
-#   the headers, pkg-config, make, dpkg-dev and binutils, no test tools
+#   the headers, pkg-config, make, g++, dpkg-dev and binutils, no test tools
 #   BENCH_DEPS=1 adds what `make bench` compares against: hyperfine, curl, aria2, time, and
 #   gnome-backgrounds (wallpapers for the fidelity figures)
 set -euo pipefail
-want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config make dpkg-dev binutils)
+want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config make g++ dpkg-dev binutils)
 if [[ "${DEPS:-all}" != build ]]; then
   want+=(libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace chromium nginx-light parallel lintian man-db)
   if ! python3 -c 'import moto, boto3' 2>/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
