@@ -2,9 +2,10 @@ import Foundation
 import XCTest
 
 /// Every example in the docs runs (as Nuke's DocumentationTests compile its snippets): each line
-/// that starts with `imgfetch ` in the examples of every `--help`, the README's shell blocks and the
-/// man page's EXAMPLES runs against the binary, with the test server in place of example.com and
-/// the files it names provided; other shell lines pass `bash -n`; YAML blocks parse.
+/// that starts with `imgfetch ` in the examples of every `--help`, the shell blocks of README.md and
+/// CONTRIBUTING.md and the man page's EXAMPLES runs against the binary, with the test server in place
+/// of example.com and the files it names provided; other shell lines pass `bash -n`; YAML blocks
+/// parse; the two guides' relative links and anchors resolve.
 final class DocumentationTests: E2ETestCase {
     struct Snippet: CustomStringConvertible {
         var origin: String
@@ -29,7 +30,53 @@ final class DocumentationTests: E2ETestCase {
         try check(shell)
         let yaml = Self.fencedBlocks(readme, languages: ["yaml", "yml"], origin: "README.md")
         XCTAssertFalse(yaml.isEmpty, "the README's Kubernetes Job")
-        for block in yaml {
+        checkYAML(yaml)
+    }
+
+    func testContributingShellBlocksRunAndYAMLParses() throws {
+        let guide = try String(contentsOf: repository.appendingPathComponent("CONTRIBUTING.md"), encoding: .utf8)
+        let shell = Self.fencedBlocks(guide, languages: ["sh", "bash", "shell"], origin: "CONTRIBUTING.md")
+        XCTAssertGreaterThanOrEqual(shell.count, 2, "CONTRIBUTING shell blocks")
+        try check(shell)
+        checkYAML(Self.fencedBlocks(guide, languages: ["yaml", "yml"], origin: "CONTRIBUTING.md"))
+    }
+
+    /// Every relative link of README.md and CONTRIBUTING.md names a file of the repository, and every
+    /// `#anchor` a heading of its file (GitHub's slugs). A path in backticks is not a link.
+    func testGuidesLinksAndAnchorsResolve() throws {
+        let guides = ["README.md", "CONTRIBUTING.md"]
+        var anchors: [String: Set<String>] = [:]
+        var texts: [String: String] = [:]
+        for name in guides {
+            let text = try String(contentsOf: repository.appendingPathComponent(name), encoding: .utf8)
+            texts[name] = text
+            anchors[name] = Self.headingAnchors(text)
+        }
+        XCTAssertTrue(texts["README.md"]!.contains("](CONTRIBUTING.md)"), "the README links the contributing guide")
+        let link = try NSRegularExpression(pattern: #"\]\(([^)\s]+)\)"#)
+        for name in guides {
+            let text = Self.outsideFences(texts[name]!)
+            var checked = 0
+            for m in link.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let r = Range(m.range(at: 1), in: text) else { continue }
+                let target = String(text[r])
+                if target.contains("://") || target.hasPrefix("mailto:") { continue }
+                checked += 1
+                let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                let file = parts[0].isEmpty ? name : parts[0]
+                XCTAssertTrue(FileManager.default.fileExists(atPath: repository.appendingPathComponent(file).path),
+                              "\(name) links \(target): no such file")
+                if parts.count == 2 {
+                    let known = try anchors[file] ?? Self.headingAnchors(String(contentsOf: repository.appendingPathComponent(file), encoding: .utf8))
+                    XCTAssertTrue(known.contains(parts[1]), "\(name) links \(target): no such heading in \(file)")
+                }
+            }
+            XCTAssertGreaterThan(checked, 0, "\(name) has relative links")
+        }
+    }
+
+    func checkYAML(_ blocks: [Snippet]) {
+        for block in blocks {
             let r = ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"),
                                       ["python3", "-c", "import sys, yaml; yaml.safe_load(sys.stdin)"],
                                       environment: ProcessInfo.processInfo.environment,
@@ -244,6 +291,34 @@ final class DocumentationTests: E2ETestCase {
             current?.append(String(line))
         }
         return snippets
+    }
+
+    /// The text of `markdown` without its fenced blocks.
+    static func outsideFences(_ markdown: String) -> String {
+        var inFence = false
+        var lines: [Substring] = []
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { inFence.toggle(); continue }
+            if !inFence { lines.append(line) }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// GitHub's anchors of the headings of `markdown`: lower case, letters, digits, `-` and `_` kept,
+    /// spaces made `-`, the rest dropped; a repeated one gets `-1`, `-2`, ...
+    static func headingAnchors(_ markdown: String) -> Set<String> {
+        var anchors = Set<String>()
+        for line in outsideFences(markdown).split(separator: "\n") where line.hasPrefix("#") {
+            let title = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)
+            var slug = ""
+            for c in title.lowercased() {
+                if c.isLetter || c.isNumber || c == "-" || c == "_" { slug.append(c) } else if c == " " { slug.append("-") }
+            }
+            var unique = slug, n = 0
+            while anchors.contains(unique) { n += 1; unique = "\(slug)-\(n)" }
+            anchors.insert(unique)
+        }
+        return anchors
     }
 
     /// Commands with `\` and trailing-`|` continuations joined; blank and comment lines dropped.
