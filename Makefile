@@ -1,10 +1,12 @@
 # imgfetch: `make demo` installs everything and shows the pipeline; `make test` runs every test.
 PREFIX ?= /usr/local
 SWIFT ?= swift
-RELEASE_FLAGS = -c release --static-swift-stdlib
+# No $ORIGIN RUNPATH: the Swift stdlib is static, and a RUNPATH is a lintian error in the package
+# (and would make dlopen look for libcurl and libvips next to the binary first).
+RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
 BIN = .build/release/imgfetch
 
-.PHONY: all deps build debug test conformance sanitize fuzz demo scale-demo bench install uninstall lint clean
+.PHONY: all deps build debug test conformance sanitize fuzz demo scale-demo bench deb install uninstall lint clean
 
 all: build
 
@@ -69,6 +71,13 @@ bench: build
 	@BENCH_DEPS=1 scripts/install-deps.sh
 	@scripts/bench.sh $(BIN)
 
+# The Debian package imgfetch_VERSION-1_ARCH.deb of the release binary, in the working tree
+# (scripts/make-deb.sh; `apt install ./imgfetch_*.deb` installs it), then lintian's verdict on it
+# (errors fail; lintian is installed by scripts/install-deps.sh, not by DEPS=build).
+deb: build
+	@deb=$$(scripts/make-deb.sh $(BIN)) && echo "$$deb" && \
+	  if command -v lintian >/dev/null; then lintian --allow-root --fail-on error "$$deb"; fi
+
 # The stripped binary, the man page, and the completion scripts where each shell looks for them.
 BASH_COMPLETION = share/bash-completion/completions/imgfetch
 ZSH_COMPLETION = share/zsh/site-functions/_imgfetch
@@ -88,8 +97,11 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/imgfetch $(DESTDIR)$(PREFIX)/share/man/man1/imgfetch.1 \
 		$(DESTDIR)$(PREFIX)/$(BASH_COMPLETION) $(DESTDIR)$(PREFIX)/$(ZSH_COMPLETION) $(DESTDIR)$(PREFIX)/$(FISH_COMPLETION)
 
+# mandoc's warnings, but one: EXAMPLES comes right after DESCRIPTION, where a reader looks first, so
+# mandoc finds ENVIRONMENT, FILES and EXIT STATUS "out of conventional order" after it.
 lint:
-	mandoc -Tlint -W warning man/imgfetch.1
+	@out=$$(mandoc -Tlint -W warning man/imgfetch.1 2>&1 | grep -v 'sections out of conventional order'); \
+	  if [ -n "$$out" ]; then echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf .build
+	rm -rf .build imgfetch_*.deb

@@ -14,11 +14,19 @@
 #   mode, authentication enforced) and its set-up (Tests/Support/moto_setup.py)
 #   (`make sanitize` and `make fuzz` need nothing more: the Swift toolchain's clang and compiler-rt
 #   carry AddressSanitizer and libFuzzer)
+#   dpkg-dev (dpkg-shlibdeps), binutils (strip, readelf): `make deb` (scripts/make-deb.sh); lintian: the
+#   package test checks the package with it; man-db: `man -w` and the man page's 80-column check
+#   g++: the C++ runtime's development files and gcc's start files, which linking the Swift binary needs
+#   DEPS=build installs only what `make build` and `make deb` need (the Containerfile's build stage):
+#   the headers, pkg-config, make, g++, dpkg-dev and binutils, no test tools
 #   BENCH_DEPS=1 adds what `make bench` compares against: hyperfine, curl, aria2, time, and
 #   gnome-backgrounds (wallpapers for the fidelity figures)
 set -euo pipefail
-want=(libvips-dev libvips-tools libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace chromium nginx-light parallel)
-if ! python3 -c 'import moto, boto3' 2>/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
+want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config make g++ dpkg-dev binutils)
+if [[ "${DEPS:-all}" != build ]]; then
+  want+=(libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace chromium nginx-light parallel lintian man-db)
+  if ! python3 -c 'import moto, boto3' 2>/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
+fi
 if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time gnome-backgrounds); fi
 missing=()
 for p in "${want[@]}"; do
@@ -33,7 +41,7 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 fi
 # moto's S3 server for the remote cache tests (not packaged by Debian). A Debian python3 is
 # "externally managed" (PEP 668): pip then needs --break-system-packages.
-if ! python3 -c 'import moto.server, boto3' 2>/dev/null; then
+if [[ "${DEPS:-all}" != build ]] && ! python3 -c 'import moto.server, boto3' 2>/dev/null; then
   echo "installing: moto[server]==5.2.1 (pip)" >&2
   $SUDO python3 -m pip install -q 'moto[server]==5.2.1' 2>/dev/null \
     || $SUDO python3 -m pip install -q --break-system-packages 'moto[server]==5.2.1'

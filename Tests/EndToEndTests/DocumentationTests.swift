@@ -2,9 +2,10 @@ import Foundation
 import XCTest
 
 /// Every example in the docs runs (as Nuke's DocumentationTests compile its snippets): each line
-/// that starts with `imgfetch ` in the examples of every `--help`, the README's shell blocks and the
-/// man page's EXAMPLES runs against the binary, with the test server in place of example.com and
-/// the files it names provided; other shell lines pass `bash -n`; YAML blocks parse.
+/// that starts with `imgfetch ` in the examples of every `--help`, the shell blocks of README.md and
+/// CONTRIBUTING.md and the man page's EXAMPLES runs against the binary, with the test server in place
+/// of example.com and the files it names provided; other shell lines pass `bash -n`; YAML blocks
+/// parse; the two guides' relative links and anchors resolve.
 final class DocumentationTests: E2ETestCase {
     struct Snippet: CustomStringConvertible {
         var origin: String
@@ -29,7 +30,53 @@ final class DocumentationTests: E2ETestCase {
         try check(shell)
         let yaml = Self.fencedBlocks(readme, languages: ["yaml", "yml"], origin: "README.md")
         XCTAssertFalse(yaml.isEmpty, "the README's Kubernetes Job")
-        for block in yaml {
+        checkYAML(yaml)
+    }
+
+    func testContributingShellBlocksRunAndYAMLParses() throws {
+        let guide = try String(contentsOf: repository.appendingPathComponent("CONTRIBUTING.md"), encoding: .utf8)
+        let shell = Self.fencedBlocks(guide, languages: ["sh", "bash", "shell"], origin: "CONTRIBUTING.md")
+        XCTAssertGreaterThanOrEqual(shell.count, 2, "CONTRIBUTING shell blocks")
+        try check(shell)
+        checkYAML(Self.fencedBlocks(guide, languages: ["yaml", "yml"], origin: "CONTRIBUTING.md"))
+    }
+
+    /// Every relative link of README.md and CONTRIBUTING.md names a file of the repository, and every
+    /// `#anchor` a heading of its file (GitHub's slugs). A path in backticks is not a link.
+    func testGuidesLinksAndAnchorsResolve() throws {
+        let guides = ["README.md", "CONTRIBUTING.md"]
+        var anchors: [String: Set<String>] = [:]
+        var texts: [String: String] = [:]
+        for name in guides {
+            let text = try String(contentsOf: repository.appendingPathComponent(name), encoding: .utf8)
+            texts[name] = text
+            anchors[name] = Self.headingAnchors(text)
+        }
+        XCTAssertTrue(texts["README.md"]!.contains("](CONTRIBUTING.md)"), "the README links the contributing guide")
+        let link = try NSRegularExpression(pattern: #"\]\(([^)\s]+)\)"#)
+        for name in guides {
+            let text = Self.outsideFences(texts[name]!)
+            var checked = 0
+            for m in link.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                guard let r = Range(m.range(at: 1), in: text) else { continue }
+                let target = String(text[r])
+                if target.contains("://") || target.hasPrefix("mailto:") { continue }
+                checked += 1
+                let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+                let file = parts[0].isEmpty ? name : parts[0]
+                XCTAssertTrue(FileManager.default.fileExists(atPath: repository.appendingPathComponent(file).path),
+                              "\(name) links \(target): no such file")
+                if parts.count == 2 {
+                    let known = try anchors[file] ?? Self.headingAnchors(String(contentsOf: repository.appendingPathComponent(file), encoding: .utf8))
+                    XCTAssertTrue(known.contains(parts[1]), "\(name) links \(target): no such heading in \(file)")
+                }
+            }
+            XCTAssertGreaterThan(checked, 0, "\(name) has relative links")
+        }
+    }
+
+    func checkYAML(_ blocks: [Snippet]) {
+        for block in blocks {
             let r = ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/env"),
                                       ["python3", "-c", "import sys, yaml; yaml.safe_load(sys.stdin)"],
                                       environment: ProcessInfo.processInfo.environment,
@@ -55,6 +102,36 @@ final class DocumentationTests: E2ETestCase {
         }
         XCTAssertGreaterThanOrEqual(snippets.count, 5, "man page example blocks")
         try check(snippets)
+    }
+
+    /// The man page renders within 80 columns (`MANWIDTH=80 man -l man/imgfetch.1`), and its EXAMPLES
+    /// come right after DESCRIPTION, before the reference sections.
+    func testManPageRendersWithin80ColumnsWithExamplesFirst() throws {
+        let page = repository.appendingPathComponent("man/imgfetch.1")
+        let man = try String(contentsOf: page, encoding: .utf8)
+        let sections = man.split(separator: "\n").filter { $0.hasPrefix(".Sh ") }.map { String($0.dropFirst(4)) }
+        XCTAssertEqual(Array(sections.prefix(4)), ["NAME", "SYNOPSIS", "DESCRIPTION", "EXAMPLES"], "\(sections)")
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/man") else {
+            throw XCTSkip("man is not installed (scripts/install-deps.sh installs man-db)")
+        }
+        var env = Imgfetch.baseEnvironment(home: home)
+        env["MANWIDTH"] = "80"
+        env["LC_ALL"] = "C.UTF-8"
+        env["MAN_KEEP_FORMATTING"] = nil
+        let r = ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/man"), ["-l", page.path], environment: env, currentDirectory: work)
+        XCTAssertEqual(r.status, 0, "\(r)")
+        XCTAssertTrue(r.stderr.isEmpty, "man -l warns:\n\(r.stderr)")
+        var lines = 0
+        for line in r.stdoutText.split(separator: "\n", omittingEmptySubsequences: false) {
+            lines += 1
+            // Overstrikes (bold: c\bc, underline: _\bc) are one column; a tab goes to the next stop of 8.
+            var column = 0
+            for c in line {
+                if c == "\u{8}" { column -= 1 } else if c == "\t" { column += 8 - column % 8 } else { column += 1 }
+            }
+            XCTAssertLessThanOrEqual(column, 80, "man page line \(lines) is \(column) columns at MANWIDTH=80:\n\(line)")
+        }
+        XCTAssertGreaterThan(lines, 500, "the rendered page")
     }
 
     /// Every option the parser knows (as `--help` lists them) is in the man page, and every option
@@ -216,6 +293,34 @@ final class DocumentationTests: E2ETestCase {
         return snippets
     }
 
+    /// The text of `markdown` without its fenced blocks.
+    static func outsideFences(_ markdown: String) -> String {
+        var inFence = false
+        var lines: [Substring] = []
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { inFence.toggle(); continue }
+            if !inFence { lines.append(line) }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// GitHub's anchors of the headings of `markdown`: lower case, letters, digits, `-` and `_` kept,
+    /// spaces made `-`, the rest dropped; a repeated one gets `-1`, `-2`, ...
+    static func headingAnchors(_ markdown: String) -> Set<String> {
+        var anchors = Set<String>()
+        for line in outsideFences(markdown).split(separator: "\n") where line.hasPrefix("#") {
+            let title = line.drop { $0 == "#" }.trimmingCharacters(in: .whitespaces)
+            var slug = ""
+            for c in title.lowercased() {
+                if c.isLetter || c.isNumber || c == "-" || c == "_" { slug.append(c) } else if c == " " { slug.append("-") }
+            }
+            var unique = slug, n = 0
+            while anchors.contains(unique) { n += 1; unique = "\(slug)-\(n)" }
+            anchors.insert(unique)
+        }
+        return anchors
+    }
+
     /// Commands with `\` and trailing-`|` continuations joined; blank and comment lines dropped.
     static func joinContinuations(_ lines: [String]) -> [String] {
         var commands: [String] = []
@@ -237,7 +342,8 @@ final class DocumentationTests: E2ETestCase {
     }
 
     /// example.com (and its subdomains, .net, .org) URLs -> a fixture on the test server, each path
-    /// its own URL; `/data/urls.txt` -> the working directory's `urls.txt`.
+    /// its own URL, and a base ending in `/` -> that path of the test server; `/data/urls.txt` -> the
+    /// working directory's `urls.txt`.
     static func substitute(_ text: String, server: TestServer) -> String {
         let regex = try! NSRegularExpression(pattern: #"https?://(?:[A-Za-z0-9-]+\.)*example\.(?:com|net|org)/([^\s'"]*)"#)
         var out = ""
@@ -245,8 +351,14 @@ final class DocumentationTests: E2ETestCase {
         for m in regex.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
             guard let whole = Range(m.range, in: text), let path = Range(m.range(at: 1), in: text) else { continue }
             out += text[last..<whole.lowerBound]
-            let name = text[path].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "x"
-            out += server.url("/img/photo.jpg?v=\(name)")
+            if text[path].isEmpty || text[path].hasSuffix("/") {
+                // A base such as a remote cache tier's (`http://cache.example.com/imgfetch/`): a path
+                // of the test server without a query, where nothing is stored (a tier that misses).
+                out += server.url("/\(text[path])")
+            } else {
+                let name = text[path].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "x"
+                out += server.url("/img/photo.jpg?v=\(name)")
+            }
             last = whole.upperBound
         }
         out += text[last...]
