@@ -23,6 +23,8 @@ let package = Package(
         .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit", "CSignals"]),
         .testTarget(name: "ImageFetchTests", dependencies: ["ImageFetch"]),
         .testTarget(name: "ArgumentKitTests", dependencies: ["ArgumentKit"]),
+        // The CLI's own parts: the list format, list reading, output names.
+        .testTarget(name: "imgfetchTests", dependencies: ["imgfetch", "ImageFetch"]),
         // The remote store tests call HTTPRemoteStore directly; every other end-to-end test runs the binary.
         .testTarget(name: "EndToEndTests", dependencies: ["ImageFetch"]),
     ],

@@ -34,7 +34,8 @@ for m in "${MODULES[@]}"; do
   printf 'module %s {\n  header "%s"\n  export *\n}\n' "$m" "$header" > "$OUT/modules/$m/module.modulemap"
 done
 MODULE_FLAGS=(); for m in "${MODULES[@]}"; do MODULE_FLAGS+=(-I "$OUT/modules/$m"); done
-SWIFT_SOURCES=$(find Sources/ImageFetch -name '*.swift' | sort)
+# The library, and the CLI's list format (Sources/imgfetch/Prefetch: its list files compile in either).
+SWIFT_SOURCES=$( (find Sources/ImageFetch -name '*.swift'; ls Sources/imgfetch/Prefetch/List{Line,Parser,Parser+Fields}.swift) | sort)
 newest=$(ls -t $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift "$OUT"/obj/*.o | sed -n 1p)
 if [[ ! -x "$OUT/imagefetch-fuzz" || "$newest" -nt "$OUT/imagefetch-fuzz" ]]; then
   echo "building $OUT/imagefetch-fuzz" >&2

@@ -1,5 +1,5 @@
 /// Redirects, followed by the pipeline one hop at a time (libcurl never follows them): every hop is
-/// a response of its own. A redirect is stored under its own key (`CacheKey(redirectOf:)`, format
+/// a response of its own. A redirect is stored under its own key (`EntryKeys.response`, format
 /// `redirect`, its bytes the target URL) and reused only while its own rules keep it fresh: a 301 or
 /// 308 may get the heuristic lifetime, a 302, 303 or 307 is stored only with explicit freshness. The
 /// image behind it keeps its own entry under the target's key. Only http(s) targets are followed.
@@ -10,11 +10,10 @@ extension ImagePipeline {
         case redirect(Source)
     }
 
-    /// The target of a stored redirect of `source`, when it may be used now (fresh, or offline).
-    func storedRedirect(of source: Source, now: Double, offline: Bool,
-                        network: NetworkOptions = NetworkOptions()) -> Source? {
-        guard source.isNetwork, let key = try? CacheKey(responseOf: source, network: network, credentials: cache.credentials),
-              let stored = cache.lookup(key),
+    /// The target of a stored redirect of `source` (under `keys.response`), when it may be used
+    /// now (fresh, or offline).
+    func storedRedirect(of source: Source, keys: RequestPlan.EntryKeys, now: Double, offline: Bool) -> Source? {
+        guard source.isNetwork, let stored = cache.lookup(keys.response),
               stored.entry.format == CacheEntry.redirectFormat,
               offline || stored.entry.isFresh(at: now),
               let target = String(validating: stored.bytes, as: UTF8.self) else { return nil }
@@ -22,8 +21,8 @@ extension ImagePipeline {
     }
 
     /// The next hop of a redirect response, after storing the redirect when its rules allow.
-    func followRedirect(from source: Source, to location: String, response: LoadResponse,
-                        options: FetchOptions, network: NetworkOptions = NetworkOptions()) throws(FetchError) -> Source {
+    func followRedirect(from source: Source, keys: RequestPlan.EntryKeys, to location: String, response: LoadResponse,
+                        options: FetchOptions) throws(FetchError) -> Source {
         let target = try Source.redirectTarget(location, from: source)
         let now = FileSystem.now()
         let stored = StoredResponse(status: response.status, requestTime: response.requestTime > 0 ? response.requestTime : now,
@@ -33,11 +32,9 @@ extension ImagePipeline {
         // A redirect is stored only when its rules allow and neither end carries credentials (a stored
         // target would write them down).
         if freshness.storable && !freshness.mustRevalidate && (freshness.expires ?? 0) > now,
-           !source.hasCredentials, !target.hasCredentials,
-           let key = try? CacheKey(responseOf: source, network: network, credentials: cache.credentials),
-           let identity = try? source.identity(credentials: cache.credentials) {
+           !source.hasCredentials, !target.hasCredentials {
             let bytes = Array(target.description.utf8)
-            var entry = CacheEntry(key: key.rawValue, identity: identity, source: source.description,
+            var entry = CacheEntry(key: keys.response.rawValue, identity: keys.identity, source: source.description,
                                    variant: CacheEntry.redirectFormat, format: CacheEntry.redirectFormat, width: 0, height: 0,
                                    bytes: Int64(bytes.count), checksum: "", created: now, expires: freshness.expires)
             entry.response = stored

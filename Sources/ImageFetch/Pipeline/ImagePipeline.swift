@@ -123,10 +123,10 @@ public final class ImagePipeline: Sendable {
                 stale = cached
                 break
             }
-            if stale == nil, let target = storedRedirect(of: source, now: now, offline: options.cachePolicy == .offline, network: request.network) {
+            if stale == nil, let target = storedRedirect(of: source, keys: keys, now: now, offline: options.cachePolicy == .offline) {
                 return .redirect(target)
             }
-            if let failure = storedFailure(of: source, newerThan: stale?.entry.created, now: now, network: request.network) { throw failure }
+            if let failure = storedFailure(of: source, keys: keys, newerThan: stale?.entry.created, now: now) { throw failure }
             if stale == nil, !processing.isOriginal,
                let original = cache.lookup(keys.original),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
@@ -179,11 +179,11 @@ public final class ImagePipeline: Sendable {
                 defer { withExtendedLifetime(streamed) {} }   // its tap's context must outlive the load
                 let response = try await loader.load(load)
                 if let failure = response.failure {
-                    storeFailure(of: source, response: response, options: options, network: request.network)
+                    storeFailure(of: source, keys: keys, response: response, options: options)
                     throw failure
                 }
                 if let location = response.redirectLocation {
-                    return .redirect(try followRedirect(from: source, to: location, response: response, options: options, network: request.network))
+                    return .redirect(try followRedirect(from: source, keys: keys, to: location, response: response, options: options))
                 }
                 return .image(try await complete(response, source: source, keys: keys, stale: stale, staleKey: key, options: options,
                                                  processing: processing, network: request.network, streamed: streamed,
@@ -254,7 +254,7 @@ public final class ImagePipeline: Sendable {
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
         guard freshness.storable else { return result }
         let validator = response.fileValidator ?? response.headers.validator("etag")
-        var entry = CacheEntry(key: key.rawValue, identity: try source.identity(credentials: cache.credentials),
+        var entry = CacheEntry(key: key.rawValue, identity: keys.identity,
                                source: source.description,
                                variant: keys.variant(of: key),
                                format: image.format, width: image.width, height: image.height,

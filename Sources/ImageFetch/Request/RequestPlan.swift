@@ -33,11 +33,13 @@ public struct RequestPlan: Sendable {
         let output = key(processing)
         let asSource = processing.spelledAsSource.map(key)
         let original = key(.original)
+        let response = CacheKey(EntryKey(identity: identity, kind: .response, network: part))
         let shaped = part != nil
         var variants = [original: Processing.original.identifier]
         if let asSource, let spelled = processing.spelledAsSource { variants[asSource] = spelled.identifier }
         if variants[output] == nil { variants[output] = processing.identifier }
-        return EntryKeys(output: output, asSource: asSource, format: processing.format, original: original,
+        return EntryKeys(identity: identity, output: output, asSource: asSource, format: processing.format, original: original,
+                         response: response,
                          variants: variants,
                          shaped: shaped)
     }
@@ -51,6 +53,8 @@ public struct RequestPlan: Sendable {
 
     /// The entries of one source: one output, however its format is spelled.
     public struct EntryKeys: Sendable {
+        /// The source's identity as entries record it (`Source.identity(credentials:)`).
+        public let identity: String
         /// The output as the request spells it.
         public let output: CacheKey
         /// The same output spelled `original` (`Processing.spelledAsSource`), for a format given
@@ -60,6 +64,8 @@ public struct RequestPlan: Sendable {
         let format: ImageFormat
         /// The source's original bytes.
         public let original: CacheKey
+        /// A response of the source that is not an image (a stored redirect or error status).
+        public let response: CacheKey
         /// The `variant` (`Processing.identifier`) an entry under each key records.
         let variants: [CacheKey: String]
         /// Asked for with headers, a cookie or credentials (`NetworkOptions.keyPart`): recorded in

@@ -1,3 +1,7 @@
+// Compiled into the imgfetch executable, and with the library's sources into the fuzz targets.
+#if canImport(ImageFetch)
+import ImageFetch
+#endif
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 import XCTest
+@testable import imgfetch
 @testable import ImageFetch
 
 /// Lists as they come from Windows, spreadsheets and hostile sources: CRLF line ends, a UTF-8 byte

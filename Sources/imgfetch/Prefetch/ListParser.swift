@@ -1,3 +1,8 @@
+// Compiled into the imgfetch executable, and with the library's sources into the fuzz targets.
+#if canImport(ImageFetch)
+import ImageFetch
+#endif
+
 /// One line of a prefetch list: a source and its per-line options.
 public struct ListItem: Sendable, Equatable {
     /// 1-based line number in the list.

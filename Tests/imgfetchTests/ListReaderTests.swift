@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+@testable import imgfetch
 @testable import ImageFetch
 #if canImport(Glibc)
 import Glibc

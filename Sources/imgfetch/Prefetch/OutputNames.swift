@@ -1,3 +1,7 @@
+// Compiled into the imgfetch executable, and with the library's sources into the fuzz targets.
+#if canImport(ImageFetch)
+import ImageFetch
+#endif
 
 /// A file name template for images written to an output directory: `{name}` (the source's file
 /// name without its extension), `{ext}` (the output format's extension), `{key}` (the cache key),

@@ -1,3 +1,4 @@
+@testable import imgfetch
 @testable import ImageFetch
 import XCTest
 

@@ -1,3 +1,8 @@
+// Compiled into the imgfetch executable, and with the library's sources into the fuzz targets.
+#if canImport(ImageFetch)
+import ImageFetch
+#endif
+
 /// The per-line options of a list and how list text is split, unquoted and redacted.
 extension ListParser {
     struct FieldProblem: Error { var message: String }
