@@ -6,7 +6,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
 BIN = .build/release/imgfetch
 
-.PHONY: all deps build debug test conformance sanitize fuzz demo scale-demo bench deb install uninstall lint clean
+.PHONY: all deps build debug test conformance sanitize tsan fuzz demo scale-demo bench deb install uninstall lint clean
 
 all: build
 
@@ -47,6 +47,13 @@ sanitize: deps
 	  IMGFETCH_E2E_BINARY=$(CURDIR)/.build/asan/debug/imgfetch $(SWIFT) test --skip-build $(ASAN_BUILD)
 	@if ls $(ASAN_REPORTS)/asan.* >/dev/null 2>&1; then cat $(ASAN_REPORTS)/asan.*; \
 	  echo "make sanitize: AddressSanitizer reported errors (above)" >&2; exit 1; fi
+
+# ThreadSanitizer over a prefetch of TSAN_LINES list lines (alternatives, low-data sources, headers,
+# duplicates) with an nginx remote tier, filling it and then reading it; a report with a frame in
+# imgfetch's Swift code fails (docs/THREADS.md lists every thread and lock).
+TSAN_LINES ?= 300
+tsan: deps
+	scripts/tsan.sh $(TSAN_LINES)
 
 # libFuzzer targets (list, source, headers, meta, listing, direct, jpeg), each run for FUZZ_SECONDS (default 60).
 FUZZ_SECONDS ?= 60

@@ -1,7 +1,7 @@
 /* vips_modules.c: which libvips modules are loaded, and from where.
  *
  * vips_init loads every shared object in <libdir>/vips-modules-M.m (ImageMagick, poppler,
- * openslide, heif, jxl): about 15 ms and 5 MB per process, for loaders an image fetcher never uses.
+ * openslide, heif, jxl): time and memory in every process, for loaders an image fetcher never uses.
  * libdir is $VIPSHOME/<basename of the configure-time libdir> when VIPSHOME is set. So
  * ifv_restrict_modules (called while the process is single-threaded) points VIPSHOME at a path that
  * can never be a directory, vips_init loads no module at all, and ifv_load_format_modules then opens

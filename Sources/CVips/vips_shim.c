@@ -1,6 +1,6 @@
 /* vips_shim.c: libvips resolved at run time with dlopen, behind the plain C API of cvips.h.
  *
- * libvips is deliberately not linked (linking it costs ~43 ms of process start-up, which a cache
+ * libvips is deliberately not linked (linking it costs process start-up time, which a cache
  * hit must not pay) and its headers are not included (they need glib's include paths). The few
  * types and functions used are declared here by hand; values checked against vips 8.14 headers.
  * Several of the vips entry points are C-variadic; calling them through a variadic function
@@ -73,7 +73,7 @@ static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 /* liborc before 0.4.34 (Debian 12 ships 0.4.33) is not thread-safe while it compiles vector code
  * (libvips#1211, sharp#3677: heap corruption under concurrent resizes, seen here once in ~40,000
  * thumbnails on two threads). With such an orc, vips' orc paths are switched off at load, as sharp
- * does: about 10% more CPU per thumbnail, and no crash. */
+ * does: a little more CPU per thumbnail, and no crash. */
 static int ifv_orc_is_thread_safe(void *vips_handle) {
     const char *(*version)(void) = (const char *(*)(void))dlsym(vips_handle, "orc_version_string");
     if (version == NULL) return 1;  /* no orc at all */

@@ -3,7 +3,7 @@
  * request is sent with "Connection: close"; DirectHTTPResponse.swift parses what comes back).
  *
  * It lets the remote cache tier GET objects from a plain http:// store without loading libcurl
- * (about 5 ms of a process's start). Every wait is bounded by the timeouts, every byte read by
+ * (a large part of a short process's start; see the README's figures). Every wait is bounded by the timeouts, every byte read by
  * max_response. A host name is resolved by the system resolver (getaddrinfo) on a thread of its own,
  * waited for until the deadline or a cancel (then left to finish alone); an IP literal at once.
  */

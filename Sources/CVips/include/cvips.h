@@ -1,7 +1,7 @@
 /* cvips.h: the libvips operations imgfetch needs, as plain (non-variadic) C functions.
  *
  * libvips is NOT linked: ifv_load() resolves it with dlopen("libvips.so.42") on first use and
- * calls vips_init once (thread-safe), so a cache hit never pays its ~45 ms of loading.
+ * calls vips_init once (thread-safe), so a cache hit never pays for loading it.
  * Every function here is safe to call from several threads at once once ifv_load succeeded.
  * The vips error buffer is global: on failure each function copies it into err and clears it.
  */
@@ -14,7 +14,7 @@ int ifv_load(char *err, size_t errlen);
 /* Call while the process is single-threaded (it may setenv), before ifv_load: unless the user set
  * $VIPSHOME, vips_init then loads no module from any directory, and ifv_load loads just the
  * image-format modules (heif: AVIF/HEIC, jxl) by absolute path from the system's module directory
- * beside libvips. ImageMagick, poppler and openslide stay unloaded (~15 ms and ~5 MB per process). */
+ * beside libvips. ImageMagick, poppler and openslide stay unloaded (their loading costs every process). */
 void ifv_restrict_modules(void);
 
 /* libvips' version ("8.14.1") into `version`, for `imgfetch --version`. Loads libvips (ifv_load);

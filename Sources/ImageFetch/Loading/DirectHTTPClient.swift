@@ -1,7 +1,7 @@
 // DirectHTTPClient: GETs of a plain http:// server straight over TCP (CNet), one connection per
 // request, closed after the answer, without loading libcurl. The remote cache tier uses it for
 // object reads from an http:// store when no proxy applies: a remote hit then costs what the two
-// small requests cost, not libcurl's loading (about 5 ms, more than the rest of such a `get`).
+// small requests cost, not libcurl's loading (more than the rest of such a `get`: figure 15).
 // Everything else (https, proxies, S3 signing, PUT, listings, the origin) goes through libcurl.
 
 import CNet

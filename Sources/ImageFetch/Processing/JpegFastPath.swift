@@ -1,6 +1,6 @@
 import CJpeg
 
-/// JPEG to JPEG thumbnails with libjpeg alone (see `jpeg_fast.c`): ~25 ms and ~25 MB less than
+/// JPEG to JPEG thumbnails with libjpeg alone (see `jpeg_fast.c`): less time and memory than
 /// loading libvips, which matters for one `get` per process. Returns nil whenever the input is
 /// anything but a plain JPEG it handles exactly (ICC profile, CMYK, EXIF rotation, a libjpeg
 /// warning such as truncation...): libvips then processes it and gives the verdict.

@@ -50,15 +50,6 @@ enum NetworkSettings {
         return header
     }
 
-    /// A header as a message may show it: an identity header's value as `***`.
-    static func shownHeader(_ text: String) -> String {
-        if let colon = text.firstIndex(of: ":"),
-           NetworkOptions.identityHeaders.contains(text[..<colon].trimmingSpaces().lowercased()) {
-            return ListParser.quoted(text[..<colon], marks: false) + ": ***"
-        }
-        return ListParser.quoted(text, marks: false)
-    }
-
     static func fieldValue(_ text: String, option: String) throws(UsageError) -> String {
         guard HTTPHeaders.validValue(text) != nil else {
             throw UsageError("invalid value '\(ListParser.quoted(text, marks: false))' for '\(option)': control characters are not allowed")
