@@ -159,6 +159,16 @@ public enum VipsBridge {
         return EncodedImage(bytes: encoded, width: Int(outW), height: Int(outH))
     }
 
+    /// The thumbnail `processing` asks for, saved as `target` (`allPages`: every frame of an
+    /// animation): where each processing option becomes a libvips step's option.
+    static func thumbnail(_ bytes: [UInt8], for processing: Processing, saving target: ImageFormat,
+                          allPages: Bool) throws(VipsFailure) -> EncodedImage {
+        try thumbnail(bytes, width: processing.width, height: processing.height, cover: processing.coversBox,
+                      suffix: target.saveSuffix, quality: target.isLossy ? processing.quality : nil,
+                      linear: processing.linear, allPages: allPages,
+                      flattenOnto: target.hasAlpha ? nil : processing.background)
+    }
+
     /// True when this libvips build has a buffer saver for `suffix` (".avif" may be missing).
     /// A heif saver can exist while its AV1 encoder is missing: `thumbnail` then fails cleanly.
     public static func canSave(suffix: String) -> Bool {

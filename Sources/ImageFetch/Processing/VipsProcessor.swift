@@ -51,10 +51,7 @@ public struct VipsProcessor: ImageProcessing {
             throw .unsupportedFormat("this libvips build cannot write AVIF; choose --format webp, jpeg or png")
         }
         do {
-            let out = try VipsBridge.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
-                                               suffix: target.saveSuffix, quality: target.isLossy ? processing.quality : nil,
-                                               linear: processing.linear, allPages: allFrames,
-                                               flattenOnto: target.hasAlpha ? nil : processing.background)
+            let out = try VipsBridge.thumbnail(bytes, for: processing, saving: target, allPages: allFrames)
             let bytes = target == .webp ? WebPMetadata.removingMetadata(out.bytes) : out.bytes
             return ProcessedImage(bytes: bytes, width: out.width, height: out.height, format: target.rawValue,
                                   sourceWidth: header.width, sourceHeight: header.height, sourceFormat: sourceFormat)

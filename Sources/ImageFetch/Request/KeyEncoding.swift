@@ -2,152 +2,180 @@
 ///
 /// A key is the synthesised encoding of whole values (`Processing`, `NetworkOptions.KeyPart`,
 /// `EntryKey`): a stored property added to them counts at once, and nobody assembles a key string
-/// field by field. The form is deterministic and unambiguous: every scalar is tagged and every
-/// string length-prefixed; the fields of a keyed value are written sorted by name, so reordering
-/// declarations keeps every key. A `nil` optional is left out entirely (`encodeIfPresent`), so a new
-/// optional option keeps the keys of requests that do not use it; a renamed property changes them.
+/// field by field. The form is deterministic and unambiguous: every field name and string is
+/// length-prefixed, every scalar tagged, every container bracketed; fields come in declaration
+/// order (the order synthesised conformances encode in), so reordering or renaming a stored
+/// property changes every key of its type. A `nil` optional is left out entirely
+/// (`encodeIfPresent`), so a new optional option keeps the keys of requests that do not use it.
+///
+/// It streams into one buffer: synthesised code fills a container and returns, so a container is
+/// closed when the next value is written at a shallower depth (or at the end).
 enum KeyEncoding {
     static func bytes<T: Encodable>(_ value: T) -> [UInt8] {
-        let root = KeyNode()
-        try? value.encode(to: KeyTreeEncoder(node: root))   // KeyTreeEncoder never throws
-        var out: [UInt8] = []
-        root.write(to: &out)
-        return out
+        let sink = KeySink()
+        try? value.encode(to: KeyStreamEncoder(sink: sink, depth: 0))   // never throws
+        sink.close(above: -1)
+        return sink.bytes
     }
 
     /// The SHA-256 (hex) of `bytes(value)`.
     static func digest<T: Encodable>(_ value: T) -> String { SHA256.hex(bytes(value)) }
 }
 
-/// One value of the tree the encoder builds: a scalar, a keyed or an unkeyed container.
-/// Local to one `KeyEncoding.bytes` call (a class so that nested containers fill in later).
-final class KeyNode {
-    enum Kind { case empty, scalar([UInt8]), keyed, unkeyed }
-    var kind = Kind.empty
-    var children: [(key: String, node: KeyNode)] = []
+/// The buffer of one `KeyEncoding.bytes` call and the containers open in it (their depths and
+/// closing brackets). Local to that call.
+final class KeySink {
+    var bytes: [UInt8] = []
+    private var open: [(depth: Int, close: UInt8)] = []
 
-    func child(_ key: String) -> KeyNode {
-        let node = KeyNode()
-        children.append((key, node))
-        return node
-    }
+    init() { bytes.reserveCapacity(256) }
 
-    func write(to out: inout [UInt8]) {
-        switch kind {
-        case .empty: out.append(UInt8(ascii: "n"))
-        case .scalar(let bytes): out += bytes
-        case .keyed:
-            out.append(UInt8(ascii: "{"))
-            for (key, node) in children.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-                KeyNode.string(key, into: &out)
-                node.write(to: &out)
-            }
-            out.append(UInt8(ascii: "}"))
-        case .unkeyed:
-            out.append(UInt8(ascii: "["))
-            for (_, node) in children { node.write(to: &out) }
-            out.append(UInt8(ascii: "]"))
+    /// Closes every container deeper than `depth`: a value is about to be written at `depth`.
+    func close(above depth: Int) {
+        while let last = open.last, last.depth > depth {
+            bytes.append(last.close)
+            open.removeLast()
         }
     }
 
-    static func string(_ s: String, into out: inout [UInt8]) {
-        out += Array("s\(s.utf8.count):".utf8)
-        out += Array(s.utf8)
+    func openContainer(_ bracket: UInt8, closing: UInt8, depth: Int) {
+        close(above: depth - 1)
+        bytes.append(bracket)
+        open.append((depth, closing))
     }
 
-    func set(_ tag: Character, _ text: String) { kind = .scalar(Array("\(tag)\(text);".utf8)) }
-    func set(string s: String) {
-        var bytes: [UInt8] = []
-        KeyNode.string(s, into: &bytes)
-        kind = .scalar(bytes)
+    /// A field name or string: `s<count>:<utf8>`.
+    func string(_ s: String) {
+        bytes.append(UInt8(ascii: "s"))
+        number(s.utf8.count)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: s.utf8)
     }
+
+    func key(_ name: String, depth: Int) {
+        close(above: depth)
+        string(name)
+    }
+
+    func scalar(_ tag: UInt8, _ value: some BinaryInteger) {
+        bytes.append(tag)
+        number(value)
+        bytes.append(UInt8(ascii: ";"))
+    }
+
+    private func number(_ value: some BinaryInteger) { bytes.append(contentsOf: String(value).utf8) }
 }
 
-struct KeyTreeEncoder: Encoder {
-    let node: KeyNode
-    var codingPath: [any CodingKey] = []
+struct KeyStreamEncoder: Encoder {
+    let sink: KeySink
+    /// The depth of the container this encoder's value opens (its parent's depth + 1).
+    let depth: Int
+    var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        node.kind = .keyed
-        return KeyedEncodingContainer(KeyedKeyContainer<Key>(node: node))
+        sink.openContainer(UInt8(ascii: "{"), closing: UInt8(ascii: "}"), depth: depth)
+        return KeyedEncodingContainer(KeyedKeyContainer<Key>(sink: sink, depth: depth))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        node.kind = .unkeyed
-        return UnkeyedKeyContainer(node: node)
+        sink.openContainer(UInt8(ascii: "["), closing: UInt8(ascii: "]"), depth: depth)
+        return UnkeyedKeyContainer(sink: sink, depth: depth)
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer { SingleKeyContainer(node: node) }
-}
-
-/// Scalars, for the three containers: each writes into the node it is given.
-private func encodeScalar<T: Encodable>(_ value: T, into node: KeyNode) {
-    try? value.encode(to: KeyTreeEncoder(node: node))
+    func singleValueContainer() -> any SingleValueEncodingContainer { SingleKeyContainer(sink: sink, depth: depth) }
 }
 
 struct SingleKeyContainer: SingleValueEncodingContainer {
-    let node: KeyNode
-    var codingPath: [any CodingKey] = []
-    mutating func encodeNil() { node.kind = .empty }
-    mutating func encode(_ v: Bool) { node.set("b", v ? "1" : "0") }
-    mutating func encode(_ v: String) { node.set(string: v) }
-    mutating func encode(_ v: Double) { node.set("d", String(v.bitPattern, radix: 16)) }
-    mutating func encode(_ v: Float) { node.set("d", String(Double(v).bitPattern, radix: 16)) }
-    mutating func encode(_ v: Int) { node.set("i", String(v)) }
-    mutating func encode(_ v: Int8) { node.set("i", String(v)) }
-    mutating func encode(_ v: Int16) { node.set("i", String(v)) }
-    mutating func encode(_ v: Int32) { node.set("i", String(v)) }
-    mutating func encode(_ v: Int64) { node.set("i", String(v)) }
-    mutating func encode(_ v: UInt) { node.set("i", String(v)) }
-    mutating func encode(_ v: UInt8) { node.set("i", String(v)) }
-    mutating func encode(_ v: UInt16) { node.set("i", String(v)) }
-    mutating func encode(_ v: UInt32) { node.set("i", String(v)) }
-    mutating func encode(_ v: UInt64) { node.set("i", String(v)) }
-    mutating func encode<T: Encodable>(_ v: T) { try? v.encode(to: KeyTreeEncoder(node: node)) }
+    let sink: KeySink
+    let depth: Int
+    var codingPath: [any CodingKey] { [] }
+    private func put(_ tag: UInt8, _ v: some BinaryInteger) {
+        sink.close(above: depth - 1)
+        sink.scalar(tag, v)
+    }
+    mutating func encodeNil() { sink.close(above: depth - 1); sink.bytes.append(UInt8(ascii: "n")) }
+    mutating func encode(_ v: Bool) { put(UInt8(ascii: "b"), v ? 1 : 0) }
+    mutating func encode(_ v: String) { sink.close(above: depth - 1); sink.string(v) }
+    mutating func encode(_ v: Double) { put(UInt8(ascii: "d"), v.bitPattern) }
+    mutating func encode(_ v: Float) { put(UInt8(ascii: "d"), Double(v).bitPattern) }
+    mutating func encode(_ v: Int) { put(UInt8(ascii: "i"), v) }
+    mutating func encode(_ v: Int8) { put(UInt8(ascii: "i"), v) }
+    mutating func encode(_ v: Int16) { put(UInt8(ascii: "i"), v) }
+    mutating func encode(_ v: Int32) { put(UInt8(ascii: "i"), v) }
+    mutating func encode(_ v: Int64) { put(UInt8(ascii: "i"), v) }
+    mutating func encode(_ v: UInt) { put(UInt8(ascii: "i"), v) }
+    mutating func encode(_ v: UInt8) { put(UInt8(ascii: "i"), v) }
+    mutating func encode(_ v: UInt16) { put(UInt8(ascii: "i"), v) }
+    mutating func encode(_ v: UInt32) { put(UInt8(ascii: "i"), v) }
+    mutating func encode(_ v: UInt64) { put(UInt8(ascii: "i"), v) }
+    mutating func encode<T: Encodable>(_ v: T) { try? v.encode(to: KeyStreamEncoder(sink: sink, depth: depth)) }
 }
 
 struct KeyedKeyContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let node: KeyNode
-    var codingPath: [any CodingKey] = []
-    mutating func encodeNil(forKey key: Key) { _ = node.child(key.stringValue) }
-    mutating func encode(_ v: Bool, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: String, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: Double, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: Float, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: Int, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: Int8, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: Int16, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: Int32, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: Int64, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: UInt, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: UInt8, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: UInt16, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: UInt32, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode(_ v: UInt64, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
-    mutating func encode<T: Encodable>(_ v: T, forKey key: Key) { encodeScalar(v, into: node.child(key.stringValue)) }
+    let sink: KeySink
+    let depth: Int
+    var codingPath: [any CodingKey] { [] }
+    /// Writes the field's name, then its value one level down.
+    private func field<T: Encodable>(_ key: Key, _ value: T) {
+        sink.key(key.stringValue, depth: depth)
+        try? value.encode(to: KeyStreamEncoder(sink: sink, depth: depth + 1))
+    }
+    mutating func encodeNil(forKey key: Key) { sink.key(key.stringValue, depth: depth); sink.bytes.append(UInt8(ascii: "n")) }
+    mutating func encode(_ v: Bool, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: String, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: Double, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: Float, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: Int, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: Int8, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: Int16, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: Int32, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: Int64, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: UInt, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: UInt8, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: UInt16, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: UInt32, forKey key: Key) { field(key, v) }
+    mutating func encode(_ v: UInt64, forKey key: Key) { field(key, v) }
+    mutating func encode<T: Encodable>(_ v: T, forKey key: Key) { field(key, v) }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        KeyTreeEncoder(node: node.child(key.stringValue)).container(keyedBy: keyType)
+        sink.key(key.stringValue, depth: depth)
+        return KeyStreamEncoder(sink: sink, depth: depth + 1).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        KeyTreeEncoder(node: node.child(key.stringValue)).unkeyedContainer()
+        sink.key(key.stringValue, depth: depth)
+        return KeyStreamEncoder(sink: sink, depth: depth + 1).unkeyedContainer()
     }
 
-    mutating func superEncoder() -> any Encoder { KeyTreeEncoder(node: node.child("super")) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { KeyTreeEncoder(node: node.child(key.stringValue)) }
+    mutating func superEncoder() -> any Encoder {
+        sink.key("super", depth: depth)
+        return KeyStreamEncoder(sink: sink, depth: depth + 1)
+    }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        sink.key(key.stringValue, depth: depth)
+        return KeyStreamEncoder(sink: sink, depth: depth + 1)
+    }
 }
 
 struct UnkeyedKeyContainer: UnkeyedEncodingContainer {
-    let node: KeyNode
-    var codingPath: [any CodingKey] = []
-    var count: Int { node.children.count }
-    mutating func encodeNil() { _ = node.child("") }
-    mutating func encode<T: Encodable>(_ v: T) { encodeScalar(v, into: node.child("")) }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        KeyTreeEncoder(node: node.child("")).container(keyedBy: keyType)
+    let sink: KeySink
+    let depth: Int
+    private(set) var count = 0
+    var codingPath: [any CodingKey] { [] }
+    /// An element: `,` then its value one level down (so `[]` and `[nil]` differ).
+    private mutating func element() -> KeyStreamEncoder {
+        sink.close(above: depth)
+        sink.bytes.append(UInt8(ascii: ","))
+        count += 1
+        return KeyStreamEncoder(sink: sink, depth: depth + 1)
     }
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { KeyTreeEncoder(node: node.child("")).unkeyedContainer() }
-    mutating func superEncoder() -> any Encoder { KeyTreeEncoder(node: node.child("")) }
+    mutating func encodeNil() { _ = element(); sink.bytes.append(UInt8(ascii: "n")) }
+    mutating func encode<T: Encodable>(_ v: T) { try? v.encode(to: element()) }
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        element().container(keyedBy: keyType)
+    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { element().unkeyedContainer() }
+    mutating func superEncoder() -> any Encoder { element() }
 }

@@ -27,21 +27,8 @@ public struct RequestPlan: Sendable {
     /// a redirect hop of one), asked for with the request's network options.
     public func keys(for source: Source) throws(FetchError) -> EntryKeys {
         // The identity and the request shaping once (a data: URL's identity digests all its bytes).
-        let identity = try source.identity(credentials: credentials)
-        let part = source.isNetwork ? try request.network.keyPart(credentials: credentials) : nil
-        func key(_ processing: Processing) -> CacheKey { CacheKey(EntryKey(identity: identity, image: processing, network: part)) }
-        let output = key(processing)
-        let asSource = processing.spelledAsSource.map(key)
-        let original = key(.original)
-        let response = CacheKey(EntryKey(identity: identity, kind: .response, network: part))
-        let shaped = part != nil
-        var variants = [original: Processing.original.identifier]
-        if let asSource, let spelled = processing.spelledAsSource { variants[asSource] = spelled.identifier }
-        if variants[output] == nil { variants[output] = processing.identifier }
-        return EntryKeys(identity: identity, output: output, asSource: asSource, format: processing.format, original: original,
-                         response: response,
-                         variants: variants,
-                         shaped: shaped)
+        EntryKeys(identity: try source.identity(credentials: credentials), processing: processing,
+                  network: source.isNetwork ? try request.network.keyPart(credentials: credentials) : nil)
     }
 
     /// The key `failure` records name: nil when it cannot be made (an unusable credential secret)
@@ -55,22 +42,38 @@ public struct RequestPlan: Sendable {
     public struct EntryKeys: Sendable {
         /// The source's identity as entries record it (`Source.identity(credentials:)`).
         public let identity: String
+        /// The processing asked for, normalised.
+        let processing: Processing
+        /// What the request's shaping adds to every key of the source (nil: nothing).
+        let network: NetworkOptions.KeyPart?
         /// The output as the request spells it.
         public let output: CacheKey
         /// The same output spelled `original` (`Processing.spelledAsSource`), for a format given
         /// explicitly: the entry of a source already in that format is kept under it.
         public let asSource: CacheKey?
-        /// The format the request names (`.original`: the source's own).
-        let format: ImageFormat
-        /// The source's original bytes.
-        public let original: CacheKey
+
+        init(identity: String, processing: Processing, network: NetworkOptions.KeyPart?) {
+            self.identity = identity
+            self.processing = processing
+            self.network = network
+            output = CacheKey(EntryKey(identity: identity, image: processing, network: network))
+            asSource = processing.spelledAsSource.map { CacheKey(EntryKey(identity: identity, image: $0, network: network)) }
+        }
+
+        /// The source's original bytes (made when asked for: a hit never needs it).
+        public var original: CacheKey {
+            processing.isOriginal ? output : CacheKey(EntryKey(identity: identity, image: .original, network: network))
+        }
+
         /// A response of the source that is not an image (a stored redirect or error status).
-        public let response: CacheKey
-        /// The `variant` (`Processing.identifier`) an entry under each key records.
-        let variants: [CacheKey: String]
+        public var response: CacheKey { CacheKey(EntryKey(identity: identity, kind: .response, network: network)) }
+
         /// Asked for with headers, a cookie or credentials (`NetworkOptions.keyPart`): recorded in
         /// the entry, so that `cache push` applies the credentialed upload rule.
-        let shaped: Bool
+        var shaped: Bool { network != nil }
+
+        /// The format the request names (`.original`: the source's own).
+        var format: ImageFormat { processing.format }
 
         /// Where the output is looked up, in order, each with the format an entry found there
         /// must have (nil: any): the source's spelling first (where a source already in the format
@@ -88,6 +91,9 @@ public struct RequestPlan: Sendable {
         }
 
         /// The `variant` an entry stored under `key` (one of these keys) records.
-        public func variant(of key: CacheKey) -> String { variants[key] ?? Processing.original.identifier }
+        public func variant(of key: CacheKey) -> String {
+            if key == asSource, let spelled = processing.spelledAsSource { return spelled.identifier }
+            return key == output ? processing.identifier : Processing.original.identifier
+        }
     }
 }
