@@ -34,8 +34,9 @@ extension HTTPRemoteStore {
             let result = try await send(.get, url: url, what: "listing", maxBytes: HTTPRemoteStore.maxListingBytes)
             try check(result, what: "listing")
             let page = S3ListParser.parse(result.body, prefix: prefix)
-            // A token equal to the one sent would loop forever: the listing ends there.
-            return RemoteListing(names: page.names, continuation: page.continuation == continuation ? nil : page.continuation)
+            // Passed on as sent, a token equal to this one included: the caller (RemoteSync.pull)
+            // decides when a listing goes round in circles, and says so.
+            return RemoteListing(names: page.names, continuation: page.continuation)
         }
     }
 
