@@ -1,4 +1,5 @@
 import Foundation
+import ImageFetch
 import XCTest
 
 /// `cache pull` against stores that misbehave (Tests/Support/hostile_store.py): a listing that
@@ -48,5 +49,68 @@ final class CachePullHostileStoreTests: E2ETestCase {
         XCTAssertLessThanOrEqual(listingRequests(store), 2, "\(store.requests())")
         // The three keys were tried once each (their metadata is not there).
         XCTAssertEqual(store.requests().filter { $0.contains(".meta") }.count, 3, "\(store.requests())")
+    }
+
+    // MARK: - objects larger than they should be
+
+    /// `imgfetch ARGS` under /usr/bin/time: the result and the peak RSS in KiB.
+    private func measured(_ args: [String], timeout: TimeInterval = 120) throws -> (RunResult, Int?) {
+        let rss = root.appendingPathComponent("rss-\(UUID().uuidString)")
+        let binary = try XCTUnwrap(E2EPaths.binary)
+        let r = ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/time"), ["-f", "%M", "-o", rss.path, binary.path] + args,
+                                  environment: Imgfetch.baseEnvironment(home: home), currentDirectory: work, timeout: timeout)
+        XCTAssertFalse(r.timedOut, "\(r)")
+        let text = (try? String(contentsOf: rss, encoding: .utf8)) ?? ""
+        return (r, text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+    }
+
+    /// A real entry's metadata made to describe `size` zero bytes under `key`.
+    private func plantedMeta(_ template: String, key: String, size: Int, checksum: String) -> String {
+        template.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            if line.hasPrefix("key\t") { return "key\t\(key)" }
+            if line.hasPrefix("bytes\t") { return "bytes\t\(size)" }
+            if line.hasPrefix("checksum\t") { return "checksum\t\(checksum)" }
+            if line.hasPrefix("format\t") { return "format\tjpeg" }
+            return String(line)
+        }.joined(separator: "\n")
+    }
+
+    func testPullCapsEntriesByMaxBytesAndBoundsTheBytesInFlight() throws {
+        assertExit(try get([imageURL("photo.jpg"), "-o", file("a.jpg").path]), 0)
+        let metaFile = try XCTUnwrap(regularFiles(under: cacheDir).first { $0.pathExtension == "meta" })
+        let template = try String(contentsOf: metaFile, encoding: .utf8)
+        let size = 90_000_000   // under the default --max-bytes (100M)
+        let checksum = Checksum.string([UInt8](repeating: 0, count: size))
+        let small = (1...6).map { String(repeating: String($0), count: 64) }
+        let huge = String(repeating: "f", count: 64)
+        let store = try HostileStore("zeros") { dir in
+            for key in small {
+                try self.plantedMeta(template, key: key, size: size, checksum: checksum)
+                    .write(to: dir.appendingPathComponent("\(key).meta"), atomically: true, encoding: .utf8)
+            }
+            // A .meta that claims 1.5 GB: its image would be a stream of that many zeros.
+            try self.plantedMeta(template, key: huge, size: 1_500_000_000, checksum: checksum)
+                .write(to: dir.appendingPathComponent("\(huge).meta"), atomically: true, encoding: .utf8)
+        }
+        defer { store.stop() }
+
+        let pulled = root.appendingPathComponent("pulled").path
+        let (r, peak) = try measured(["cache", "pull", "--cache-dir", pulled, "--remote-cache", store.url("/c/")])
+        assertExit(r, 1)
+        XCTAssertTrue(r.stderr.contains("pulled 6, skipped 0 (already valid here), failed 1"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("larger than the limit of 104857600 bytes"), r.stderr)
+        XCTAssertFalse(store.requests().contains { $0.contains("\(huge).jpg") }, "the huge image was never asked for")
+        let kib = try XCTUnwrap(peak, "peak RSS of the pull")
+        print("cache pull of six 90 MB entries: peak RSS \(kib) KiB")
+        XCTAssertLessThan(kib, 600 * 1024, "peak RSS \(kib) KiB for six 90 MB entries")
+
+        // A lower cap refuses them all before any image is asked for.
+        let before = store.requests().filter { $0.contains(".jpg") }.count
+        let capped = try imgfetch(["cache", "pull", "--cache-dir", root.appendingPathComponent("capped").path,
+                                   "--remote-cache", store.url("/c/"), "--max-bytes", "50M"], timeout: 60)
+        assertExit(capped, 1)
+        XCTAssertTrue(capped.stderr.contains("pulled 0, skipped 0 (already valid here), failed 7"), capped.stderr)
+        XCTAssertEqual(store.requests().filter { $0.contains(".jpg") }.count, before)
+        assertExit(try imgfetch(["cache", "pull", "--cache-dir", pulled, "--remote-cache", store.url("/c/"), "--max-bytes", "0"]), 2)
     }
 }

@@ -54,6 +54,10 @@ public enum RemoteSync {
     public static let maxListingPages = 100_000
     /// The longest a pull waits for listing pages, all pages together. Default one hour.
     public static let maxListingTime: Duration = .seconds(3600)
+    /// Image bytes a pull's transfers hold in memory at once (each object is read whole before it
+    /// is checked), or its `maxBytes` when that is larger: one object never waits for itself.
+    /// Default 128 MiB.
+    public static let maxBytesInFlight: Int64 = 128 << 20
 
     /// Pulls every `<key>.meta` the store lists (in `shard` when given, by key) that is not
     /// already valid locally: GET the metadata (its key must be the listed one, its size at most
@@ -68,6 +72,8 @@ public enum RemoteSync {
                             maxPages: Int = maxListingPages, maxListingTime: Duration = maxListingTime,
                             onError: @escaping @Sendable (String) -> Void) async -> RemoteSyncSummary {
         var total = RemoteSyncSummary()
+        // However many transfers run at once, their objects together stay under the budget.
+        let budget = ByteBudget(limit: max(maxBytesInFlight, maxBytes))
         var token: String?
         var sentTokens = Set<String>()
         var seenNames = Set<String>()
@@ -103,7 +109,7 @@ public enum RemoteSync {
             // Failures in a row carry over from page to page: a listing of ever new keys that all
             // fail is a store that fails.
             let part = await run(keys, concurrency: concurrency, failuresInARow: total.failuresInARow, onError: onError) { key throws(RemoteStoreError) -> Bool in
-                try await pullOne(key, from: store, into: cache, maxBytes: maxBytes)
+                try await pullOne(key, from: store, into: cache, maxBytes: maxBytes, budget: budget)
             }
             total.copied += part.copied
             total.skipped += part.skipped
@@ -141,7 +147,7 @@ public enum RemoteSync {
 
     /// One entry pulled: false when it is already valid locally.
     static func pullOne(_ key: String, from store: any RemoteStoring, into cache: DiskCache,
-                        maxBytes: Int64) async throws(RemoteStoreError) -> Bool {
+                        maxBytes: Int64, budget: ByteBudget) async throws(RemoteStoreError) -> Bool {
         if let local = cache.entry(forKey: key), cache.verifiedImage(of: local) != nil { return false }
         let what = "remote cache \(store.description): \(key.prefix(12))"
         guard let meta = try await store.get(RemoteCache.metaName(key), maxBytes: RemoteCache.maxMetaBytes) else {
@@ -153,13 +159,21 @@ public enum RemoteSync {
         case .success(let verified): entry = verified
         case .failure(let problem): throw RemoteStoreError("\(what): \(problem.reason)")
         }
-        guard let bytes = try await store.get(RemoteCache.dataName(entry), maxBytes: entry.bytes) else {
-            throw RemoteStoreError("\(what): the image is missing")
+        await budget.acquire(entry.bytes)
+        var failure: RemoteStoreError?
+        do throws(RemoteStoreError) {
+            guard let bytes = try await store.get(RemoteCache.dataName(entry), maxBytes: entry.bytes) else {
+                throw RemoteStoreError("\(what): the image is missing")
+            }
+            if let problem = RemoteCache.mismatch(bytes, of: entry) { throw RemoteStoreError("\(what): \(problem.reason)") }
+            do { try cache.store(bytes, entry: entry) } catch {
+                throw RemoteStoreError("\(what): cannot store it locally: \(error)")
+            }
+        } catch {
+            failure = error
         }
-        if let problem = RemoteCache.mismatch(bytes, of: entry) { throw RemoteStoreError("\(what): \(problem.reason)") }
-        do { try cache.store(bytes, entry: entry) } catch {
-            throw RemoteStoreError("\(what): cannot store it locally: \(error)")
-        }
+        await budget.release(entry.bytes)
+        if let failure { throw failure }
         return true
     }
 
@@ -210,5 +224,33 @@ extension Shard {
         if count == 1 { return true }
         guard let value = UInt64(key.prefix(16), radix: 16) else { return false }
         return Int(value % UInt64(count)) == index - 1
+    }
+}
+
+/// Bytes that may be in use at once: `acquire` waits (first come, first served) until `n` more fit
+/// under `limit`; `release` gives them back. A request larger than `limit` is taken as `limit`.
+actor ByteBudget {
+    let limit: Int64
+    private var inUse: Int64 = 0
+    private var waiting: [(bytes: Int64, continuation: CheckedContinuation<Void, Never>)] = []
+
+    init(limit: Int64) { self.limit = max(1, limit) }
+
+    func acquire(_ n: Int64) async {
+        let n = min(max(0, n), limit)
+        if waiting.isEmpty, inUse + n <= limit {
+            inUse += n
+            return
+        }
+        await withCheckedContinuation { waiting.append((n, $0)) }
+    }
+
+    func release(_ n: Int64) {
+        inUse -= min(max(0, n), limit)
+        while let first = waiting.first, inUse + first.bytes <= limit {
+            waiting.removeFirst()
+            inUse += first.bytes
+            first.continuation.resume()
+        }
     }
 }

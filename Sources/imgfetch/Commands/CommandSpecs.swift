@@ -161,6 +161,7 @@ enum Specs {
             CommandSpec(name: "pull", abstract: "Copy every remote cache entry not valid here into the local cache, checked as a remote hit is.",
                         options: remoteOptions + [
                             .value("shard", valueName: "K/N", help: "Only the K-th of N deterministic slices of the remote entries (by key)."),
+                            .value("max-bytes", valueName: "SIZE", help: "Refuse larger entries, as get refuses larger downloads (K, M, G suffixes).", defaultDescription: "100M"),
                         ]),
         ],
         discussion: """
