@@ -113,4 +113,33 @@ final class CachePullHostileStoreTests: E2ETestCase {
         XCTAssertEqual(store.requests().filter { $0.contains(".jpg") }.count, before)
         assertExit(try imgfetch(["cache", "pull", "--cache-dir", pulled, "--remote-cache", store.url("/c/"), "--max-bytes", "0"]), 2)
     }
+
+    // MARK: - a listing larger than any page
+
+    /// nginx's JSON autoindex is one page whatever the directory holds: a listing of over 64 MiB
+    /// (about 230,000 entries) is read as it arrives, in bounded memory, and every entry pulled.
+    func testAListingOfOverSixtyFourMiBIsStreamed() throws {
+        for name in ["photo.jpg", "small.webp", "alpha.png"] {
+            assertExit(try get([imageURL(name), "-s", "64x64", "-o", file("out-\(name)").path]), 0)
+        }
+        let nginx = try NginxDAVServer()
+        defer { nginx.stop() }
+        assertExit(try imgfetch(["cache", "push", "--cache-dir", cacheDir.path, "--remote-cache", nginx.url("/c/")]), 0)
+        let pushed = nginx.root.appendingPathComponent("c")
+        let store = try HostileStore("big-listing") { dir in
+            for name in try FileManager.default.contentsOfDirectory(atPath: pushed.path) {
+                try FileManager.default.copyItem(at: pushed.appendingPathComponent(name), to: dir.appendingPathComponent(name))
+            }
+            // Entries that are not cache objects, about 290 bytes each: a listing of about 75 MB.
+            try "260000".write(to: dir.appendingPathComponent("filler"), atomically: true, encoding: .utf8)
+        }
+        defer { store.stop() }
+        let (r, peak) = try measured(["cache", "pull", "--cache-dir", root.appendingPathComponent("pulled").path,
+                                      "--remote-cache", store.url("/c/")])
+        assertExit(r, 0)
+        XCTAssertTrue(r.stderr.contains("pulled 6, skipped 0 (already valid here), failed 0"), r.stderr)
+        let kib = try XCTUnwrap(peak, "peak RSS of the pull")
+        print("cache pull of a 75 MB listing: peak RSS \(kib) KiB")
+        XCTAssertLessThan(kib, 64 * 1024, "peak RSS \(kib) KiB: the listing was held whole")
+    }
 }

@@ -54,7 +54,8 @@ public struct HTTPRemoteStore: RemoteStoring {
     /// set it to see several pages.
     public var listPageSize: Int?
 
-    /// The largest listing page read (an HTTP server's whole directory listing is one page): 64 MiB.
+    /// The largest S3 listing page read: 64 MiB (an HTTP server's directory listing is streamed:
+    /// `maxStreamedListingBytes`).
     public static let maxListingBytes: Int64 = 64 << 20
     /// The largest error body read (for S3's error code): 64 KiB.
     static let maxErrorBytes: Int64 = 64 << 10
