@@ -13,6 +13,9 @@ reaches end of file. Every request line is appended to DIR/requests.log. MODE:
   zeros         an HTTP store: the listing (GET of the prefix) names DIR/*.meta and an image for
                 each; a .meta is served from DIR; an image is a 200 whose Content-Length is the
                 `bytes` its .meta states and whose body is that many zeros
+  speculative   an HTTP store whose every image answers 200 with a head announcing 1 GB and then
+                zeros, 1 MiB every 20 ms, until the client goes; a .meta is per DIR/meta: `absent`
+                (404), `fail` (500), or `template` (DIR/template with KEY replaced by the key asked for)
   big-listing   an HTTP store: the listing is a JSON autoindex of DIR's files followed by
                 DIR/filler (a number) entries of names that are not cache objects; files in DIR
                 are served as they are
@@ -25,6 +28,7 @@ import os
 import socketserver
 import sys
 import threading
+import time
 import uuid
 
 MODE = sys.argv[1]
@@ -112,6 +116,27 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 except OSError:
                     pass
                 return
+        if MODE == "speculative":
+            if name.endswith(".meta"):
+                with open(os.path.join(DIR, "meta")) as f:
+                    how = f.read().strip()
+                if how == "absent":
+                    return self.send_body(404, b"")
+                if how == "fail":
+                    return self.send_body(500, b"")
+                with open(os.path.join(DIR, "template")) as f:
+                    return self.send_body(200, f.read().replace("KEY", name[:64]).encode())
+            self.send_response(200)
+            self.send_header("Content-Length", "1000000000")
+            self.end_headers()
+            chunk = bytes(1 << 20)
+            try:
+                for _ in range(1000):
+                    self.wfile.write(chunk)
+                    time.sleep(0.02)
+            except OSError:
+                pass
+            return
         if MODE == "big-listing":
             if path.endswith("/"):
                 return self.send_listing()
