@@ -18,6 +18,8 @@ public struct ParsedCommand: Sendable, Equatable {
     let positionalsByName: [String: [String]]
     /// Long names valid for this command; nil disables the debug check.
     let knownOptions: Set<String>?
+    /// Where each option's values were in the arguments, in the order of `values`.
+    var locations: [String: [ValueLocation]] = [:]
 
     /// Creates a parsed command directly, e.g. to unit-test command handlers.
     /// `flags` maps long names to how often they occurred.
@@ -47,6 +49,12 @@ public struct ParsedCommand: Sendable, Equatable {
         self.knownOptions = knownOptions
     }
 
+    /// Equal when they say the same: where the values were (`locations`) is not compared.
+    public static func == (a: ParsedCommand, b: ParsedCommand) -> Bool {
+        a.path == b.path && a.positionals == b.positionals && a.counts == b.counts && a.optionValues == b.optionValues
+            && a.positionalsByName == b.positionalsByName && a.knownOptions == b.knownOptions
+    }
+
     /// Whether the option occurred at all (for any kind of option).
     public func flag(_ long: String) -> Bool {
         count(long) > 0
@@ -71,6 +79,13 @@ public struct ParsedCommand: Sendable, Equatable {
         return optionValues[long] ?? []
     }
 
+    /// Where each value of the option was in the parsed arguments, in command-line order: for a
+    /// caller that must overwrite a secret in the process's own argument vector. Empty for an
+    /// option not given or not declared, and for a command made with `init`.
+    public func valueLocations(_ long: String) -> [ValueLocation] {
+        locations[long] ?? []
+    }
+
     /// The value bound to the positional named `name` (first one if variadic).
     public func positional(_ name: String) -> String? {
         positionalsByName[name]?.first
@@ -89,5 +104,17 @@ public struct ParsedCommand: Sendable, Equatable {
 
     private func check(_ long: String) {
         assert(knownOptions?.contains(long) ?? true, "option '--\(long)' is not declared for \(path)")
+    }
+}
+
+/// Where an option's value was: the index of the argument (in what `parse` was given, without the
+/// program name) and the UTF-8 byte offset in it at which the value starts (0 for a value given
+/// as its own argument; after `--name=` or `-n` when attached).
+public struct ValueLocation: Sendable, Equatable {
+    public var argument: Int
+    public var offset: Int
+    public init(argument: Int, offset: Int) {
+        self.argument = argument
+        self.offset = offset
     }
 }

@@ -34,6 +34,10 @@ struct ArgumentScanner {
     var path: [String] = []
     var counts: [String: Int] = [:]
     var values: [String: [String]] = [:]
+    /// Where each value was found, in the order of `values`.
+    var locations: [String: [ValueLocation]] = [:]
+    /// Where the value being recorded starts (set just before `record`).
+    var pendingLocation: ValueLocation?
     /// How each recorded option was first typed, for error messages.
     var typedNames: [String: String] = [:]
     var positionals: [String] = []
@@ -116,9 +120,11 @@ struct ArgumentScanner {
             throw UsageError("missing command (expected one of: \(names))", commandPath: path)
         }
         let bound = try PositionalBinder.bind(positionals, to: current.positionals, path: path)
-        return ParsedCommand(
+        var parsed = ParsedCommand(
             path: path, counts: counts, optionValues: values, positionals: positionals,
             positionalsByName: bound, knownOptions: Set(scope.map(\.long)))
+        parsed.locations = locations
+        return parsed
     }
 
     // MARK: Options
@@ -157,7 +163,12 @@ struct ArgumentScanner {
             record(option, typed: typed, value: attached)
         case .value, .repeatedValue:
             let value: String
-            if let attached { value = attached } else { value = try nextValue(for: typed) }
+            if let attached {
+                value = attached
+                pendingLocation = ValueLocation(argument: index - 1, offset: 2 + name.utf8.count + 1)
+            } else {
+                value = try nextValue(for: typed)
+            }
             record(option, typed: typed, value: value)
         }
     }
@@ -182,7 +193,12 @@ struct ArgumentScanner {
                 continue
             }
             var rest = String(characters[position...])
-            if rest.hasPrefix("=") { rest.removeFirst() }
+            var offset = 1 + String(characters[..<position]).utf8.count
+            if rest.hasPrefix("=") {
+                rest.removeFirst()
+                offset += 1
+            }
+            pendingLocation = ValueLocation(argument: index - 1, offset: offset)
             if rest.isEmpty && position == characters.count {
                 rest = try nextValue(for: typed)
             }
@@ -199,13 +215,18 @@ struct ArgumentScanner {
             throw .needsValue(typed, path: path)
         }
         index += 1
+        pendingLocation = ValueLocation(argument: index - 1, offset: 0)
         return candidate
     }
 
     mutating func record(_ option: OptionSpec, typed: String, value: String?) {
         counts[option.long, default: 0] += 1
         if typedNames[option.long] == nil { typedNames[option.long] = typed }
-        if let value { values[option.long, default: []].append(value) }
+        if let value {
+            values[option.long, default: []].append(value)
+            if let pendingLocation { locations[option.long, default: []].append(pendingLocation) }
+        }
+        pendingLocation = nil
     }
 
     // MARK: Helpers

@@ -25,7 +25,25 @@ size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
     xfer *x = userdata;
     size_t n = size * nmemb;
     if (n == 0) return 0;
-    if (x->max_bytes > 0 && (long long)(x->body_len + n) > x->max_bytes) {
+    if (x->body_len == 0 && x->tapped_len == 0 && x->tap_data != NULL && !x->tap_broken) {
+        /* Only a 2xx body is worth decoding: an error page (a JPEG placeholder on a 404) is not. */
+        long status = 0;
+        if (cu.easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK || status < 200 || status > 299)
+            x->tap_broken = 1;
+    }
+    if (x->tap_only && x->tap_data != NULL && !x->tap_broken) {
+        /* Streamed: the tap gets the bytes, the result's body stays empty. */
+        if (x->max_bytes > 0 && (long long)(x->tapped_len + n) > x->max_bytes) {
+            x->too_large = 1;
+            return 0;
+        }
+        x->tapped_len += n;
+        x->tap_data(x->tap_ctx, ptr, n);
+        return n;
+    }
+    /* What a streamed transfer keeps is an error page: its status matters, not a cap's worth of it. */
+    long long cap = x->tap_only ? TAP_ONLY_KEPT_LIMIT : x->max_bytes;
+    if (cap > 0 && (long long)(x->body_len + n) > cap) {
         x->too_large = 1;
         return 0;
     }
@@ -46,12 +64,6 @@ size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
         x->oom = 1;
         return 0;
     }
-    if (x->body_len == 0 && x->tap_data != NULL && !x->tap_broken) {
-        /* Only a 2xx body is worth decoding: an error page (a JPEG placeholder on a 404) is not. */
-        long status = 0;
-        if (cu.easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK || status < 200 || status > 299)
-            x->tap_broken = 1;
-    }
     memcpy(x->body + x->body_len, ptr, n);
     x->body_len += n;
     if (x->tap_data != NULL && !x->tap_broken) x->tap_data(x->tap_ctx, ptr, n);
@@ -64,8 +76,9 @@ size_t ifc_header_cb(char *buffer, size_t size, size_t nitems, void *userdata) {
     if (n >= 5 && memcmp(buffer, "HTTP/", 5) == 0) {
         /* A new response (a redirect hop, 100 Continue, ...): keep only the final one's. */
         x->hdr_len = 0;
-        if (x->body_len > 0) x->tap_broken = 1;   /* the tap saw bytes that are no longer the body */
+        if (x->body_len > 0 || x->tapped_len > 0) x->tap_broken = 1;   /* the tap saw bytes that are no longer the body */
         x->body_len = 0;
+        x->tapped_len = 0;
         x->presized = 0;
         return n;
     }

@@ -57,6 +57,9 @@ extern struct ifc_curl_api cu;
  * Engine data
  * ------------------------------------------------------------------------------------------- */
 
+/* Cap on the body a tap_only transfer keeps (another status's than 2xx). */
+#define TAP_ONLY_KEPT_LIMIT (64LL * 1024)
+
 /* Cap on the pre-allocation from Content-Length when no byte cap was given. */
 #define PRESIZE_LIMIT (64LL * 1024 * 1024)
 
@@ -82,6 +85,8 @@ typedef struct xfer {
     void (*tap_end)(void *ctx, int complete);
     void *tap_ctx;
     int tap_broken;                  /* a restarted response after bytes were tapped */
+    int tap_only;                    /* a 2xx body is tapped, not kept */
+    size_t tapped_len;               /* bytes tapped and not kept (tap_only) */
     int method;                      /* IFC_M_* */
     unsigned char *upload;           /* IFC_M_PUT's body (owned), NULL when empty */
     size_t upload_len;

@@ -5,6 +5,7 @@
 #include "cnet.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -30,6 +32,13 @@ struct ifn_exchange {
     long connect_timeout_ms, timeout_ms;
     void (*done)(void *ctx);
     void *ctx;
+    /* The most body bytes wanted (ifn_exchange_limit_body; SIZE_MAX: none) and where the head the
+     * body follows ends; limit_fd wakes a receive waiting when the limit is lowered. */
+    atomic_size_t max_body;
+    int limit_fd;
+    size_t head_start, scan_from, body_start;
+    int head_found, has_length;
+    unsigned long long content_length;
     /* the result, written by the thread before done */
     int code;
     unsigned char *bytes;
@@ -39,6 +48,7 @@ struct ifn_exchange {
 
 static void xfree(ifn_exchange *x) {
     if (x->wake_fd >= 0) close(x->wake_fd);
+    if (x->limit_fd >= 0) close(x->limit_fd);
     free(x->host);
     free(x->port);
     free(x->request);
@@ -56,6 +66,15 @@ void ifn_exchange_cancel(ifn_exchange *x) {
     uint64_t one = 1;
     ssize_t w = write(x->wake_fd, &one, sizeof one);
     (void)w;   /* a full counter already wakes the poll */
+}
+
+void ifn_exchange_limit_body(ifn_exchange *x, size_t max_body) {
+    if (x == NULL) return;
+    size_t current = atomic_load(&x->max_body);
+    while (max_body < current && !atomic_compare_exchange_weak(&x->max_body, &current, max_body)) {}
+    uint64_t one = 1;
+    ssize_t w = write(x->limit_fd, &one, sizeof one);
+    (void)w;
 }
 
 int ifn_exchange_result(ifn_exchange *x, const unsigned char **bytes, size_t *len, char *err, size_t errlen) {
@@ -77,22 +96,89 @@ static int fail(ifn_exchange *x, int code, const char *message) {
     return code;
 }
 
-/* Waits until fd is ready for `events` or the deadline passes or the exchange is cancelled.
+/* Waits until fd is ready for `events` or the deadline passes or the exchange is cancelled (or,
+ * with `on_limit`, the body limit was lowered: IFN_OK, for the caller to look again).
  * Returns IFN_OK, IFN_E_TIMEOUT, IFN_E_CANCELLED or IFN_E_IO. */
-static int wait_for(ifn_exchange *x, int fd, short events, long long deadline) {
+static int wait_for_limit(ifn_exchange *x, int fd, short events, long long deadline, int on_limit) {
     for (;;) {
         if (atomic_load(&x->cancelled)) return fail(x, IFN_E_CANCELLED, "cancelled");
         long long left = deadline - now_ms();
         if (left <= 0) return fail(x, IFN_E_TIMEOUT, "timed out");
-        struct pollfd p[2] = { { .fd = fd, .events = events }, { .fd = x->wake_fd, .events = POLLIN } };
-        int n = poll(p, 2, left > 60000 ? 60000 : (int)left);
+        struct pollfd p[3] = { { .fd = fd, .events = events }, { .fd = x->wake_fd, .events = POLLIN },
+                               { .fd = on_limit ? x->limit_fd : -1, .events = POLLIN } };
+        int n = poll(p, 3, left > 60000 ? 60000 : (int)left);
         if (n < 0) {
             if (errno == EINTR) continue;
             return fail(x, IFN_E_IO, "poll failed");
         }
         if (p[1].revents != 0) return fail(x, IFN_E_CANCELLED, "cancelled");
+        if (p[2].revents != 0) {
+            uint64_t count;
+            ssize_t r = read(x->limit_fd, &count, sizeof count);
+            (void)r;
+            return IFN_OK;
+        }
         if (p[0].revents != 0) return IFN_OK;
     }
+}
+
+static int wait_for(ifn_exchange *x, int fd, short events, long long deadline) {
+    return wait_for_limit(x, fd, events, deadline, 0);
+}
+
+/* The Content-Length of the head bytes[0..len) (the largest when it is given twice), or 0 with
+ * *has = 0 when there is none that is a number. */
+static unsigned long long head_length(const unsigned char *h, size_t len, int *has) {
+    unsigned long long best = 0;
+    *has = 0;
+    for (size_t i = 0; i + 2 < len; i++) {
+        if (h[i] != '\n') continue;
+        const unsigned char *line = h + i + 1;
+        size_t left = len - (i + 1);
+        if (left < 15 || strncasecmp((const char *)line, "content-length:", 15) != 0) continue;
+        size_t j = 15;
+        while (j < left && (line[j] == ' ' || line[j] == '\t')) j++;
+        if (j >= left || line[j] < '0' || line[j] > '9') continue;
+        unsigned long long v = 0;
+        for (; j < left && line[j] >= '0' && line[j] <= '9'; j++) v = v > ULLONG_MAX / 10 - 1 ? ULLONG_MAX : v * 10 + (unsigned)(line[j] - '0');
+        if (!*has || v > best) best = v;
+        *has = 1;
+    }
+    return best;
+}
+
+/* Finds where the final head ends (interim 1xx heads skipped) in what has arrived. */
+static void find_head(ifn_exchange *x) {
+    while (!x->head_found) {
+        size_t from = x->scan_from >= x->head_start + 3 ? x->scan_from - 3 : x->head_start;
+        if (x->len < from + 4) { x->scan_from = x->len; return; }
+        const unsigned char *end = memmem(x->bytes + from, x->len - from, "\r\n\r\n", 4);
+        if (end == NULL) { x->scan_from = x->len; return; }
+        size_t head_end = (size_t)(end - x->bytes) + 4;
+        const unsigned char *h = x->bytes + x->head_start;
+        size_t hl = head_end - x->head_start;
+        if (hl >= 10 && memcmp(h, "HTTP/", 5) == 0 && h[8] == ' ' && h[9] == '1') {
+            x->head_start = x->scan_from = head_end;   /* 100 Continue, 103 Early Hints, ... */
+            continue;
+        }
+        x->head_found = 1;
+        x->body_start = head_end;
+        x->content_length = head_length(h, hl, &x->has_length);
+    }
+}
+
+/* Whether the answer is over the body limit: its head announces more, or more has come. A body
+ * without a length (chunked, or up to the close) may carry framing: it gets twice the limit and
+ * 64 KiB more. */
+static int over_body_limit(ifn_exchange *x) {
+    size_t max_body = atomic_load(&x->max_body);
+    if (max_body == SIZE_MAX) return 0;
+    find_head(x);
+    if (!x->head_found) return 0;
+    if (x->has_length && x->content_length > max_body) return 1;
+    size_t body = x->len - x->body_start;
+    if (body <= max_body) return 0;
+    return x->has_length || body - max_body > max_body + 65536;
 }
 
 /* A name resolution on a thread of its own, so that the exchange can stop waiting for it (at the
@@ -242,6 +328,7 @@ static int recv_all(ifn_exchange *x, int fd, long long deadline) {
     x->bytes = malloc(cap);
     if (x->bytes == NULL) return fail(x, IFN_E_NOMEM, "out of memory");
     for (;;) {
+        if (over_body_limit(x)) return fail(x, IFN_E_TOO_LARGE, "response too large");
         if (x->len == cap) {
             if (cap >= limit) return fail(x, IFN_E_TOO_LARGE, "response too large");
             size_t next = cap <= limit / 2 ? cap * 2 : limit;
@@ -259,7 +346,7 @@ static int recv_all(ifn_exchange *x, int fd, long long deadline) {
         if (n == 0) return IFN_OK;   /* the server closed the connection: the answer is whole */
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            int w = wait_for(x, fd, POLLIN, deadline);
+            int w = wait_for_limit(x, fd, POLLIN, deadline, 1);
             if (w != IFN_OK) return w;
             continue;
         }
@@ -291,10 +378,12 @@ ifn_exchange *ifn_exchange_start(const char *host, const char *port, const void 
     ifn_exchange *x = calloc(1, sizeof *x);
     if (x == NULL) return NULL;
     x->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    x->limit_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    atomic_init(&x->max_body, SIZE_MAX);
     x->host = strdup(host);
     x->port = strdup(port);
     x->request = malloc(request_len > 0 ? request_len : 1);
-    if (x->wake_fd < 0 || x->host == NULL || x->port == NULL || x->request == NULL) { xfree(x); return NULL; }
+    if (x->wake_fd < 0 || x->limit_fd < 0 || x->host == NULL || x->port == NULL || x->request == NULL) { xfree(x); return NULL; }
     memcpy(x->request, request, request_len);
     x->request_len = request_len;
     x->max_response = max_response;

@@ -28,6 +28,7 @@ func runMain() async -> ExitCode {
             Console.out(HelpFormatter.help(for: Specs.root, path: path))
             return .ok
         case .command(let given):
+            ArgumentSecrets.blank(given)
             do throws(UsageError) {
                 // The config file's options (get, prefetch) before the command line's.
                 let parsed = try ConfigFile.apply(to: given, environment: Console.environment)

@@ -25,6 +25,21 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(try Fixtures.command(["cache", "clear"]).path, ["cache", "clear"])
     }
 
+    /// Where each value was (argument index, byte offset): what a caller needs to blank a secret in argv.
+    func testValueLocationsPointAtTheValueInEachForm() throws {
+        let arguments = ["get", "-s", "1x1", "--size=2x2", "-s3x3", "-fs=4x4", "--alt", "é", "u"]
+        let command = try Fixtures.command(arguments)
+        XCTAssertEqual(command.values("size"), ["1x1", "2x2", "3x3", "4x4"])
+        let located = command.valueLocations("size").map { l in
+            String(decoding: Array(arguments[l.argument].utf8)[l.offset...], as: UTF8.self)
+        }
+        XCTAssertEqual(located, ["1x1", "2x2", "3x3", "4x4"])
+        XCTAssertEqual(command.valueLocations("alt"), [ValueLocation(argument: 7, offset: 0)])
+        XCTAssertEqual(command.valueLocations("json"), [])
+        // Where the values were does not make two parses of the same meaning differ.
+        XCTAssertEqual(try Fixtures.command(["get", "-s", "1x1", "u"]), try Fixtures.command(["get", "--size=1x1", "u"]))
+    }
+
     func testLongOptionSeparateAndAttachedValue() throws {
         XCTAssertEqual(try Fixtures.command(["get", "--size", "320x240", "u"]).value("size"), "320x240")
         XCTAssertEqual(try Fixtures.command(["get", "--size=320x240", "u"]).value("size"), "320x240")

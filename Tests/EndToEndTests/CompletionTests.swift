@@ -61,6 +61,20 @@ final class CompletionTests: E2ETestCase {
         XCTAssertEqual(try bashCompletes(["imgfetch", "get", "x", "-o", "urls-"]), ["urls-list.txt"])
     }
 
+    /// A file name with glob characters is offered as itself, once: never expanded to the files it matches.
+    func testBashOffersFileNamesWithGlobCharactersAsTheyAre() throws {
+        let dir = file("dir")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        for name in ["*", "q?", "qx", "[ab]", "a", "plain.txt"] {
+            try Data().write(to: dir.appendingPathComponent(name))
+        }
+        let expected = ["dir/*", "dir/q?", "dir/qx", "dir/[ab]", "dir/a", "dir/plain.txt"].sorted()
+        XCTAssertEqual(try bashCompletes(["imgfetch", "get", "x", "-o", "dir/"]).sorted(), expected)
+        XCTAssertEqual(try bashCompletes(["imgfetch", "prefetch", "dir/"]).sorted(), expected)
+        XCTAssertEqual(try bashCompletes(["imgfetch", "get", "x", "--output=dir/*"]), ["dir/*"])
+        XCTAssertEqual(try bashCompletes(["imgfetch", "get", "--cache-dir", "dir/"]), [], "no directory under dir/")
+    }
+
     func testFishCompletesCommandsAndValues() throws {
         let source = try script("fish").path
         let r = try shell("/usr/bin/fish", ["-c", "source \(source); complete -C 'imgfetch ca'; complete -C 'imgfetch get --fit '"])

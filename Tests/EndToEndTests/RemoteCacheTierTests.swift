@@ -86,6 +86,30 @@ final class RemoteCacheTierTests: E2ETestCase {
                        "a public response is shared: its one entry (a JPEG to a .jpg file is the source's bytes), image and meta")
     }
 
+    /// One upload rule for get, prefetch and cache push: a response asked for with a header of the
+    /// request's own (an API key, a token: not only Authorization and Cookie) is shared only when it
+    /// says public.
+    func testResponsesFetchedWithTheirOwnHeadersAreUploadedOnlyWhenPublic() throws {
+        let store = try NginxDAVServer()
+        let tier = store.url("/t/")
+        for header in ["X-Api-Key: k1", "Private-Token: t2", "X-Auth-Token: t3"] {
+            assertExit(try imgfetch(["get", "--cache-dir", cache("a"), "--remote-cache", tier, "-H", header,
+                                     imageURL("photo.jpg", "cc=max-age%3D600"), "-o", file("a.jpg").path]), 0)
+        }
+        let list = try writeList([imageURL("small.webp", "cc=max-age%3D600") + " header=\"X-Api-Key: k4\""])
+        assertExit(try imgfetch(["prefetch", "--cache-dir", cache("a"), "--remote-cache", tier, list.path]), 0)
+        XCTAssertEqual(store.requests().filter { $0.method == "PUT" }.count, 0, "\(store.requests())")
+
+        assertExit(try imgfetch(["get", "--cache-dir", cache("a"), "--remote-cache", tier, "-H", "X-Api-Key: k1",
+                                 imageURL("photo.jpg", "cc=public%2C%20max-age%3D600"), "-o", file("b.jpg").path]), 0)
+        XCTAssertEqual(store.requests().filter { $0.method == "PUT" }.count, 4, "a public response is shared (original and variant)")
+
+        // cache push of the same cache shares exactly the same entries.
+        let push = try imgfetch(["cache", "push", "--cache-dir", cache("a"), "--remote-cache", store.url("/pushed/")])
+        assertExit(push, 0)
+        XCTAssertTrue(push.stderr.contains("pushed 2,"), push.stderr)
+    }
+
     func testReadModeNeverUploads() throws {
         let store = try NginxDAVServer()
         let r = try imgfetch(["get", "--cache-dir", cache("a"), "--remote-cache", store.url("/t/"), "--remote-cache-mode", "read",

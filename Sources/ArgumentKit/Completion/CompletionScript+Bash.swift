@@ -45,17 +45,16 @@ extension CompletionScript {
         }
         out += "    *) echo none;;\n    esac\n}\n"
         out += """
-        # COMPREPLY: the space-separated words $1 that start with $2.
+        # COMPREPLY: the space-separated words $1 that start with $2. Read a line a word, never
+        # through an unquoted $(...): that would expand a name such as '*' as a glob.
         \(function)_reply_words() {
-            local IFS=$'\\n'
-            COMPREPLY=($(IFS=' '; compgen -W "$1" -- "$2"))
+            mapfile -t COMPREPLY < <(IFS=' '; compgen -W "$1" -- "$2")
         }
-        # COMPREPLY: the values of kind $1 that start with $2.
+        # COMPREPLY: the values of kind $1 that start with $2 (file names as they are).
         \(function)_complete_kind() {
-            local IFS=$'\\n'
             case "$1" in
-            file) COMPREPLY=($(compgen -f -- "$2")); compopt -o filenames 2>/dev/null;;
-            directory) COMPREPLY=($(compgen -d -- "$2")); compopt -o filenames 2>/dev/null;;
+            file) mapfile -t COMPREPLY < <(compgen -f -- "$2"); compopt -o filenames 2>/dev/null;;
+            directory) mapfile -t COMPREPLY < <(compgen -d -- "$2"); compopt -o filenames 2>/dev/null;;
             choices:*) \(function)_reply_words "${1#choices:}" "$2";;
             *) COMPREPLY=();;
             esac

@@ -58,6 +58,9 @@ typedef struct {
     void (*tap_data)(void *ctx, const void *data, size_t len);
     void (*tap_end)(void *ctx, int complete);
     void *tap_ctx;
+    int tap_only;                    /* 1: a 2xx body goes to the tap only, never into the result's
+                                      * body (any size in bounded memory; max_bytes still caps it);
+                                      * another status's body is kept, at most 64 KiB of it */
     int method;                      /* IFC_M_*; 0 = GET */
     const unsigned char *upload;     /* IFC_M_PUT: the body (copied), may be NULL when upload_len == 0 */
     size_t upload_len;

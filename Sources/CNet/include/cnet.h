@@ -34,6 +34,11 @@ ifn_exchange *ifn_exchange_start(const char *host, const char *port, const void 
                                  size_t max_response, long connect_timeout_ms, long timeout_ms,
                                  void (*done)(void *ctx), void *ctx);
 
+/* Lowers the most body bytes the answer may have (thread-safe, any time before ifn_exchange_release;
+ * a limit is never raised; none at first): once the head (after any 1xx ones) is in, an answer whose
+ * Content-Length is larger, or whose body grows larger (twice the limit and 64 KiB more without a
+ * Content-Length, for chunk framing), ends at once with IFN_E_TOO_LARGE, its bytes so far kept. */
+void ifn_exchange_limit_body(ifn_exchange *x, size_t max_body);
 /* Ends the exchange early (thread-safe, any time before ifn_exchange_release): its result becomes
  * IFN_E_CANCELLED unless it has already ended (a name resolution in progress is not waited for). */
 void ifn_exchange_cancel(ifn_exchange *x);

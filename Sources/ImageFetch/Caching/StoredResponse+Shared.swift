@@ -2,8 +2,8 @@
 /// cache tier receives.
 extension StoredResponse {
     /// A shared cache may keep this response, given whether the request that fetched it carried
-    /// credentials (URL userinfo, `-u`, a netrc file, a cookie, an `Authorization` or `Cookie`
-    /// header). Never: `private` in any form (`private`, `private="field"`), `no-store`, a response
+    /// credentials (URL userinfo, `-u`, a netrc file, a cookie, or any header of its own: an API key
+    /// or a token may have any name). Never: `private` in any form (`private`, `private="field"`), `no-store`, a response
     /// that is not storable at all; a credentialed request's response only when it says `public`
     /// (stricter than §3.5, which also accepts `s-maxage` and `must-revalidate`: a credential
     /// leaves this machine's cache only on the origin's explicit word).

@@ -256,6 +256,7 @@ private final class TransportCore: Sendable {
                         r.tap_data = tap.onData
                         r.tap_end = tap.onEnd
                         r.tap_ctx = tap.context
+                        r.tap_only = request.tapOnly ? 1 : 0
                     }
                     // The continuation is stored under the same lock as the add, and the loop
                     // thread looks results up under it: a transfer that finishes at once still

@@ -119,8 +119,10 @@ public struct DirectHTTPClient: Sendable {
     }
 
     /// GETs `basePath + name` (`name`: path characters only, no leading `/`). The response of any
-    /// status is returned; a body over `maxBodyBytes` is `.tooLarge`.
-    public func get(_ name: String, maxBodyBytes: Int) async throws(Failure) -> DirectHTTPResponse {
+    /// status is returned; a body over `maxBodyBytes` is `.tooLarge`. `limit`, when given, may
+    /// lower that cap while the request runs: the answer then ends at its head when it announces
+    /// more, or as soon as more has come.
+    public func get(_ name: String, maxBodyBytes: Int, limit: BodyLimit? = nil) async throws(Failure) -> DirectHTTPResponse {
         guard !name.hasPrefix("/"), name.utf8.allSatisfy(Endpoint.isPathByte),
               HTTPHeaders.validValue(userAgent) != nil else {
             throw Failure(kind: .other, message: "refused request")
@@ -130,7 +132,7 @@ public struct DirectHTTPClient: Sendable {
         let maxBody = max(0, maxBodyBytes)
         // Any cap is taken (Int.max included): the room for the head saturates instead of wrapping.
         let (maxResponse, wrapped) = maxBody.addingReportingOverflow(DirectHTTPResponse.maxHeadBytes)
-        let (code, bytes, message) = await exchange(Array(request.utf8), maxResponse: wrapped ? Int.max : maxResponse)
+        let (code, bytes, message) = await exchange(Array(request.utf8), maxResponse: wrapped ? Int.max : maxResponse, limit: limit)
         switch Int(code) {
         case Int(IFN_OK):
             do throws(DirectHTTPError) {
@@ -169,8 +171,8 @@ public struct DirectHTTPClient: Sendable {
     }
 
     /// Runs one exchange on its own thread; the result code, the bytes the server sent, a message.
-    private func exchange(_ request: [UInt8], maxResponse: Int) async -> (Int32, [UInt8], String) {
-        let exchange = Exchange()
+    private func exchange(_ request: [UInt8], maxResponse: Int, limit: BodyLimit?) async -> (Int32, [UInt8], String) {
+        let exchange = Exchange(limit: limit)
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 exchange.start(host: endpoint.host, port: endpoint.port, request: request, maxResponse: maxResponse,
@@ -196,6 +198,9 @@ private final class Exchange: Sendable {
         var continuation: CheckedContinuation<Void, Never>?
     }
     private let state = Lock(State())
+    private let limit: BodyLimit?
+
+    init(limit: BodyLimit?) { self.limit = limit }
 
     /// The waiter is resumed once the exchange has ended AND its handle is stored (the thread may
     /// end before `ifn_exchange_start` has returned), or at once when it could not start.
@@ -211,7 +216,9 @@ private final class Exchange: Sendable {
         }
         let resume = state.withLock { s -> CheckedContinuation<Void, Never>? in
             if let handle {
-                s.handle = HandleBox(handle)
+                let box = HandleBox(handle)
+                s.handle = box
+                limit?.attach(box)
                 // A task cancelled before the exchange started. Under the lock: once it is released,
                 // `ended` may resume the waiter, whose `finish` frees the handle.
                 if s.cancelled && !s.ended { ifn_exchange_cancel(handle) }
@@ -253,6 +260,8 @@ private final class Exchange: Sendable {
         guard let handle else {
             return (Int32(IFN_E_NOMEM), [], startFailed ? "could not start the request thread" : "no request")
         }
+        // Before the release: the limit never reaches a freed handle.
+        limit?.detach(handle)
         var bytes: UnsafePointer<UInt8>?
         var length = 0
         var message = [CChar](repeating: 0, count: 160)
@@ -271,4 +280,41 @@ private final class Exchange: Sendable {
 private final class HandleBox: @unchecked Sendable {
     let pointer: OpaquePointer
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}
+
+/// A body cap that may be lowered while requests run (`DirectHTTPClient.get(_:maxBodyBytes:limit:)`):
+/// the remote tier asks for an image before its metadata has said how large it is, and lowers the
+/// cap to that size when it knows it. Never raised.
+public final class BodyLimit: Sendable {
+    private struct State {
+        var bytes: Int
+        var running: [ObjectIdentifier: HandleBox] = [:]
+    }
+    private let state: Lock<State>
+
+    public init(_ bytes: Int64) { state = Lock(State(bytes: Int(clamping: max(0, bytes)))) }
+
+    public var bytes: Int64 { Int64(state.withLock { $0.bytes }) }
+
+    /// Lowers the cap to `bytes` (a larger value changes nothing), for running requests too.
+    public func lower(to bytes: Int64) {
+        state.withLock { s in
+            let lowered = Int(clamping: max(0, bytes))
+            guard lowered < s.bytes else { return }
+            s.bytes = lowered
+            for handle in s.running.values { ifn_exchange_limit_body(handle.pointer, lowered) }
+        }
+    }
+
+    /// A started exchange: held to the current cap, and to every lowering until `detach`.
+    fileprivate func attach(_ handle: HandleBox) {
+        state.withLock { s in
+            s.running[ObjectIdentifier(handle)] = handle
+            ifn_exchange_limit_body(handle.pointer, s.bytes)
+        }
+    }
+
+    fileprivate func detach(_ handle: HandleBox) {
+        _ = state.withLock { $0.running.removeValue(forKey: ObjectIdentifier(handle)) }
+    }
 }

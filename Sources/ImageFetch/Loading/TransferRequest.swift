@@ -25,6 +25,10 @@ public struct TransferRequest: Sendable {
     public var network = NetworkOptions()
     /// Receives the body as it arrives; its `onEnd` is called exactly once before `perform` returns.
     public var tap: BodyTap?
+    /// With `tap`: a 2xx body goes to the tap only and the result's `body` stays empty, so a body
+    /// of any size costs no memory here (`maxBytes` still caps it); another status's body is kept,
+    /// at most 64 KiB of it (`tooLarge` beyond). Default false.
+    public var tapOnly = false
     /// GET (default), HEAD or PUT.
     public var method: TransferMethod = .get
     /// The body of a PUT, sent whole with its Content-Length (never `Expect: 100-continue`); ignored

@@ -36,10 +36,12 @@ extension ImagePipeline {
     }
 
     /// Whether the response of `source` was asked for with credentials: a URL's userinfo (its own or
-    /// its origin's), `-u`, a netrc file, a cookie or an identity header sent to it.
+    /// its origin's), or anything of the request's own sent to it (any header: an API key or a token
+    /// may have any name; a cookie, `-u`, a netrc file). The rule `cache push` applies
+    /// (`RemoteSync.mayShare`: an entry recorded as `shaped`), so both share the same entries.
     func isCredentialed(_ source: Source, origin: Source?, network: NetworkOptions) -> Bool {
         source.hasCredentials || (origin?.hasCredentials ?? false)
-            || network.sent(to: source, origin: origin ?? source).carriesIdentity
+            || !network.sent(to: source, origin: origin ?? source).shapesNothing
     }
 
     /// Queues the upload of a stored entry when the tier writes and a shared cache may keep it.

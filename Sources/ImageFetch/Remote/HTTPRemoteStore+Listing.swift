@@ -1,19 +1,15 @@
 // HTTPRemoteStore's listing: an HTTP server's JSON directory listing (nginx `autoindex on;
-// autoindex_format json;`), or S3's ListObjectsV2, page by page. Both bodies are hostile: read
-// under `maxListingBytes`, scanned without a general parser, and only names of the form
-// `<64 hex>.<ext>` are kept.
+// autoindex_format json;`, streamed: HTTPRemoteStore+JSONListing.swift), or S3's ListObjectsV2,
+// page by page. Both bodies are hostile: bounded, scanned without a general parser, and only names
+// of the form `<64 hex>.<ext>` are kept.
 
 extension HTTPRemoteStore {
     public func list(continuation: String?) async throws(RemoteStoreError) -> RemoteListing {
         switch location {
         case .http(let base):
-            // The whole directory is one page.
+            // The whole directory is one page, streamed (see jsonListing).
             guard continuation == nil else { return RemoteListing(names: []) }
-            let result = try await send(.get, url: base, what: "listing", maxBytes: HTTPRemoteStore.maxListingBytes,
-                                        headers: ["Accept: application/json"])
-            if result.httpStatus == 404 { return RemoteListing(names: []) }   // nothing stored yet
-            try check(result, what: "listing")
-            return RemoteListing(names: JSONListParser.names(result.body))
+            return RemoteListing(names: try await jsonListing(base))
         case .s3(let bucketURL, _, let prefix, _):
             var query: [(String, String)] = []
             if let continuation {
@@ -34,8 +30,9 @@ extension HTTPRemoteStore {
             let result = try await send(.get, url: url, what: "listing", maxBytes: HTTPRemoteStore.maxListingBytes)
             try check(result, what: "listing")
             let page = S3ListParser.parse(result.body, prefix: prefix)
-            // A token equal to the one sent would loop forever: the listing ends there.
-            return RemoteListing(names: page.names, continuation: page.continuation == continuation ? nil : page.continuation)
+            // Passed on as sent, a token equal to this one included: the caller (RemoteSync.pull)
+            // decides when a listing goes round in circles, and says so.
+            return RemoteListing(names: page.names, continuation: page.continuation)
         }
     }
 
@@ -55,38 +52,6 @@ extension HTTPRemoteStore {
             index += 1
         }
         return true
-    }
-}
-
-/// Finds the values of `"name"` members in a JSON directory listing (nginx's `autoindex_format
-/// json`: `[{ "name":"x", "type":"file", ... }]`), keeping the cache object names. A value with an
-/// escape is skipped (no cache object name has one).
-enum JSONListParser {
-    static func names(_ body: [UInt8]) -> [String] {
-        let key = Array("\"name\"".utf8)
-        var names: [String] = []
-        var i = 0
-        let n = body.count
-        while i + key.count <= n {
-            guard body[i] == key[0], body[i..<(i + key.count)].elementsEqual(key) else {
-                i += 1
-                continue
-            }
-            var j = i + key.count
-            while j < n, body[j] == 0x20 || body[j] == 0x09 || body[j] == 0x0A || body[j] == 0x0D { j += 1 }
-            guard j < n, body[j] == UInt8(ascii: ":") else { i += 1; continue }
-            j += 1
-            while j < n, body[j] == 0x20 || body[j] == 0x09 || body[j] == 0x0A || body[j] == 0x0D { j += 1 }
-            guard j < n, body[j] == UInt8(ascii: "\"") else { i = j; continue }
-            let start = j + 1
-            var end = start
-            while end < n, body[end] != UInt8(ascii: "\""), body[end] != UInt8(ascii: "\\"), end - start <= 80 { end += 1 }
-            if end < n, body[end] == UInt8(ascii: "\""), HTTPRemoteStore.isCacheObjectName(body[start..<end]) {
-                names.append(String(decoding: body[start..<end], as: UTF8.self))
-            }
-            i = max(end, i + 1)
-        }
-        return names
     }
 }
 

@@ -53,7 +53,8 @@ public struct HTTPRemoteStore: RemoteStoring {
     /// set it to see several pages.
     public var listPageSize: Int?
 
-    /// The largest listing page read (an HTTP server's whole directory listing is one page): 64 MiB.
+    /// The largest S3 listing page read: 64 MiB (an HTTP server's directory listing is streamed:
+    /// `maxStreamedListingBytes`).
     public static let maxListingBytes: Int64 = 64 << 20
     /// The largest error body read (for S3's error code): 64 KiB.
     static let maxErrorBytes: Int64 = 64 << 10
@@ -85,6 +86,13 @@ public struct HTTPRemoteStore: RemoteStoring {
         if result.httpStatus == 404 { return nil }
         try check(result, what: "GET \(name)")
         return result.body
+    }
+
+    /// Over the direct client, the request follows `limit` as it is lowered; through libcurl (https,
+    /// s3://, a proxy) the cap is `maxBytes` from the start (an answer announcing more ends at its head).
+    public func get(_ name: String, maxBytes: Int64, limit: BodyLimit) async throws(RemoteStoreError) -> [UInt8]? {
+        if let direct { return try await directGet(direct, name, maxBytes: maxBytes, limit: limit) }
+        return try await get(name, maxBytes: maxBytes)
     }
 
     public func exists(_ name: String) async throws(RemoteStoreError) -> Bool {
@@ -229,13 +237,14 @@ extension HTTPRemoteStore {
     }
 
     /// `get` over the direct client: the same answers and errors as through libcurl.
-    func directGet(_ client: DirectHTTPClient, _ name: String, maxBytes: Int64) async throws(RemoteStoreError) -> [UInt8]? {
+    func directGet(_ client: DirectHTTPClient, _ name: String, maxBytes: Int64,
+                   limit: BodyLimit? = nil) async throws(RemoteStoreError) -> [UInt8]? {
         let what = "GET \(name)"
         _ = try objectURL(name)   // refuses a name that is not a plain file name
         let cap = Int(clamping: max(0, maxBytes))
         let answer: (status: Int, body: [UInt8])
         do throws(DirectHTTPClient.Failure) {
-            let response = try await client.get(name, maxBodyBytes: max(cap, Int(HTTPRemoteStore.maxErrorBytes)))
+            let response = try await client.get(name, maxBodyBytes: max(cap, Int(HTTPRemoteStore.maxErrorBytes)), limit: limit)
             answer = (response.status, response.body)
         } catch {
             // An error page over the cap: its status is what matters (as through libcurl).

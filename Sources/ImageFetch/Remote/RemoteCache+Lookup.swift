@@ -17,8 +17,10 @@ extension RemoteCache {
     /// (at most the size it states, and at most `maxBytes`); its size and checksum must match.
     /// With `expecting` (the format the entry must have, known from the processing), the image is
     /// asked for at the same time as the metadata, saving a round trip; it is used only when the
-    /// metadata names that very object, and verified the same way. Never throws: every failure or
-    /// mismatch is a miss with a warning naming the store and the key.
+    /// metadata names that very object, and verified the same way. That early request is cancelled
+    /// when the metadata is absent, fails or is refused, and held to the size the metadata states
+    /// once it is known (an answer announcing more ends at its head). Never throws: every failure
+    /// or mismatch is a miss with a warning naming the store and the key.
     public func lookup(_ key: CacheKey, maxBytes: Int64, expecting format: ImageFormat? = nil) async -> Lookup {
         let raw = key.rawValue
         guard CacheLayout.isKey(raw), isUsable else { return Lookup() }
@@ -26,24 +28,28 @@ extension RemoteCache {
         let guessed = format.map { raw + "." + $0.fileExtension }
         // Two requests start at once: the transport is loaded first, not by both (one would wait on a lock).
         if guessed != nil { store.prepare() }
-        async let early: [UInt8]?? = RemoteCache.tryGet(guessed, from: store, maxBytes: maxBytes)
+        let limit = BodyLimit(maxBytes)
+        // Left unawaited on a return below, the early request is cancelled (and then awaited) as
+        // the scope ends: nothing more of it is read.
+        async let early: [UInt8]?? = RemoteCache.tryGet(guessed, from: store, maxBytes: maxBytes, limit: limit)
         let metaBytes: [UInt8]
         do {
             let found = try await store.get(RemoteCache.metaName(raw), maxBytes: RemoteCache.maxMetaBytes)
             _ = record(success: true)
-            guard let found else { _ = await early; return Lookup() }
+            guard let found else { return Lookup() }
             metaBytes = found
         } catch {
-            _ = await early
             return failed(raw, "cannot read the metadata (\(error.message)); using the origin")
         }
         let entry: CacheEntry
         switch RemoteCache.verifiedEntry(metaBytes, key: raw, maxBytes: maxBytes) {
         case .success(let verified): entry = verified
         case .failure(let problem):
-            _ = await early
             return Lookup(warning: warning(raw, problem.reason + "; ignored"))
         }
+        // The early answer may be another object's (another format) or larger than stated: it gets
+        // no more than the stated size.
+        limit.lower(to: RemoteCache.dataName(entry) == guessed ? entry.bytes : 0)
         var image: [UInt8]?
         let prefetched = await early
         if RemoteCache.dataName(entry) == guessed, let bytes = prefetched { image = bytes }
@@ -89,9 +95,9 @@ extension RemoteCache {
 
     /// GET `name` when there is one; nil when there is none or the store failed (the caller asks
     /// again in the ordinary way); `.some(nil)` when the store has no such object.
-    static func tryGet(_ name: String?, from store: any RemoteStoring, maxBytes: Int64) async -> [UInt8]?? {
+    static func tryGet(_ name: String?, from store: any RemoteStoring, maxBytes: Int64, limit: BodyLimit) async -> [UInt8]?? {
         guard let name else { return nil }
-        do { return .some(try await store.get(name, maxBytes: maxBytes)) } catch { return nil }
+        do { return .some(try await store.get(name, maxBytes: maxBytes, limit: limit)) } catch { return nil }
     }
 
     /// A store call that threw: a miss with its warning (and the giving-up one when it is the last straw).

@@ -34,6 +34,10 @@ public protocol RemoteStoring: Sendable {
     /// The object's bytes; nil when the store has no such object (404). Throws for every other
     /// answer, and when the body is larger than `maxBytes`.
     func get(_ name: String, maxBytes: Int64) async throws(RemoteStoreError) -> [UInt8]?
+    /// As `get`, with a cap the caller may lower while the request runs (`BodyLimit`: the remote
+    /// tier asks for an image before its metadata has said its size). Default: `get` under
+    /// `maxBytes`, the limit unused.
+    func get(_ name: String, maxBytes: Int64, limit: BodyLimit) async throws(RemoteStoreError) -> [UInt8]?
     /// Whether the object exists (HEAD).
     func exists(_ name: String) async throws(RemoteStoreError) -> Bool
     /// Stores the object whole (PUT), replacing any object of that name.
@@ -48,4 +52,7 @@ public protocol RemoteStoring: Sendable {
 
 extension RemoteStoring {
     public func prepare() {}
+    public func get(_ name: String, maxBytes: Int64, limit: BodyLimit) async throws(RemoteStoreError) -> [UInt8]? {
+        try await get(name, maxBytes: maxBytes)
+    }
 }

@@ -10,6 +10,12 @@ public struct RemoteSyncSummary: Sendable, Equatable {
     public var failed = 0
     /// True when the run stopped early: `RemoteSync.giveUpAfter` failures in a row.
     public var gaveUp = false
+    /// Why a pull stopped reading the store's listing before its end (a listing that would never
+    /// end: a repeated continuation token, a page with nothing new, too many pages or too long);
+    /// nil when the listing ended as it should. A stopped listing counts as one failure.
+    public var listingStopped: String?
+    /// Failures at the end of the run with no success after them (carried from page to page).
+    var failuresInARow = 0
     public init() {}
 }
 
@@ -44,40 +50,86 @@ public enum RemoteSync {
         }
     }
 
+    /// Listing pages a pull reads at most (S3 sends up to 1000 names a page). Default 100,000.
+    public static let maxListingPages = 100_000
+    /// The longest a pull waits for listing pages, all pages together. Default one hour.
+    public static let maxListingTime: Duration = .seconds(3600)
+    /// Image bytes a pull's transfers hold in memory at once (each object is read whole before it
+    /// is checked), or its `maxBytes` when that is larger: one object never waits for itself.
+    /// Default 128 MiB.
+    public static let maxBytesInFlight: Int64 = 128 << 20
+
     /// Pulls every `<key>.meta` the store lists (in `shard` when given, by key) that is not
-    /// already valid locally: GET the metadata (its key must be the listed one), GET the image
-    /// (at most its stated size), check size and checksum, store it. `onError` gets each failure.
+    /// already valid locally: GET the metadata (its key must be the listed one, its size at most
+    /// `maxBytes`), GET the image (at most its stated size), check size and checksum, store it.
+    /// `onError` gets each failure.
+    ///
+    /// The listing is hostile too: it stops (`listingStopped`, one failure) at a continuation token
+    /// already sent, at a page that claims more but lists no name not seen before, and after
+    /// `maxPages` pages or `maxListingTime` spent waiting for them.
     public static func pull(from store: any RemoteStoring, into cache: DiskCache, shard: Shard? = nil,
-                            concurrency: Int = defaultConcurrency,
+                            concurrency: Int = defaultConcurrency, maxBytes: Int64 = Int64(Int32.max),
+                            maxPages: Int = maxListingPages, maxListingTime: Duration = maxListingTime,
                             onError: @escaping @Sendable (String) -> Void) async -> RemoteSyncSummary {
         var total = RemoteSyncSummary()
+        // However many transfers run at once, their objects together stay under the budget.
+        let budget = ByteBudget(limit: max(maxBytesInFlight, maxBytes))
         var token: String?
+        var sentTokens = Set<String>()
+        var seenNames = Set<String>()
         var seen = Set<String>()
+        var pages = 0
+        var listing = Duration.zero
+        let clock = ContinuousClock()
+        func stop(_ why: String) -> RemoteSyncSummary {
+            let message = "remote cache \(store.description): listing stopped after \(pages) pages: \(why)"
+            onError(message)
+            total.listingStopped = message
+            total.failed += 1
+            return total
+        }
         repeat {
             let page: RemoteListing
+            let started = clock.now
             do { page = try await store.list(continuation: token) } catch {
                 onError(error.message)
                 total.failed += 1
                 return total
             }
+            listing += clock.now - started
+            pages += 1
+            var fresh = false
+            for name in page.names where seenNames.insert(name).inserted { fresh = true }
             let keys = page.names.compactMap { name -> String? in
                 guard name.hasSuffix(".meta"), HTTPRemoteStore.isCacheObjectName(name.utf8) else { return nil }
                 let key = String(name.prefix(64))
                 guard shard?.contains(key: key) ?? true, seen.insert(key).inserted else { return nil }
                 return key
             }
-            let part = await run(keys, concurrency: concurrency, onError: onError) { key throws(RemoteStoreError) -> Bool in
-                try await pullOne(key, from: store, into: cache)
+            // Failures in a row carry over from page to page: a listing of ever new keys that all
+            // fail is a store that fails.
+            let part = await run(keys, concurrency: concurrency, failuresInARow: total.failuresInARow, onError: onError) { key throws(RemoteStoreError) -> Bool in
+                try await pullOne(key, from: store, into: cache, maxBytes: maxBytes, budget: budget)
             }
             total.copied += part.copied
             total.skipped += part.skipped
             total.failed += part.failed
-            if part.gaveUp {
+            total.failuresInARow = part.failuresInARow
+            if part.gaveUp || (part.failuresInARow >= giveUpAfter && page.continuation != nil) {
                 total.gaveUp = true
                 return total
             }
-            token = page.continuation
-        } while token != nil
+            guard let next = page.continuation else { break }
+            // A store that always says "more" would keep the run going forever, a signed request
+            // at a time: each page must bring something new and lead somewhere not yet visited.
+            // Digests, not the tokens: a token may be 4 KiB, and there may be many pages.
+            if let token { sentTokens.insert(SHA256.hex(token)) }
+            if next == token || sentTokens.contains(SHA256.hex(next)) { return stop("the store sent a continuation token again") }
+            if !fresh { return stop("a page that claims more lists nothing new") }
+            if pages >= maxPages { return stop("more than \(maxPages) pages") }
+            if listing >= maxListingTime { return stop("the listing took longer than \(maxListingTime.components.seconds) s") }
+            token = next
+        } while true
         return total
     }
 
@@ -91,7 +143,8 @@ public enum RemoteSync {
     }
 
     /// One entry pulled: false when it is already valid locally.
-    static func pullOne(_ key: String, from store: any RemoteStoring, into cache: DiskCache) async throws(RemoteStoreError) -> Bool {
+    static func pullOne(_ key: String, from store: any RemoteStoring, into cache: DiskCache,
+                        maxBytes: Int64, budget: ByteBudget) async throws(RemoteStoreError) -> Bool {
         if let local = cache.entry(forKey: key), cache.verifiedImage(of: local) != nil { return false }
         let what = "remote cache \(store.description): \(key.prefix(12))"
         guard let meta = try await store.get(RemoteCache.metaName(key), maxBytes: RemoteCache.maxMetaBytes) else {
@@ -99,26 +152,34 @@ public enum RemoteSync {
         }
         // The same checks as a remote hit's (RemoteCache.lookup).
         let entry: CacheEntry
-        switch RemoteCache.verifiedEntry(meta, key: key, maxBytes: Int64(Int32.max)) {
+        switch RemoteCache.verifiedEntry(meta, key: key, maxBytes: maxBytes) {
         case .success(let verified): entry = verified
         case .failure(let problem): throw RemoteStoreError("\(what): \(problem.reason)")
         }
-        guard let bytes = try await store.get(RemoteCache.dataName(entry), maxBytes: entry.bytes) else {
-            throw RemoteStoreError("\(what): the image is missing")
+        await budget.acquire(entry.bytes)
+        var failure: RemoteStoreError?
+        do throws(RemoteStoreError) {
+            guard let bytes = try await store.get(RemoteCache.dataName(entry), maxBytes: entry.bytes) else {
+                throw RemoteStoreError("\(what): the image is missing")
+            }
+            if let problem = RemoteCache.mismatch(bytes, of: entry) { throw RemoteStoreError("\(what): \(problem.reason)") }
+            do { try cache.store(bytes, entry: entry) } catch {
+                throw RemoteStoreError("\(what): cannot store it locally: \(error)")
+            }
+        } catch {
+            failure = error
         }
-        if let problem = RemoteCache.mismatch(bytes, of: entry) { throw RemoteStoreError("\(what): \(problem.reason)") }
-        do { try cache.store(bytes, entry: entry) } catch {
-            throw RemoteStoreError("\(what): cannot store it locally: \(error)")
-        }
+        await budget.release(entry.bytes)
+        if let failure { throw failure }
         return true
     }
 
     /// Runs `body` over `items`, `concurrency` at a time, in order of start; stops starting new ones
-    /// after `giveUpAfter` failures in a row.
-    static func run<T: Sendable>(_ items: [T], concurrency: Int, onError: @escaping @Sendable (String) -> Void,
+    /// after `giveUpAfter` failures in a row (`failuresInARow` of them before this call).
+    static func run<T: Sendable>(_ items: [T], concurrency: Int, failuresInARow: Int = 0, onError: @escaping @Sendable (String) -> Void,
                                  _ body: @escaping @Sendable (T) async throws(RemoteStoreError) -> Bool) async -> RemoteSyncSummary {
         var summary = RemoteSyncSummary()
-        var inARow = 0
+        var inARow = failuresInARow
         await withTaskGroup(of: Result<Bool, RemoteStoreError>.self) { group in
             var next = 0
             func record(_ result: Result<Bool, RemoteStoreError>) {
@@ -148,6 +209,7 @@ public enum RemoteSync {
                 }
             }
         }
+        summary.failuresInARow = inARow
         return summary
     }
 }
@@ -159,5 +221,33 @@ extension Shard {
         if count == 1 { return true }
         guard let value = UInt64(key.prefix(16), radix: 16) else { return false }
         return Int(value % UInt64(count)) == index - 1
+    }
+}
+
+/// Bytes that may be in use at once: `acquire` waits (first come, first served) until `n` more fit
+/// under `limit`; `release` gives them back. A request larger than `limit` is taken as `limit`.
+actor ByteBudget {
+    let limit: Int64
+    private var inUse: Int64 = 0
+    private var waiting: [(bytes: Int64, continuation: CheckedContinuation<Void, Never>)] = []
+
+    init(limit: Int64) { self.limit = max(1, limit) }
+
+    func acquire(_ n: Int64) async {
+        let n = min(max(0, n), limit)
+        if waiting.isEmpty, inUse + n <= limit {
+            inUse += n
+            return
+        }
+        await withCheckedContinuation { waiting.append((n, $0)) }
+    }
+
+    func release(_ n: Int64) {
+        inUse -= min(max(0, n), limit)
+        while let first = waiting.first, inUse + first.bytes <= limit {
+            waiting.removeFirst()
+            inUse += first.bytes
+            first.continuation.resume()
+        }
     }
 }

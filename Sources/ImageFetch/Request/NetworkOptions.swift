@@ -105,8 +105,14 @@ public struct NetworkOptions: Sendable, Hashable {
         var digest: String?
     }
 
+    /// Nothing of the request's own is sent (no header, User-Agent, Referer, cookie, user or netrc
+    /// file): the plain request, with no `keyPart`.
+    var shapesNothing: Bool {
+        headers.isEmpty && userAgent == nil && referer == nil && cookie == nil && user == nil && netrcFile == nil
+    }
+
     public func keyPart(credentials: CredentialDigest) throws(FetchError) -> KeyPart? {
-        if headers.isEmpty && userAgent == nil && referer == nil && cookie == nil && user == nil && netrcFile == nil { return nil }
+        if shapesNothing { return nil }
         var keyed: [KeyedHeader] = []
         for header in headers {
             let name = header.name.lowercased()

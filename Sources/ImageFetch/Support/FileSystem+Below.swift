@@ -6,12 +6,16 @@ extension FileSystem {
     /// Writes `bytes` at `relative` under `directory` (`--output-dir`), atomically, never leaving it:
     /// `directory` itself is the user's and may be a link; every component of `relative` is reached
     /// from the descriptor of the one before (`openat` with `O_NOFOLLOW`), so a link planted on the
-    /// way (or swapped in while the image downloads) is refused with ELOOP, not followed. The last
-    /// component may be missing or a regular file (replaced by a rename, never written through); a
-    /// link, directory, FIFO or device there is EINVAL. With `createDirectories`, missing
-    /// directories on the way are made (0755). `relative` has no empty, `.` or `..` component.
-    public static func writeBelow(_ directory: String, _ relative: String, bytes: [UInt8],
-                                  createDirectories: Bool) throws(Failure) {
+    /// way (or swapped in while the image downloads) is refused with ELOOP, not followed. With
+    /// `createDirectories`, missing directories on the way are made (0755). `relative` has no empty,
+    /// `.` or `..` component.
+    ///
+    /// The last component is replaced as `writeOutput` replaces a regular file (the same function:
+    /// its mode, and owner as root, are kept). Its name came from the network, not from the user, so
+    /// only a new name or a regular file is written: a link there (ELOOP), a directory, FIFO or
+    /// device (EINVAL) is refused, never written through or into.
+    public static func writeOutput(_ bytes: [UInt8], below directory: String, _ relative: String,
+                                   createDirectories: Bool) throws(Failure) {
         var components = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard let name = components.popLast(), !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
               !name.isEmpty, name != ".", name != ".." else {
@@ -24,6 +28,7 @@ extension FileSystem {
         if let status = handle.status(name), !status.isRegular {
             throw Failure(errno: status.isSymbolicLink ? ELOOP : EINVAL, path: handle.child(name), operation: "write (not a regular file)")
         }
-        try handle.writeAtomically(bytes, to: name, via: handle, sync: false)
+        let tmp = temporaryName()
+        try replaceAtomically(bytes, at: handle.fd, name, temporary: tmp, temporaryPath: handle.child(tmp), display: handle.child(name))
     }
 }

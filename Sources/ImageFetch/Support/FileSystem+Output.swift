@@ -96,30 +96,44 @@ extension FileSystem {
     static func replaceAtomically(_ bytes: [UInt8], file: String) throws(Failure) {
         let slash = file.lastIndex(of: "/")
         let directory = slash.map { file[..<$0].isEmpty ? "/" : String(file[..<$0]) } ?? "."
-        var existing = stat()
-        let exists = lstat(file, &existing) == 0 && (existing.st_mode & S_IFMT) == S_IFREG
-        // An existing file we may not write is not ours to replace (rename would bypass its mode).
-        if exists, faccessat(AT_FDCWD, file, W_OK, AT_EACCESS) != 0 {
-            throw Failure(errno: errno, path: file, operation: "cannot write")
-        }
         let tmp = directory + "/" + temporaryName()
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw Failure(errno: errno, path: directory, operation: "create a file in") }
+        try replaceAtomically(bytes, at: AT_FDCWD, file, temporary: tmp, temporaryPath: tmp, display: file)
+    }
+
+    /// The one atomic replace of a user's output file (`get -o`, `cache sheet -o`, `--output-dir`):
+    /// `bytes` go to the new file `temporary`, then it is renamed to `name` (both relative to
+    /// `dirfd`, in the same directory). An existing regular file keeps its permission bits, and its
+    /// owner and group when run as root; a new one gets 0666 less the umask. `temporaryPath` is the
+    /// temporary file's path (removed should a signal end the process first), `display` the name
+    /// errors give the file.
+    static func replaceAtomically(_ bytes: [UInt8], at dirfd: Int32, _ name: String, temporary tmp: String,
+                                  temporaryPath: String, display: String) throws(Failure) {
+        var existing = stat()
+        let exists = fstatat(dirfd, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 && (existing.st_mode & S_IFMT) == S_IFREG
+        // An existing file we may not write is not ours to replace (rename would bypass its mode).
+        if exists, faccessat(dirfd, name, W_OK, AT_EACCESS) != 0 {
+            throw Failure(errno: errno, path: display, operation: "cannot write")
+        }
+        let shownTemporary = temporaryPath
+        // Recorded, so that a process ending on SIGINT/SIGTERM removes it first (TemporaryFiles).
+        let (fd, slot) = TemporaryFiles.create(at: dirfd, tmp, path: temporaryPath, mode: 0o666)
+        guard fd >= 0 else { throw Failure(errno: errno, path: display, operation: "create a file next to") }
+        defer { TemporaryFiles.forget(slot) }
         var failure: Failure?
         if exists {
             // Owner first: chown clears set-id bits, and the mode is set after it.
             if geteuid() == 0, fchown(fd, existing.st_uid, existing.st_gid) != 0 {
-                failure = Failure(errno: errno, path: tmp, operation: "chown")
+                failure = Failure(errno: errno, path: shownTemporary, operation: "chown")
             }
             if failure == nil, fchmod(fd, existing.st_mode & 0o777) != 0 {
-                failure = Failure(errno: errno, path: tmp, operation: "chmod")
+                failure = Failure(errno: errno, path: shownTemporary, operation: "chmod")
             }
         }
-        if failure == nil { failure = writeAll(fd: fd, bytes).map { Failure(errno: $0, path: tmp, operation: "write") } }
-        if close(fd) != 0, failure == nil, errno != EINTR { failure = Failure(errno: errno, path: tmp, operation: "close") }
-        if failure == nil, rename(tmp, file) != 0 { failure = Failure(errno: errno, path: file, operation: "rename to") }
+        if failure == nil { failure = writeAll(fd: fd, bytes).map { Failure(errno: $0, path: shownTemporary, operation: "write") } }
+        if close(fd) != 0, failure == nil, errno != EINTR { failure = Failure(errno: errno, path: shownTemporary, operation: "close") }
+        if failure == nil, renameat(dirfd, tmp, dirfd, name) != 0 { failure = Failure(errno: errno, path: display, operation: "rename to") }
         if let failure {
-            unlink(tmp)
+            unlinkat(dirfd, tmp, 0)
             throw failure
         }
     }

@@ -28,8 +28,14 @@ enum CacheRemoteCommands {
             if let fraction = try parsed.parse("shard", ValueParsers.fraction) { shard = Shard(index: fraction.k, count: fraction.n) }
             var limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", Console.environment, ValueParsers.byteSize)
             if limit == nil { limit = 1 << 30 }
+            // The same cap as a lookup's (get's --max-bytes and its default).
+            var maxBytes = FetchOptions().maxBytes
+            if let v = try parsed.parse("max-bytes", ValueParsers.byteSize) {
+                guard v > 0 else { throw UsageError("invalid value '0' for '--max-bytes': expected a size of at least 1 byte", commandPath: parsed.path) }
+                maxBytes = v
+            }
             let cache = DiskCache(directory: directory, sizeLimit: limit == 0 ? nil : limit)
-            summary = await RemoteSync.pull(from: store, into: cache, shard: shard, onError: report)
+            summary = await RemoteSync.pull(from: store, into: cache, shard: shard, maxBytes: maxBytes, onError: report)
             Console.err("imgfetch: pulled \(summary.copied), skipped \(summary.skipped) (already valid here), failed \(summary.failed)"
                         + "\(summary.gaveUp ? " (gave up after \(RemoteSync.giveUpAfter) failures in a row)" : "") from \(store.description)\n")
         }

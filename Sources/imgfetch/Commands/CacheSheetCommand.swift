@@ -17,6 +17,10 @@ enum CacheSheetCommand {
         guard output.contains("."), let suffix = suffixes[ext] else {
             throw UsageError("-o \(output): the sheet is written as .jpg, .png or .webp", commandPath: ["cache", "sheet"])
         }
+        // What -o is (a directory, a dangling link) is known before any work, as for get -o.
+        do { _ = try FileSystem.outputKind(output) } catch {
+            throw UsageError("invalid value '\(output)' for '-o': \(error.message)", commandPath: ["cache", "sheet"])
+        }
         let limit = try parsed.parse("limit", ValueParsers.positiveInt) ?? defaultLimit
         var layout = ContactSheetLayout()
         layout.columns = try parsed.parse("columns", ValueParsers.positiveInt) ?? layout.columns
@@ -65,11 +69,12 @@ enum CacheSheetCommand {
         return base.count > 28 ? String(base.prefix(27)) + "…" : base
     }
 
-    /// Writes the file (replacing it atomically when it is a regular file); an error message, else nil.
+    /// Writes the sheet as `get -o` writes an image (`FileSystem.writeOutput`: a regular file is
+    /// replaced atomically keeping its mode, a device or FIFO written in place, a link written
+    /// through); an error message, else nil.
     static func write(_ bytes: [UInt8], to path: String) -> String? {
-        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         do {
-            try FileSystem.writeAtomically(bytes, to: path, temporaryDirectory: directory.isEmpty ? "/" : directory, sync: false)
+            try FileSystem.writeOutput(bytes, to: path)
             return nil
         } catch {
             return error.message

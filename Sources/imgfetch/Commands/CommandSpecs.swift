@@ -45,7 +45,7 @@ enum Specs {
         OptionSpec(long: "header", short: "H", valueName: "'NAME: VALUE'", help: "Send this request header (repeatable). 'NAME:' with no value removes a header sent by default (User-Agent, Accept). Part of the cache key; Authorization and Cookie only as a keyed digest, never stored or shown.", kind: .repeatedValue),
         .value("user-agent", short: "A", valueName: "TEXT", help: "The User-Agent header. Part of the cache key.", defaultDescription: "imgfetch/VERSION"),
         .value("referer", short: "e", valueName: "URL", help: "The Referer header (image hosts that refuse hotlinks want one). Part of the cache key."),
-        .value("user", short: "u", valueName: "USER:PASSWORD", help: "Basic authentication. Nothing is prompted: a missing password is an error. Never sent to another host after a redirect; keyed by digest, never stored or shown."),
+        .value("user", short: "u", valueName: "USER:PASSWORD", help: "Basic authentication. Nothing is prompted: a missing password is an error. Never sent to another host after a redirect; keyed by digest, never stored or shown; blanked in the process's command line once read (--netrc-file keeps it off the command line)."),
         .flag("netrc", help: "Take the host's login and password from ~/.netrc (required)."),
         .value("netrc-file", valueName: "FILE", help: "As --netrc, from FILE.", completion: .file),
         .value("cookie", short: "b", valueName: "'NAME=VALUE[; ...]'", help: "Send these cookies (sent, never stored; keyed by digest). Never sent to another host after a redirect."),
@@ -161,6 +161,7 @@ enum Specs {
             CommandSpec(name: "pull", abstract: "Copy every remote cache entry not valid here into the local cache, checked as a remote hit is.",
                         options: remoteOptions + [
                             .value("shard", valueName: "K/N", help: "Only the K-th of N deterministic slices of the remote entries (by key)."),
+                            .value("max-bytes", valueName: "SIZE", help: "Refuse larger entries, as get refuses larger downloads (K, M, G suffixes).", defaultDescription: "100M"),
                         ]),
         ],
         discussion: """

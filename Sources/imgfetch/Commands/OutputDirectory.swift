@@ -51,7 +51,7 @@ final class OutputDirectory {
         do {
             // Every directory on the way is opened from the one before, never through a link planted
             // in DIR (it would send the file outside), and the name is replaced, never written through.
-            try FileSystem.writeBelow(directory, name, bytes: result.image.bytes, createDirectories: createDirs)
+            try FileSystem.writeOutput(result.image.bytes, below: directory, name, createDirectories: createDirs)
             return .success(path)
         } catch {
             let message = "cannot write \(ListParser.quoted(path, limit: 300, marks: false)): \(error.message)"

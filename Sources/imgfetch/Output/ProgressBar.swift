@@ -1,4 +1,5 @@
 import ImageFetch
+import Synchronization
 
 /// A one-line progress bar on stderr: done/total (or done alone, without a total), rate, bytes,
 /// failures, ETA. Redrawn at most 10 times a second; only used when stderr is a terminal (or
@@ -9,7 +10,9 @@ import ImageFetch
 /// is left out (rate, bytes, ETA, then the bar). With `TERM=dumb` (or off a terminal) it is plain
 /// text: a carriage return and spaces overwrite the previous line, no escape codes. The count of
 /// failures is red on a terminal, unless `NO_COLOR` is set.
-final class ProgressBar: Sendable {
+/// Used from one task (the run's reader of results): no lock. A resize (SIGWINCH, another thread)
+/// only raises a flag; the next update reads the new width and redraws.
+final class ProgressBar {
     struct State {
         var done = 0
         var failed = 0
@@ -28,7 +31,9 @@ final class ProgressBar: Sendable {
         var color: Bool
     }
 
-    private let state: Lock<State>
+    private var state: State
+    /// Raised by SIGWINCH.
+    private let resizedFlag = ResizeFlag()
     let style: Style
     private let started = FileSystem.monotonic()
     private let columnsOverride: Bool
@@ -40,42 +45,31 @@ final class ProgressBar: Sendable {
         let fallback = environment("COLUMNS").flatMap { Int($0) }.flatMap { $0 > 0 ? $0 : nil } ?? 80
         let columns = isTerminal ? Terminal.columns(fd: 2) ?? fallback : fallback
         columnsOverride = !isTerminal
-        state = Lock(State(total: total, columns: columns))
+        state = State(total: total, columns: columns)
         if isTerminal {
-            Terminal.onResize { [self] in resized() }
+            let flag = resizedFlag
+            Terminal.onResize { flag.raise() }
         }
     }
 
     func update(done: Int, failed: Int, bytes: Int64, force: Bool = false) {
         let now = FileSystem.monotonic()
-        let text: String? = state.withLock { s in
-            s.done = done; s.failed = failed; s.bytes = bytes
-            guard force || now - s.lastDraw >= 0.1 else { return nil }
-            s.lastDraw = now
-            return draw(&s, elapsed: now - started)
+        state.done = done; state.failed = failed; state.bytes = bytes
+        var force = force
+        // After SIGWINCH: the new width, and a redraw now.
+        if resizedFlag.take(), !columnsOverride, let columns = Terminal.columns(fd: 2) {
+            state.columns = columns
+            force = true
         }
-        if let text { Console.err(text) }
+        guard force || now - state.lastDraw >= 0.1 else { return }
+        state.lastDraw = now
+        Console.err(draw(&state, elapsed: now - started))
     }
 
     /// Removes the bar so the summary line (or a message) starts clean.
     func finish() {
-        let text: String = state.withLock { s in
-            defer { s.shown = 0 }
-            return clear(s)
-        }
-        if !text.isEmpty { Console.err(text) }
-    }
-
-    /// SIGWINCH: read the new width and redraw at once.
-    private func resized() {
-        guard !columnsOverride, let columns = Terminal.columns(fd: 2) else { return }
-        let now = FileSystem.monotonic()
-        let text: String = state.withLock { s in
-            s.columns = columns
-            guard s.shown > 0 else { return "" }
-            s.lastDraw = now
-            return draw(&s, elapsed: now - started)
-        }
+        let text = clear(state)
+        state.shown = 0
         if !text.isEmpty { Console.err(text) }
     }
 
@@ -135,4 +129,11 @@ final class ProgressBar: Sendable {
         }
         return (text, visible)
     }
+}
+
+/// A resize seen by the signal handler, taken by the next update.
+final class ResizeFlag: Sendable {
+    private let raised = Atomic<Bool>(false)
+    func raise() { raised.store(true, ordering: .releasing) }
+    func take() -> Bool { raised.exchange(false, ordering: .acquiringAndReleasing) }
 }
