@@ -33,13 +33,29 @@ final class CacheKeyTests: XCTestCase {
     }
 
     func testKeyIsStableAcrossRuns() {
-        // The key is the digest of the canonical encoding (`KeyEncoding`) of the identity and the
-        // processing: pin the encoding, so that a change of every key value is noticed.
-        let bytes = KeyEncoding.bytes(EntryKey(identity: source.identity, image: .original, network: nil))
-        let text = String(decoding: bytes, as: UTF8.self)
-        XCTAssertTrue(text.hasPrefix("{s8:identitys25:https://example.com/a.jpgs4:kind{s5:image{s2:_0{"), text)
-        XCTAssertTrue(text.hasSuffix("}s6:schemes14:imgfetch-key 2}"), text)
-        XCTAssertEqual(key(.original).rawValue, SHA256.hex(bytes))
+        // The key is the digest of the canonical encoding (`KeyEncoding`) of what the entry holds:
+        // pinned, so that a change of every key value is noticed (and said in the changelog).
+        let bytes = KeyEncoding.bytes(EntryKey(identity: source.identity, image: Processing(width: 64, format: .webp, quality: 70),
+                                               network: nil))
+        XCTAssertEqual(String(decoding: bytes, as: UTF8.self),
+                       "{s6:schemes14:imgfetch-key 2s8:identitys25:https://example.com/a.jpgs4:kind{s5:image{s2:_0{s5:widthi64;" +
+                       "s3:fits6:insides6:formats4:webps7:qualityi70;s6:linearb0;s10:background{s3:redi255;s5:greeni255;" +
+                       "s4:bluei255;}}s6:renderi2;}}}")
+        XCTAssertEqual(key(Processing(width: 64, format: .webp, quality: 70)).rawValue, SHA256.hex(bytes))
+    }
+
+    func testTheEncodingIsUnambiguous() {
+        // Strings are length-prefixed and containers bracketed: values that would run together in a
+        // plain text form give different bytes.
+        struct Pair: Encodable { var a: String; var b: String? }
+        XCTAssertNotEqual(KeyEncoding.bytes(Pair(a: "x", b: "y")), KeyEncoding.bytes(Pair(a: "xy", b: nil)))
+        XCTAssertNotEqual(KeyEncoding.bytes(Pair(a: "x", b: "")), KeyEncoding.bytes(Pair(a: "x", b: nil)))
+        struct List: Encodable { var items: [String?] }
+        XCTAssertNotEqual(KeyEncoding.bytes(List(items: [])), KeyEncoding.bytes(List(items: [nil])))
+        XCTAssertNotEqual(KeyEncoding.bytes(List(items: ["a", "b"])), KeyEncoding.bytes(List(items: ["ab"])))
+        struct Nested: Encodable { var inner: Pair; var after: String }
+        XCTAssertEqual(String(decoding: KeyEncoding.bytes(Nested(inner: Pair(a: "1", b: nil), after: "2")), as: UTF8.self),
+                       "{s5:inner{s1:as1:1}s5:afters1:2}", "a nested value is closed before the next field")
     }
 
     func testKeyIs64LowercaseHex() {
