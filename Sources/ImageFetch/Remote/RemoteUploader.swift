@@ -1,7 +1,7 @@
 /// The background queue of the remote tier's uploads: at most `capacity` uploads wait (a full
 /// queue makes the enqueuer wait: backpressure, memory stays bounded), at most `concurrency` run at
-/// once. An upload's failure is a warning (`onWarning` at once, and `finish` returns them all), never
-/// an error of the image. `finish(timeout:)` waits for the rest at most that long, then abandons it;
+/// once. An upload's failure is a warning (`takeWarnings` and `finish` return them: the caller
+/// asks, nothing calls back), never an error of the image. `finish(timeout:)` waits for the rest at most that long, then abandons it;
 /// `cancel()` abandons at once (an interrupt). After either, new uploads are dropped.
 public actor RemoteUploader {
     public typealias Job = @Sendable () async -> String?
@@ -9,7 +9,6 @@ public actor RemoteUploader {
     /// Uploads waiting at most (default 64), and running at once (default 4).
     public let capacity: Int
     public let concurrency: Int
-    private let onWarning: (@Sendable (String) -> Void)?
 
     private var queue: [Job] = []
     private var head = 0
@@ -25,11 +24,9 @@ public actor RemoteUploader {
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextID = 0
 
-    /// `onWarning`: called (on the uploader) with each failure as it happens.
-    public init(capacity: Int = 64, concurrency: Int = 4, onWarning: (@Sendable (String) -> Void)? = nil) {
+    public init(capacity: Int = 64, concurrency: Int = 4) {
         self.capacity = max(1, capacity)
         self.concurrency = max(1, concurrency)
-        self.onWarning = onWarning
     }
 
     private var pending: Int { queue.count - head }
@@ -70,7 +67,6 @@ public actor RemoteUploader {
         if let warning {
             failed += 1
             warnings.append(warning)
-            onWarning?(warning)
         }
         startMore()
     }
@@ -115,7 +111,6 @@ public actor RemoteUploader {
         if left > 0 {
             let warning = "remote cache: \(left) upload\(left == 1 ? "" : "s") abandoned: \(why)"
             warnings.append(warning)
-            onWarning?(warning)
         }
         for task in tasks.values { task.cancel() }
         tasks = [:]

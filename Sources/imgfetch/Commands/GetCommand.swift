@@ -78,8 +78,7 @@ enum GetCommand {
                 throw UsageError("\(Source.abbreviated(text)): \(error.message)")
             }
         }
-        let quiet = settings.quiet
-        let remote = try settings.remote?.remoteCache(onWarning: { if !quiet { Console.errorLine("warning: " + $0) } })
+        let remote = try settings.remote?.remoteCache()
         let pipeline = Pipelines.make(settings, remote: remote)
         var failed = 0, notCached = 0, cacheErrors = 0
         for (index, source) in sources.enumerated() {
@@ -93,8 +92,12 @@ enum GetCommand {
                 Report.success(result, settings: settings, file: file)
                 if result.cacheError != nil { cacheErrors += 1 }
             }
+            // Uploads that failed meanwhile: a warning line each, as they come.
+            if let remote { Report.warnings(await remote.uploader.takeWarnings(), settings: settings) }
         }
-        if let remote, let timeout = settings.remote?.timeout { _ = await remote.uploader.finish(timeout: timeout) }
+        if let remote, let timeout = settings.remote?.timeout {
+            Report.warnings(await remote.uploader.finish(timeout: timeout), settings: settings)
+        }
         if failed > 0 { return failed == notCached ? .notCached : .failed }
         return cacheErrors > 0 ? .cacheUnusable : .ok
     }
@@ -167,7 +170,11 @@ enum Report {
     /// Waits for the uploads still queued (at most --remote-timeout) and prints their warnings.
     static func finishUploads(_ remote: RemoteCache?, settings: RequestOptions) async {
         guard let remote, let timeout = settings.remote?.timeout else { return }
-        let warnings = await remote.uploader.finish(timeout: timeout)
+        warnings(await remote.uploader.finish(timeout: timeout), settings: settings)
+    }
+
+    /// The remote tier's warnings (failed or abandoned uploads), a line each unless quiet.
+    static func warnings(_ warnings: [String], settings: RequestOptions) {
         if !settings.quiet { for warning in warnings { Console.errorLine("warning: " + warning) } }
     }
 

@@ -55,13 +55,13 @@ struct RemoteSettings {
     }
 
     /// The tier itself: the store (`RemoteStores.make`; a bad URL or missing credentials are usage
-    /// errors) behind a `RemoteCache` with its uploader. `onWarning`: each upload failure as it happens.
-    func remoteCache(limits: Limits = Limits(), onWarning: (@Sendable (String) -> Void)? = nil) throws(UsageError) -> RemoteCache {
+    /// errors) behind a `RemoteCache` with its uploader (whose warnings the command takes as it goes).
+    func remoteCache(limits: Limits = Limits()) throws(UsageError) -> RemoteCache {
         let backend: any RemoteStoring
         do { backend = try RemoteStores.make(store) } catch {
             if case .invalidSource(let message) = error { throw UsageError(message) }
             throw UsageError("remote cache: " + error.message)
         }
-        return RemoteCache(store: backend, mode: mode, uploader: RemoteUploader(capacity: limits.uploadQueue, concurrency: limits.uploads, onWarning: onWarning))
+        return RemoteCache(store: backend, mode: mode, uploader: RemoteUploader(capacity: limits.uploadQueue, concurrency: limits.uploads))
     }
 }
