@@ -15,12 +15,7 @@ command -v parallel >/dev/null || { echo "scale-demo: GNU parallel is needed (ap
 command -v nginx >/dev/null || { echo "scale-demo: nginx is needed (apt-get install nginx-light)" >&2; exit 2; }
 
 # The origin: the test server, counting every request (exits when the pipe to its stdin closes).
-exec 3> >(python3 "$ROOT/Tests/Support/e2e_server.py" "$ROOT/Tests/Fixtures" > "$WORK/origin-port")
-for _ in $(seq 50); do [[ -s "$WORK/origin-port" ]] && break; sleep 0.1; done
-ORIGIN="http://127.0.0.1:$(head -1 "$WORK/origin-port")"
-REMOTE=$("$ROOT/scripts/dav-nginx.sh" "$WORK/tier")
-cleanup() { exec 3>&-; [[ -s "$WORK/tier/nginx.pid" ]] && kill "$(cat "$WORK/tier/nginx.pid")" 2>/dev/null; rm -rf "$WORK"; }
-trap cleanup EXIT
+source "$ROOT/scripts/origin-and-tier.sh"   # ORIGIN, REMOTE; both stopped at exit
 origin_count() { python3 -c 'import json, sys, urllib.request; print(json.load(urllib.request.urlopen(sys.argv[1] + "/__stats"))["total"])' "$ORIGIN"; }
 
 for i in $(seq "$N"); do

@@ -13,12 +13,7 @@ swift build --sanitize=thread --scratch-path .build/tsan --product imgfetch
 BIN=$ROOT/.build/tsan/debug/imgfetch
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/imgfetch-tsan.XXXXXX")
 chmod 755 "$WORK"
-exec 3> >(python3 "$ROOT/Tests/Support/e2e_server.py" "$ROOT/Tests/Fixtures" > "$WORK/origin-port")
-for _ in $(seq 50); do [[ -s "$WORK/origin-port" ]] && break; sleep 0.1; done
-ORIGIN="http://127.0.0.1:$(head -1 "$WORK/origin-port")"
-REMOTE=$("$ROOT/scripts/dav-nginx.sh" "$WORK/tier")
-cleanup() { exec 3>&-; [[ -s "$WORK/tier/nginx.pid" ]] && kill "$(cat "$WORK/tier/nginx.pid")" 2>/dev/null; rm -rf "$WORK"; }
-trap cleanup EXIT
+source "$ROOT/scripts/origin-and-tier.sh"   # ORIGIN, REMOTE; both stopped at exit
 
 for i in $(seq "$N"); do
   case $((i % 6)) in
