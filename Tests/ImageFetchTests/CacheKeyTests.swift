@@ -10,10 +10,10 @@ final class CacheKeyTests: XCTestCase {
         let p = Processing(width: 320, height: 200, fit: .cover, format: .webp, quality: 80)
         XCTAssertEqual(key(p), key(Processing(width: 320, height: 200, fit: .cover, format: .webp, quality: 80)))
         XCTAssertEqual(key(.original).rawValue, key(Processing()).rawValue)
-        let variant = EntryKey(identity: source.identity, kind: .image(Processing(width: 100), render: Processing.renderVersion), network: nil)
+        let variant = EntryKey(identity: source.identity, kind: .image(PreEncoded(Processing(width: 100)), render: Processing.renderVersion), network: nil)
         XCTAssertEqual(key(Processing(width: 100)), CacheKey(variant), "a variant is keyed by the renderer's version too")
         var older = variant
-        older.kind = .image(Processing(width: 100), render: Processing.renderVersion - 1)
+        older.kind = .image(PreEncoded(Processing(width: 100)), render: Processing.renderVersion - 1)
         XCTAssertNotEqual(key(Processing(width: 100)), CacheKey(older))
     }
 

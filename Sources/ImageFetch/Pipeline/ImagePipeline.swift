@@ -36,8 +36,11 @@ public final class ImagePipeline: Sendable {
         await retrieve(plan(request))
     }
 
-    /// The plan of `request` under this pipeline's cache's credentials (`RequestPlan`).
-    public func plan(_ request: ImageRequest) -> RequestPlan { RequestPlan(request, credentials: cache.credentials) }
+    /// The plan of `request` under this pipeline's cache's credentials (`RequestPlan`); `previous`: a
+    /// plan made just before, whose work it may share (the encoding of the same processing).
+    public func plan(_ request: ImageRequest, reusing previous: RequestPlan? = nil) -> RequestPlan {
+        RequestPlan(request, credentials: cache.credentials, reusing: previous)
+    }
 
     /// Retrieves the image a plan describes (`retrieve(_:)`).
     public func retrieve(_ plan: RequestPlan) async -> Result<ImageResult, RetrievalFailure> {
@@ -107,21 +110,11 @@ public final class ImagePipeline: Sendable {
         var stale: CachedImage?
 
         if options.cachePolicy != .forceRefresh {
-            // Every spelling of the output: the first entry found is the one (fresh or stale).
-            for (candidate, format) in keys.lookups {
-                if let hit = memoryCache?.value(for: candidate), format == nil || hit.entry.format == format,
-                   isFresh(hit.entry, source: source, now: now) {
-                    return .image(makeResult(source, candidate, hit, .hit))
-                }
-                guard let cached = cache.lookup(candidate), format == nil || cached.entry.format == format else { continue }
-                key = candidate
-                if isFresh(cached.entry, source: source, now: now) {
-                    memoryCache?.set(cached, for: key)
-                    return .image(makeResult(source, key, cached, .hit))
-                }
-                if options.cachePolicy == .offline { return .image(servedOffline(source, key, cached)) }
-                stale = cached
-                break
+            if let found = cachedOutput(keys, source: source, now: now) {
+                key = found.key
+                if found.fresh { return .image(makeResult(source, key, found.cached, .hit)) }
+                if options.cachePolicy == .offline { return .image(servedOffline(source, key, found.cached)) }
+                stale = found.cached
             }
             if stale == nil, let target = storedRedirect(of: source, keys: keys, now: now, offline: options.cachePolicy == .offline) {
                 return .redirect(target)
@@ -296,6 +289,36 @@ public final class ImagePipeline: Sendable {
         var result = ImageResult(source: source, key: key, cache: .derived, image: image)
         do { result.path = try cache.store(image.bytes, entry: entry) } catch { result.cacheError = error }
         await shareUpload(image.bytes, entry: entry, source: source, credentialed: credentialed)
+        return result
+    }
+
+    /// The output's entry under any of its spellings (`EntryKeys.lookups`), memory first: the first
+    /// one found, fresh or not.
+    func cachedOutput(_ keys: RequestPlan.EntryKeys, source: Source, now: Double) -> (key: CacheKey, cached: CachedImage, fresh: Bool)? {
+        for (candidate, format) in keys.lookups {
+            if let hit = memoryCache?.value(for: candidate), format == nil || hit.entry.format == format,
+               isFresh(hit.entry, source: source, now: now) {
+                return (candidate, hit, true)
+            }
+            guard let cached = cache.lookup(candidate), format == nil || cached.entry.format == format else { continue }
+            let fresh = isFresh(cached.entry, source: source, now: now)
+            if fresh { memoryCache?.set(cached, for: candidate) }
+            return (candidate, cached, fresh)
+        }
+        return nil
+    }
+
+    /// The request's image when a cache holds it fresh: what `retrieve` would return, found without
+    /// the network, a download or any shared work (a batch hands hits out before coalescing).
+    public func freshHit(_ plan: RequestPlan) -> ImageResult? {
+        let request = plan.request, source = request.source
+        guard request.options.cachePolicy != .forceRefresh else { return nil }
+        if case .data(let payload) = source, Int64(payload.byteCount) > request.options.maxBytes { return nil }
+        let started = FileSystem.monotonic()
+        guard let keys = try? plan.keys(for: source), let found = cachedOutput(keys, source: source, now: FileSystem.now()),
+              found.fresh else { return nil }
+        var result = makeResult(source, found.key, found.cached, .hit)
+        result.milliseconds = ((FileSystem.monotonic() - started) * 1000 * 10).rounded() / 10
         return result
     }
 

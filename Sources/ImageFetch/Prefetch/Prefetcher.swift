@@ -44,6 +44,7 @@ public final class Prefetcher: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 var running = 0
                 let limit = limits.retrievals
+                var previous: RequestPlan?   // the driver's own: lines of one processing share its encoding
                 do {
                     for try await item in requests {
                         if Task.isCancelled { break }
@@ -56,8 +57,10 @@ public final class Prefetcher: Sendable {
                             running -= 1
                         }
                         running += 1
+                        let plan = pipeline.plan(request, reusing: previous)
+                        previous = plan
                         group.addTask {
-                            let (outcome, coalesced) = await self.retrieve(request)
+                            let (outcome, coalesced) = await self.retrieve(plan)
                             await channel.send(Completion(tag: item.tag, request: request, outcome: outcome, coalesced: coalesced))
                             // Served within a stale-while-revalidate window: revalidated in the rest of the run.
                             if !coalesced, case .success(let result) = outcome, result.needsRevalidation {
@@ -97,10 +100,11 @@ public final class Prefetcher: Sendable {
     /// Identical requests in flight share one retrieval; the later ones report it as coalesced.
     /// (data: URLs are not shared: they load no network, and their key would digest all their bytes
     /// before the pipeline could refuse them for their size.)
-    func retrieve(_ request: ImageRequest) async -> (Result<ImageResult, RetrievalFailure>, coalesced: Bool) {
+    func retrieve(_ plan: RequestPlan) async -> (Result<ImageResult, RetrievalFailure>, coalesced: Bool) {
         let pipeline = self.pipeline
-        if case .data = request.source { return (await pipeline.retrieve(request), false) }
-        let plan = pipeline.plan(request)
+        if case .data = plan.request.source { return (await pipeline.retrieve(plan), false) }
+        // A fresh hit is no work to share.
+        if let hit = pipeline.freshHit(plan) { return (.success(hit), false) }
         let cancelled = Result<ImageResult, RetrievalFailure>.failure(RetrievalFailure(error: .cancelled, attempts: 0, milliseconds: 0, key: nil))
         let (outcome, shared) = await retrievals.value(for: plan.retrievalKey, cancelled: cancelled) { await pipeline.retrieve(plan) }
         guard shared, case .success(var result) = outcome else { return (outcome, shared) }

@@ -50,7 +50,7 @@ struct EntryKey: Encodable {
         /// version (`Processing.renderVersion`): a variant an older build made (other colours,
         /// metadata, filter) is never served as this build's picture. Originals are the source's
         /// own bytes and have none.
-        case image(Processing, render: Int?)
+        case image(PreEncoded<Processing>, render: Int?)
         /// A redirect or an error status (`CacheEntry.redirectFormat`, `statusFormat`).
         case response
     }
@@ -70,8 +70,12 @@ struct EntryKey: Encodable {
     }
 
     init(identity: String, image processing: Processing, network: NetworkOptions.KeyPart?) {
-        let normalized = processing.normalized
-        self.init(identity: identity, kind: .image(normalized, render: normalized.isOriginal ? nil : Processing.renderVersion),
+        self.init(identity: identity, image: PreEncoded(processing.normalized), network: network)
+    }
+
+    /// With the processing encoded already (`normalized`): the same key, without encoding it again.
+    init(identity: String, image processing: PreEncoded<Processing>, network: NetworkOptions.KeyPart?) {
+        self.init(identity: identity, kind: .image(processing, render: processing.value.isOriginal ? nil : Processing.renderVersion),
                   network: network)
     }
 }

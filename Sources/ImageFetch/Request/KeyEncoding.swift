@@ -22,6 +22,25 @@ enum KeyEncoding {
     static func digest<T: Encodable>(_ value: T) -> String { SHA256.hex(bytes(value)) }
 }
 
+/// A value whose canonical encoding was taken once: written as those very bytes (the bytes of
+/// encoding `value` in place), so that a value shared by many keys (the processing of every line of
+/// a prefetch) is encoded once. Any other encoder encodes `value`.
+struct PreEncoded<Value: Encodable & Sendable & Equatable>: Encodable, Sendable {
+    let value: Value
+    let bytes: [UInt8]
+
+    init(_ value: Value) {
+        self.value = value
+        bytes = KeyEncoding.bytes(value)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        guard let stream = encoder as? KeyStreamEncoder else { return try value.encode(to: encoder) }
+        stream.sink.close(above: stream.depth - 1)
+        stream.sink.bytes.append(contentsOf: bytes)
+    }
+}
+
 /// The buffer of one `KeyEncoding.bytes` call and the containers open in it (their depths and
 /// closing brackets). Local to that call.
 final class KeySink {

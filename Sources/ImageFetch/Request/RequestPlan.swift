@@ -10,12 +10,32 @@ public struct RequestPlan: Sendable {
     public let processing: Processing
     public let route: ProcessingRoute
     let credentials: CredentialDigest
+    /// `processing` and its `original` spelling (`spelledAsSource`), encoded once for every key.
+    let encoded: Encoded
 
-    public init(_ request: ImageRequest, credentials: CredentialDigest) {
+    /// The processing's encodings, which requests of one processing share (`Prefetcher`).
+    public struct Encoded: Sendable {
+        let processing: PreEncoded<Processing>
+        let asSource: PreEncoded<Processing>?
+
+        init(_ processing: Processing) {
+            self.processing = PreEncoded(processing)
+            asSource = processing.spelledAsSource.map(PreEncoded.init)
+        }
+    }
+
+    public init(_ request: ImageRequest, credentials: CredentialDigest, reusing previous: RequestPlan? = nil) {
         self.request = request
-        self.processing = request.processing.normalized
+        let processing = request.processing.normalized
+        self.processing = processing
         self.route = ProcessingRoute(processing: request.processing, source: request.source)
         self.credentials = credentials
+        // A prefetch's lines share their processing: its encoding is taken once.
+        if let previous, previous.processing == processing {
+            encoded = previous.encoded
+        } else {
+            encoded = Encoded(processing)
+        }
     }
 
     /// Shares one retrieval between requests in flight: the whole request (synthesised `Hashable`),
@@ -27,7 +47,7 @@ public struct RequestPlan: Sendable {
     /// a redirect hop of one), asked for with the request's network options.
     public func keys(for source: Source) throws(FetchError) -> EntryKeys {
         // The identity and the request shaping once (a data: URL's identity digests all its bytes).
-        EntryKeys(identity: try source.identity(credentials: credentials), processing: processing,
+        EntryKeys(identity: try source.identity(credentials: credentials), processing: processing, encoded: encoded,
                   network: source.isNetwork ? try request.network.keyPart(credentials: credentials) : nil)
     }
 
@@ -52,12 +72,12 @@ public struct RequestPlan: Sendable {
         /// explicitly: the entry of a source already in that format is kept under it.
         public let asSource: CacheKey?
 
-        init(identity: String, processing: Processing, network: NetworkOptions.KeyPart?) {
+        init(identity: String, processing: Processing, encoded: Encoded, network: NetworkOptions.KeyPart?) {
             self.identity = identity
             self.processing = processing
             self.network = network
-            output = CacheKey(EntryKey(identity: identity, image: processing, network: network))
-            asSource = processing.spelledAsSource.map { CacheKey(EntryKey(identity: identity, image: $0, network: network)) }
+            output = CacheKey(EntryKey(identity: identity, image: encoded.processing, network: network))
+            asSource = encoded.asSource.map { CacheKey(EntryKey(identity: identity, image: $0, network: network)) }
         }
 
         /// The source's original bytes (made when asked for: a hit never needs it).

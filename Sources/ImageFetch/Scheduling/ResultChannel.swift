@@ -17,6 +17,18 @@ final class ResultChannel<Element: Sendable>: Sendable {
     init(capacity: Int) { self.capacity = max(1, capacity) }
 
     func send(_ element: Element) async {
+        // Without suspending while there is room (the common case).
+        let delivered = state.withLock { s -> Bool in
+            if let receiver = s.receiver {
+                s.receiver = nil
+                receiver.resume(returning: element)
+                return true
+            }
+            guard s.undelivered < capacity else { return false }
+            s.buffer.append(element)
+            return true
+        }
+        if delivered { return }
         await withCheckedContinuation { (sender: CheckedContinuation<Void, Never>) in
             state.withLock { s in
                 if let receiver = s.receiver {
@@ -33,14 +45,16 @@ final class ResultChannel<Element: Sendable>: Sendable {
 
     /// The next value; nil once finished and drained.
     func next() async -> Element? {
-        await withCheckedContinuation { (receiver: CheckedContinuation<Element?, Never>) in
+        // Without suspending when a value is waiting.
+        let ready = state.withLock { s -> Element?? in
+            if s.head < s.buffer.count { return .some(take(&s)) }
+            return s.finished ? .some(nil) : nil
+        }
+        if let ready { return ready }
+        return await withCheckedContinuation { (receiver: CheckedContinuation<Element?, Never>) in
             state.withLock { s in
                 if s.head < s.buffer.count {
-                    let element = s.buffer[s.head]
-                    s.head += 1
-                    if s.head == s.buffer.count { s.buffer.removeAll(keepingCapacity: true); s.head = 0 }
-                    if !s.senders.isEmpty { s.senders.removeFirst().resume() }
-                    receiver.resume(returning: element)
+                    receiver.resume(returning: take(&s))
                 } else if s.finished {
                     receiver.resume(returning: nil)
                 } else {
@@ -48,6 +62,15 @@ final class ResultChannel<Element: Sendable>: Sendable {
                 }
             }
         }
+    }
+
+    /// The oldest value (one is there), letting a waiting sender in.
+    private func take(_ s: inout State) -> Element {
+        let element = s.buffer[s.head]
+        s.head += 1
+        if s.head == s.buffer.count { s.buffer.removeAll(keepingCapacity: true); s.head = 0 }
+        if !s.senders.isEmpty { s.senders.removeFirst().resume() }
+        return element
     }
 
     func finish() {

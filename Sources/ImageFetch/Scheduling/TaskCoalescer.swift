@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Shares one task between the callers that ask for the same key while it is in flight (Nuke's
 /// `TaskPool`): the first caller starts it, later ones wait for the same value. The task is
 /// cancelled only when its last waiter has left; a waiter that is cancelled leaves at once with
@@ -12,10 +14,11 @@ public final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sen
 
     private struct State {
         var flights: [Key: Flight] = [:]
-        var nextID: UInt64 = 0
     }
 
     private let state = Lock(State())
+    /// Ids of waiters and flights.
+    private let ids = Atomic<UInt64>(0)
 
     public init() {}
 
@@ -24,10 +27,7 @@ public final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sen
     /// once when the calling task is cancelled.
     public func value(for key: Key, cancelled: Value,
                       _ make: @escaping @Sendable () async -> Value) async -> (value: Value, shared: Bool) {
-        let waiter = state.withLock { s -> UInt64 in
-            s.nextID += 1
-            return s.nextID
-        }
+        let waiter = ids.wrappingAdd(1, ordering: .relaxed).newValue
         return await withTaskCancellationHandler {
             var shared = false
             let value = await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
@@ -55,9 +55,9 @@ public final class TaskCoalescer<Key: Hashable & Sendable, Value: Sendable>: Sen
                 s.flights[key]!.waiters[waiter] = continuation
                 return (nil, true)
             }
-            s.nextID += 1
-            s.flights[key] = Flight(id: s.nextID, task: nil, waiters: [waiter: continuation])
-            return (s.nextID, false)
+            let id = ids.wrappingAdd(1, ordering: .relaxed).newValue
+            s.flights[key] = Flight(id: id, task: nil, waiters: [waiter: continuation])
+            return (id, false)
         }
         guard let flight = start else { return shared }
         let task = Task { [self] in
