@@ -12,7 +12,8 @@ public struct RemoteStoreSettings: Sendable, Equatable {
     public var secretAccessKey: String?
     public var sessionToken: String?
     public var region: String?
-    /// Whom https trusts (the same settings as the origin's: `--cacert`, `-k`, ...).
+    /// Whom the store's https trusts: its own settings (the CLI's `--remote-cacert`, `--remote-insecure`),
+    /// never the origin's, since the tier is trusted for every image it serves.
     public var tls: TLSOptions
     /// Seconds to connect, and for a whole request (each object). Defaults 5 and 30.
     public var connectTimeout: Double

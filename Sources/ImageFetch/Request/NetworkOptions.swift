@@ -85,6 +85,10 @@ public struct NetworkOptions: Sendable, Hashable {
         cookie != nil || user != nil || netrcFile != nil || headers.contains(where: \.carriesIdentity)
     }
 
+    /// Whether a response proves it came from the origin: its certificate verified (not `-k`).
+    /// A response that does not is never uploaded to a shared tier (`ImagePipeline.Sharing.never`).
+    public var verifiesOrigin: Bool { !tls.insecure }
+
     /// What this value adds to a persistent cache key (`EntryKey.network`): the headers, User-Agent,
     /// Referer, cookie, user and netrc file, identity-bearing values as keyed digests under
     /// `credentials`; nil when none is set, so the key is that of a plain request. TLS, proxy and

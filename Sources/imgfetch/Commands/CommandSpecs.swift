@@ -49,9 +49,9 @@ enum Specs {
         .flag("netrc", help: "Take the host's login and password from ~/.netrc (required)."),
         .value("netrc-file", valueName: "FILE", help: "As --netrc, from FILE.", completion: .file),
         .value("cookie", short: "b", valueName: "'NAME=VALUE[; ...]'", help: "Send these cookies (sent, never stored; keyed by digest). Never sent to another host after a redirect."),
-        .value("cacert", valueName: "FILE", help: "Trust the CA certificates in FILE (PEM). Precedence as curl's: --cacert, then CURL_CA_BUNDLE, then SSL_CERT_FILE / SSL_CERT_DIR, then the system bundle.", completion: .file),
+        .value("cacert", valueName: "FILE", help: "Trust the CA certificates in FILE (PEM). Precedence as curl's: --cacert, then CURL_CA_BUNDLE, then SSL_CERT_FILE / SSL_CERT_DIR, then the system bundle. For the origin only (the remote cache has --remote-cacert).", completion: .file),
         .value("capath", valueName: "DIR", help: "Trust the CA certificates in DIR (hashed, as c_rehash makes them).", completion: .directory),
-        .flag("insecure", short: "k", help: "Do not verify the server's certificate or name (warns on stderr every time)."),
+        .flag("insecure", short: "k", help: "Do not verify the origin's certificate or name (warns on stderr every time). Never applies to the remote cache (--remote-insecure); what is fetched with it is never uploaded there."),
         .value("proxy", short: "x", valueName: "URL", help: "Use this proxy ([scheme://]host[:port], http or socks). Without it, http_proxy, https_proxy and all_proxy (and no_proxy) are read, as curl does."),
         .value("noproxy", valueName: "HOSTS", help: "Comma-separated hosts (or domains) reached without the proxy; * for all. Overrides no_proxy."),
         .value("limit-rate", valueName: "BYTES_PER_SECOND", help: "Cap each download's speed (K, M, G suffixes)."),
@@ -112,6 +112,7 @@ enum Specs {
     static let remoteOptions: [OptionSpec] = [
         .value("remote-cache", valueName: "URL", help: "The remote cache: http(s)://HOST/PREFIX/ (GET, HEAD, PUT; pull needs a JSON directory listing) or s3://BUCKET/PREFIX (signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION). Also IMGFETCH_REMOTE_CACHE."),
         .value("s3-endpoint", valueName: "URL", help: "The S3-compatible endpoint for s3:// (MinIO, Ceph, R2, ...; path-style URLs).", defaultDescription: "https://s3.REGION.amazonaws.com"),
+        remoteCacert, remoteInsecure,
     ]
 
     static let cache = CommandSpec(

@@ -38,7 +38,7 @@ enum NetworkSettings {
     }
 
     /// The warning `-k` gives, every time it is used (even with --quiet).
-    static let insecureWarning = "warning: --insecure: server certificates and host names are not verified"
+    static let insecureWarning = "warning: --insecure: the origin's certificates and host names are not verified (what it serves is never uploaded to a remote cache)"
 
     /// `Name: value` or `Name:`; a bad one is named without its value when it names an identity header.
     static func header(_ text: String, option: String) throws(UsageError) -> NetworkOptions.Header {

@@ -12,9 +12,10 @@ struct RemoteSettings {
     var timeout: Double
 
     /// The store `--remote-cache` (else `IMGFETCH_REMOTE_CACHE`) names, with `--s3-endpoint` and the
-    /// AWS variables; nil when neither is given. `tls`: whom https trusts (the origin's settings).
-    static func make(from parsed: ParsedCommand, environment: (String) -> String?,
-                     tls: TLSOptions = TLSOptions()) throws(UsageError) -> RemoteStoreSettings? {
+    /// AWS variables; nil when neither is given. Whom its https trusts is its own setting
+    /// (`--remote-cacert`, `--remote-insecure`, else curl's variables): the origin's `--cacert`,
+    /// `--capath` and `-k` never apply to the tier, which is trusted for every image it serves.
+    static func make(from parsed: ParsedCommand, environment: (String) -> String?) throws(UsageError) -> RemoteStoreSettings? {
         let given = parsed.value("remote-cache").flatMap { $0.isEmpty ? nil : $0 }
         guard let url = given ?? environment("IMGFETCH_REMOTE_CACHE").flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
         let name = given != nil ? "'--remote-cache'" : "IMGFETCH_REMOTE_CACHE"
@@ -32,6 +33,8 @@ struct RemoteSettings {
         }
         if endpoint?.isEmpty == true { endpoint = nil }
         func env(_ n: String) -> String? { environment(n).flatMap { $0.isEmpty ? nil : $0 } }
+        let cacert = try parsed.value("remote-cacert").map { v throws(UsageError) in try NetworkSettings.readableFile(v, option: "--remote-cacert") }
+        let tls = TLSOptions.resolve(cacert: cacert, capath: nil, insecure: parsed.flag("remote-insecure"), environment: environment)
         return RemoteStoreSettings(url: url, s3Endpoint: endpoint, accessKeyID: env("AWS_ACCESS_KEY_ID"),
                                    secretAccessKey: env("AWS_SECRET_ACCESS_KEY"), sessionToken: env("AWS_SESSION_TOKEN"),
                                    region: env("AWS_REGION"), tls: tls,
@@ -42,17 +45,20 @@ struct RemoteSettings {
     /// The tier of get and prefetch: the store, `--remote-cache-mode` and `--remote-timeout`; nil
     /// when no remote cache is given. A mode or timeout without one is accepted and unused (a config
     /// file may set them for runs that name a store in the environment).
-    static func tier(from parsed: ParsedCommand, environment: (String) -> String?, tls: TLSOptions) throws(UsageError) -> RemoteSettings? {
+    static func tier(from parsed: ParsedCommand, environment: (String) -> String?) throws(UsageError) -> RemoteSettings? {
         let mode = try parsed.parse("remote-cache-mode", ValueParsers.oneOf(RemoteCacheMode.allCases.map(\.rawValue)))
             .flatMap(RemoteCacheMode.init(rawValue:)) ?? .readWrite
         let timeout = try parsed.double("remote-timeout", range: 0...86_400) ?? 30
-        guard var store = try make(from: parsed, environment: environment, tls: tls) else { return nil }
+        guard var store = try make(from: parsed, environment: environment) else { return nil }
         // Each request to the tier is bounded by the same time (at least 1 s): a store that accepts
         // connections and never answers costs at most that before the origin is used.
         store.timeout = max(timeout, 1)
         store.connectTimeout = min(store.connectTimeout, store.timeout)
         return RemoteSettings(store: store, mode: mode, timeout: timeout)
     }
+
+    /// The warning `--remote-insecure` gives, every time it is used with a tier (even with --quiet).
+    static let insecureWarning = "warning: --remote-insecure: the remote cache's certificates and host names are not verified: anyone on the path may serve or receive its images"
 
     /// The tier itself: the store (`RemoteStores.make`; a bad URL or missing credentials are usage
     /// errors) behind a `RemoteCache` with its uploader. `onWarning`: each upload failure as it happens.
