@@ -44,6 +44,9 @@ public struct HTTPRemoteStore: RemoteStoring {
     public let location: Location
     let credentials: Credentials?
     let tls: TLSOptions
+    /// The proxy of every libcurl request and the hosts it skips (nil: libcurl reads the environment).
+    let proxy: String?
+    let noProxy: String?
     let connectTimeout: Double
     let timeout: Double
     public let description: String
@@ -61,9 +64,13 @@ public struct HTTPRemoteStore: RemoteStoring {
 
     /// `connectTimeout` and `timeout` (seconds, each request) default to 5 and 30; `tls` to the
     /// system's trust. `directReads`: GETs of an `http://` location go over `DirectHTTPClient`
-    /// (default false: through libcurl, as every other request).
+    /// (default false: through libcurl, as every other request). `proxy`, `noProxy`: as the
+    /// origin's (`NetworkOptions`); nil = libcurl reads the environment.
     public init(location: Location, credentials: Credentials? = nil, tls: TLSOptions = TLSOptions(),
-                connectTimeout: Double = 5, timeout: Double = 30, directReads: Bool = false) {
+                connectTimeout: Double = 5, timeout: Double = 30, directReads: Bool = false,
+                proxy: String? = nil, noProxy: String? = nil) {
+        self.proxy = proxy
+        self.noProxy = noProxy
         if directReads, case .http(let base) = location, let endpoint = DirectHTTPClient.Endpoint(base: base) {
             direct = DirectHTTPClient(endpoint: endpoint, connectTimeout: connectTimeout, timeout: timeout)
         } else {
@@ -150,6 +157,8 @@ public struct HTTPRemoteStore: RemoteStoring {
         request.method = method
         request.upload = method == .put ? body : []
         request.network.tls = tls
+        request.network.proxy = proxy
+        request.network.noProxy = noProxy
         if case .s3(_, _, _, let region) = location, let credentials {
             request.awsSigV4 = "aws:amz:\(region):s3"
             request.network.user = "\(credentials.accessKeyID):\(credentials.secretAccessKey)"

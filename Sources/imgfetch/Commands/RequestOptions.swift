@@ -75,7 +75,7 @@ struct RequestOptions {
         }
         self.options = options
         network = try NetworkSettings.parse(parsed, environment: environment)
-        remote = try RemoteSettings.tier(from: parsed, environment: environment)
+        remote = try RemoteSettings.tier(from: parsed, environment: environment, proxy: network.proxy, noProxy: network.noProxy)
 
         lowDataSource = try parsed.value("low-data-source").map { text throws(UsageError) in try RequestOptions.source(text, option: "--low-data-source") }
         alternatives = try parsed.values("alt").map { text throws(UsageError) in try RequestOptions.source(text, option: "--alt") }
