@@ -92,7 +92,9 @@ enum {
     IFC_E_SSL_CERTPROBLEM = 58, IFC_E_SSL_CACERT_BADFILE = 77, IFC_E_PROXY = 97
 };
 
-/* dlopen libcurl and curl_global_init, once, thread-safe. 0 on success, else writes a message. */
+/* dlopen libcurl and curl_global_init, once, thread-safe (a mutex). 0 on success, else writes a
+ * message. A failure for want of descriptors (EMFILE, ENFILE) is retried (three times, 10-40 ms
+ * apart) and, when it lasts, not kept: the next call loads again. Any other failure is kept. */
 int ifc_load(char *err, size_t errlen);
 
 /* What `imgfetch --version` reports of the libcurl found: its version and TLS library (into the

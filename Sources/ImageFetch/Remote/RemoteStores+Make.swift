@@ -21,7 +21,8 @@ extension RemoteStores {
             let base = try httpBase(url, what: "the URL")
             return HTTPRemoteStore(location: .http(base: base.hasSuffix("/") ? base : base + "/"), tls: settings.tls,
                                    connectTimeout: settings.connectTimeout, timeout: settings.timeout,
-                                   directReads: settings.directReads, proxy: settings.proxy, noProxy: settings.noProxy)
+                                   directReads: settings.directReads, maxDirectReads: settings.maxDirectReads,
+                                   proxy: settings.proxy, noProxy: settings.noProxy)
         }
         guard lower.hasPrefix("s3://") else {
             throw bad("the URL must be http://HOST/PREFIX/, https://HOST/PREFIX/ or s3://BUCKET/PREFIX")

@@ -30,6 +30,10 @@ public struct RemoteStoreSettings: Sendable, Equatable {
     /// `no_proxy`) names the store's host. Default false: every request through
     /// libcurl. https, s3://, PUT, HEAD and listings always go through libcurl.
     public var directReads: Bool
+    /// Direct GETs at once (each holds a connection, a thread and up to four descriptors); more
+    /// wait for one to end, and the tier's early image request is not made when none is free.
+    /// 0: no bound. The CLI bounds them by `-j` and the descriptor limit.
+    public var maxDirectReads = 0
 
     public init(url: String, s3Endpoint: String? = nil, accessKeyID: String? = nil, secretAccessKey: String? = nil,
                 sessionToken: String? = nil, region: String? = nil, tls: TLSOptions = TLSOptions(),

@@ -100,6 +100,8 @@ struct RemoteSettings {
     /// errors) behind a `RemoteCache` with its uploader. `onWarning`: each upload failure as it happens.
     func remoteCache(limits: Limits = Limits(), onWarning: (@Sendable (String) -> Void)? = nil) throws(UsageError) -> RemoteCache {
         let backend: any RemoteStoring
+        var store = self.store
+        store.maxDirectReads = Console.directReadBudget(transfers: limits.transfers)
         do { backend = try RemoteStores.make(store) } catch {
             if case .invalidSource(let message) = error { throw UsageError(message) }
             throw UsageError("remote cache: " + error.message)

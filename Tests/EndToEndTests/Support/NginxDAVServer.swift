@@ -37,7 +37,8 @@ final class NginxDAVServer {
     private var hangingSocket: Int32 = -1
 
     /// `tls`: serve https with this certificate and key (PEM files) instead of http.
-    init(mode: Mode = .normal, tls: (certificate: String, key: String)? = nil) throws {
+    /// `workerConnections`: nginx's `worker_connections` (a test with hundreds of connections at once).
+    init(mode: Mode = .normal, tls: (certificate: String, key: String)? = nil, workerConnections: Int = 512) throws {
         guard let nginx = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"]
             .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw StartError(description: "nginx was not found (Debian: apt-get install nginx-light; scripts/install-deps.sh)")
@@ -82,7 +83,7 @@ final class NginxDAVServer {
                 \(user)
                 pid \(d)/logs/nginx.pid;
                 error_log \(d)/logs/error.log warn;
-                events { worker_connections 512; }
+                events { worker_connections \(workerConnections); }
                 http {
                     log_format methods '$request_method $uri $status';
                     access_log \(d)/logs/access.log methods;
