@@ -7,17 +7,19 @@ import XCTest
 /// soft limit is raised to it at start.
 final class DescriptorLimitTests: E2ETestCase {
     static let items = Int(ProcessInfo.processInfo.environment["IMGFETCH_FD_TEST_ITEMS"] ?? "") ?? 4500
+    /// The limit set (`IMGFETCH_FD_TEST_LIMIT`, default 1024), to try others by hand.
+    static let limit = Int(ProcessInfo.processInfo.environment["IMGFETCH_FD_TEST_LIMIT"] ?? "") ?? 1024
 
     private func prefetch(ulimit: String, cache: String, tier: String, list: URL) throws -> RunResult {
         guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
         var env = Imgfetch.baseEnvironment(home: home)
         env["TMPDIR"] = root.path
-        let script = "ulimit \(ulimit) 1024 || exit 99; exec \"$0\" \"$@\""
+        let script = "ulimit \(ulimit) \(Self.limit) || exit 99; exec \"$0\" \"$@\""
         let r = ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"),
                                   ["-c", script, binary.path, "prefetch", "--cache-dir", work.appendingPathComponent(cache).path,
                                    "--remote-cache", tier, "-j", "256", "--no-progress", "--json", list.path],
                                   environment: env, currentDirectory: work, timeout: 120)
-        if r.status == 99 { throw XCTSkip("ulimit \(ulimit) 1024 is not allowed here") }
+        if r.status == 99 { throw XCTSkip("ulimit \(ulimit) \(Self.limit) is not allowed here") }
         return r
     }
 
