@@ -4,8 +4,12 @@
 #define _GNU_SOURCE
 #include "curl_internal.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 static int reserve(unsigned char **buf, size_t *cap, size_t need) {
     if (need <= *cap) return 0;
@@ -97,3 +101,51 @@ size_t ifc_header_cb(char *buffer, size_t size, size_t nitems, void *userdata) {
     return n;
 }
 
+
+/* Whether `addr` (4 or 16 bytes of `family` 4 or 6) is in one of the rules. */
+static int denied_by(const xfer *x, int family, const unsigned char *addr) {
+    for (int i = 0; i < x->deny_count; i++) {
+        const unsigned char *r = x->deny + (size_t)i * IFC_DENY_RULE_SIZE;
+        if (r[0] != family) continue;
+        int bits = r[1], max = family == 4 ? 32 : 128;
+        if (bits > max) continue;
+        int whole = bits / 8, rest = bits % 8;
+        if (memcmp(addr, r + 2, (size_t)whole) != 0) continue;
+        if (rest != 0) {
+            unsigned char mask = (unsigned char)(0xFF << (8 - rest));
+            if ((addr[whole] & mask) != (r[2 + whole] & mask)) continue;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+curl_socket_t ifc_opensocket_cb(void *clientp, curlsocktype purpose, struct curl_sockaddr *a) {
+    xfer *x = clientp;
+    (void)purpose;
+    unsigned char addr[16];
+    int family = 0;
+    if (a->family == AF_INET && a->addrlen >= sizeof(struct sockaddr_in)) {
+        const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)&a->addr;
+        memcpy(addr, &in->sin_addr, 4);
+        family = 4;
+    } else if (a->family == AF_INET6 && a->addrlen >= sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)(const void *)&a->addr;
+        const unsigned char *b = in6->sin6_addr.s6_addr;
+        static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF };
+        if (memcmp(b, mapped, 12) == 0) {   /* ::ffff:a.b.c.d is a.b.c.d */
+            memcpy(addr, b + 12, 4);
+            family = 4;
+        } else {
+            memcpy(addr, b, 16);
+            family = 6;
+        }
+    }
+    /* An address of another family (a Unix socket) is not one of the guard's: refused too. */
+    if (x->deny_count > 0 && (family == 0 || denied_by(x, family, addr))) {
+        if (family == 0 || inet_ntop(family == 4 ? AF_INET : AF_INET6, addr, x->denied, sizeof x->denied) == NULL)
+            snprintf(x->denied, sizeof x->denied, "an address of family %d", a->family);
+        return CURL_SOCKET_BAD;
+    }
+    return socket(a->family, a->socktype, a->protocol);
+}

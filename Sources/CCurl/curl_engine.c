@@ -151,6 +151,13 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
         memcpy(x->upload, r->upload, r->upload_len);
         x->upload_len = r->upload_len;
     }
+    if (r->deny_count > 0) {
+        if (r->deny == NULL) goto fail;
+        x->deny = malloc((size_t)r->deny_count * IFC_DENY_RULE_SIZE);
+        if (x->deny == NULL) goto fail;
+        memcpy(x->deny, r->deny, (size_t)r->deny_count * IFC_DENY_RULE_SIZE);
+        x->deny_count = r->deny_count;
+    }
 
     pthread_mutex_lock(&e->lock);
     x->id = e->next_id++;

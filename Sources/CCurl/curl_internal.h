@@ -90,6 +90,10 @@ typedef struct xfer {
     int method;                      /* IFC_M_* */
     unsigned char *upload;           /* IFC_M_PUT's body (owned), NULL when empty */
     size_t upload_len;
+    unsigned char *deny;             /* the address guard's rules (owned), IFC_DENY_RULE_SIZE each */
+    int deny_count;
+    char denied[64];                 /* the last address refused (loop thread) */
+    struct curl_slist *resolve;      /* CURLOPT_RESOLVE's list */
     /* running state (loop thread only) */
     CURL *easy;
     struct curl_slist *slist;
@@ -151,5 +155,7 @@ struct ifc_engine {
 /* Transfer callbacks (curl_callbacks.c), called on the loop thread. */
 size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata);
 size_t ifc_header_cb(char *buffer, size_t size, size_t nitems, void *userdata);
+/* CURLOPT_OPENSOCKETFUNCTION of a transfer with an address guard (clientp: its xfer). */
+curl_socket_t ifc_opensocket_cb(void *clientp, curlsocktype purpose, struct curl_sockaddr *address);
 
 #endif

@@ -1,17 +1,24 @@
 /* curl_loader.c: libcurl is never linked. ifc_load() dlopen()s "libcurl.so.4" once and resolves
  * every function the engine uses into `cu` (the variadic ones through variadic function pointer
- * types, which is fine from C), then runs curl_global_init. */
+ * types, which is fine from C), then runs curl_global_init. A success or a lasting failure (no
+ * such library, a missing symbol) is kept for the process; a failure for want of descriptors
+ * (EMFILE, ENFILE: a busy moment of a large prefetch) is retried, a few times at once with short
+ * pauses, then again by the next call. */
 #define _GNU_SOURCE
 #include "curl_internal.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 struct ifc_curl_api cu;
 
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static int load_status = -1;          /* 0 = loaded; written once inside load_once */
+static pthread_mutex_t load_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int load_status = -1;          /* 0 = loaded, 1 = failed for good, -1 = not yet (under load_mutex) */
+static int load_transient;            /* the last attempt failed for want of descriptors */
 static char load_error[512];
 static void *libcurl_handle;
 
@@ -30,11 +37,16 @@ static int resolve(void *lib, const char *name, void *slot, size_t slot_size) {
 }
 
 static void load_libcurl(void) {
+    load_transient = 0;
+    errno = 0;
     void *lib = dlopen("libcurl.so.4", RTLD_LAZY | RTLD_LOCAL);   /* symbols bound on first use, as curl(1) itself */
     if (lib == NULL) {
+        int error = errno;
         const char *why = dlerror();
         snprintf(load_error, sizeof load_error, "cannot load libcurl.so.4: %s",
                  why ? why : "unknown error");
+        load_transient = error == EMFILE || error == ENFILE
+            || strstr(load_error, strerror(EMFILE)) != NULL || strstr(load_error, strerror(ENFILE)) != NULL;
         return;
     }
 #define RESOLVE(field, name) \
@@ -74,10 +86,19 @@ fail:
 }
 
 int ifc_load(char *err, size_t errlen) {
-    pthread_once(&load_once, load_libcurl);
-    if (load_status == 0) return 0;
-    if (err != NULL && errlen > 0) snprintf(err, errlen, "%s", load_error);
-    return -1;
+    pthread_mutex_lock(&load_mutex);
+    for (int attempt = 0; load_status < 0; attempt++) {
+        load_libcurl();
+        if (load_status == 0) break;
+        if (!load_transient) { load_status = 1; break; }
+        if (attempt == 3) break;   /* left at -1: the next call tries again */
+        struct timespec pause = { 0, 10000000L << attempt };   /* 10, 20, 40 ms */
+        nanosleep(&pause, NULL);
+    }
+    int status = load_status;
+    if (status != 0 && err != NULL && errlen > 0) snprintf(err, errlen, "%s", load_error);
+    pthread_mutex_unlock(&load_mutex);
+    return status == 0 ? 0 : -1;
 }
 
 int ifc_version(char *version, size_t version_len, char *ssl, size_t ssl_len, int *http2, int *http3,

@@ -38,6 +38,8 @@ void ifc_xfer_free(xfer *x) {
     free(x->body);
     free(x->hdr);
     free(x->upload);
+    free(x->deny);
+    if (x->resolve != NULL) cu.slist_free_all(x->resolve);
     free(x);
 }
 
@@ -69,6 +71,7 @@ void ifc_finish(ifc_engine *e, xfer *x, int code, const char *message, int attac
     r->id = x->id;
     r->curl_code = code;
     r->too_large = x->too_large || code == CURLE_FILESIZE_EXCEEDED;
+    snprintf(r->denied, sizeof r->denied, "%s", x->denied);
 
     const char *eff = NULL;
     if (attached && x->easy != NULL) {
@@ -174,6 +177,28 @@ void ifc_start(ifc_engine *e, xfer *x) {
         ok &= SETOPT(CURLOPT_SSL_VERIFYHOST, 0L);
         (void)SETOPT(CURLOPT_PROXY_SSL_VERIFYPEER, 0L);
         (void)SETOPT(CURLOPT_PROXY_SSL_VERIFYHOST, 0L);
+    }
+    if (x->strings[IFC_S_RESOLVE] != NULL) {
+        /* One entry a line; the list lives as long as the handle. */
+        for (char *line = x->strings[IFC_S_RESOLVE]; *line != '\0';) {
+            char *end = strchr(line, '\n');
+            if (end != NULL) *end = '\0';
+            if (*line != '\0') {
+                struct curl_slist *s = cu.slist_append(x->resolve, line);
+                if (s == NULL) {
+                    ifc_finish(e, x, CURLE_OUT_OF_MEMORY, "out of memory", 0);
+                    return;
+                }
+                x->resolve = s;
+            }
+            if (end == NULL) break;
+            line = end + 1;
+        }
+        if (x->resolve != NULL) ok &= SETOPT(CURLOPT_RESOLVE, x->resolve);
+    }
+    if (x->deny_count > 0) {
+        ok &= SETOPT(CURLOPT_OPENSOCKETFUNCTION, ifc_opensocket_cb);
+        ok &= SETOPT(CURLOPT_OPENSOCKETDATA, (void *)x);
     }
     if (x->max_recv_speed > 0) ok &= SETOPT(CURLOPT_MAX_RECV_SPEED_LARGE, (curl_off_t)x->max_recv_speed);
     if (x->low_speed_time > 0) {

@@ -96,6 +96,12 @@ static int fail(ifn_exchange *x, int code, const char *message) {
     return code;
 }
 
+/* A descriptor could not be made: EMFILE or ENFILE is named as such, anything else as `other`. */
+static int fail_descriptor(ifn_exchange *x, int error, int code, const char *other) {
+    if (error == EMFILE || error == ENFILE) return fail(x, IFN_E_NOFILE, "too many open files");
+    return fail(x, code, other);
+}
+
 /* Waits until fd is ready for `events` or the deadline passes or the exchange is cancelled (or,
  * with `on_limit`, the body limit was lowered: IFN_OK, for the caller to look again).
  * Returns IFN_OK, IFN_E_TIMEOUT, IFN_E_CANCELLED or IFN_E_IO. */
@@ -245,9 +251,10 @@ static int resolve(ifn_exchange *x, long long deadline, struct addrinfo **list) 
             pthread_attr_destroy(&attr);
         }
         if (started != 0) {
+            int error = l->fd < 0 ? errno : 0;
             atomic_store(&l->refs, 1);
             lookup_release(l);
-            return fail(x, IFN_E_NOMEM, "could not start the name resolution");
+            return fail_descriptor(x, error, IFN_E_NOMEM, "could not start the name resolution");
         }
         int w = wait_for(x, l->fd, POLLIN, deadline);
         if (w == IFN_OK && atomic_load(&l->finished)) {
@@ -274,7 +281,11 @@ static int connect_any(ifn_exchange *x, long long deadline) {
     fail(x, IFN_E_CONNECT, "connection refused");
     for (struct addrinfo *a = list; a != NULL; a = a->ai_next) {
         fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd < 0) continue;
+        if (fd < 0) {
+            /* Not "connection refused": nothing was tried. */
+            fail_descriptor(x, errno, IFN_E_IO, "could not create a socket");
+            continue;
+        }
         if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) break;
         if (errno == EINPROGRESS) {
             long long attempt = now_ms() + x->connect_timeout_ms;
@@ -383,7 +394,12 @@ ifn_exchange *ifn_exchange_start(const char *host, const char *port, const void 
     x->host = strdup(host);
     x->port = strdup(port);
     x->request = malloc(request_len > 0 ? request_len : 1);
-    if (x->wake_fd < 0 || x->limit_fd < 0 || x->host == NULL || x->port == NULL || x->request == NULL) { xfree(x); return NULL; }
+    if (x->wake_fd < 0 || x->limit_fd < 0 || x->host == NULL || x->port == NULL || x->request == NULL) {
+        int error = (x->wake_fd < 0 || x->limit_fd < 0) ? errno : ENOMEM;
+        xfree(x);
+        errno = error;   /* for the caller: EMFILE is told apart */
+        return NULL;
+    }
     memcpy(x->request, request, request_len);
     x->request_len = request_len;
     x->max_response = max_response;
@@ -400,6 +416,6 @@ ifn_exchange *ifn_exchange_start(const char *host, const char *port, const void 
     pthread_t thread;
     int rc = pthread_create(&thread, &attr, run, x);
     pthread_attr_destroy(&attr);
-    if (rc != 0) { xfree(x); return NULL; }
+    if (rc != 0) { xfree(x); errno = rc; return NULL; }
     return x;
 }

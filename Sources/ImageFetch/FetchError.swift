@@ -20,6 +20,9 @@ public enum FetchError: Error, Sendable, Equatable {
     case redirectRefused(String)
     /// TLS handshake or certificate verification failed.
     case tls(String)
+    /// The address guard (`NetworkOptions.deniedAddresses`, `denyPrivateAddresses`) refused every
+    /// address the host had; the message names the address. Never retried.
+    case deniedAddress(String)
     /// Refused by a limit (`--max-bytes`, `--max-pixels`).
     case tooLarge(String)
     /// The bytes are not a complete image libvips can decode (truncated, empty, HTML...).
@@ -50,6 +53,7 @@ public enum FetchError: Error, Sendable, Equatable {
         case .unreachable: "unreachable"
         case .redirectRefused: "redirect_refused"
         case .tls: "tls"
+        case .deniedAddress: "denied_address"
         case .tooLarge: "too_large"
         case .invalidImage: "invalid_image"
         case .unsupportedFormat: "unsupported_format"
@@ -86,7 +90,7 @@ public enum FetchError: Error, Sendable, Equatable {
         case .httpStatus(let status, _): "HTTP \(status)"
         case .retryAfterBeyondLimit(let status, let wait, let limit):
             "HTTP \(status), and its Retry-After asks for a wait of \(FetchError.seconds(wait)), beyond the retry time limit of \(FetchError.seconds(limit)): not retried"
-        case .timeout(let m), .connection(let m), .unreachable(let m), .redirectRefused(let m), .tls(let m),
+        case .timeout(let m), .connection(let m), .unreachable(let m), .redirectRefused(let m), .tls(let m), .deniedAddress(let m),
              .tooLarge(let m), .invalidImage(let m), .unsupportedFormat(let m), .fileError(let m),
              .cacheUnavailable(let m), .dependencyMissing(let m):
             m

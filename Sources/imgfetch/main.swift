@@ -60,6 +60,10 @@ func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
 }
 
 signal(SIGPIPE, SIG_IGN)
+// A prefetch keeps hundreds of connections (and their threads' descriptors) open: the soft
+// descriptor limit (often 1024) is raised to the hard one, as servers do. The work stays bounded by
+// whatever limit results (`Console.descriptorLimit`).
+Console.raiseDescriptorLimit()
 // SIGINT / SIGTERM: remove the temporary files being written (the cache's, -o's), exit 130 / 143.
 // The cache stays valid (an entry is committed by a rename). prefetch installs its own handling.
 ifs_exit_on_signals()

@@ -6,9 +6,10 @@ Usage: connect_proxy.py LOG_FILE
 Binds 127.0.0.1 on a free port and prints that port as the first line of stdout. Exits when its
 stdin reaches end of file, or on SIGTERM. Handles:
   CONNECT host:port     a tunnel (https through the proxy)
-  GET http://host/...   forwarded as an origin-form request on a new connection (plain http)
+  GET http://host/...   forwarded as an origin-form request on a new connection (plain http);
+                        any other method too (PUT, HEAD), with its Content-Length body
 Each request is appended to LOG_FILE as one line, "CONNECT host:port" or "GET http://host/...",
-once it has been forwarded, so tests can assert what went through the proxy. Only 127.0.0.1 and
+("PUT http://..."), once it has been forwarded, so tests can assert what went through the proxy. Only 127.0.0.1 and
 localhost are forwarded to; anything else gets 403.
 """
 
@@ -93,6 +94,19 @@ def handle(conn):
         headers = [h for h in lines[1:] if not h.lower().startswith(("proxy-connection:", "connection:"))]
         request = "%s %s HTTP/1.1\r\n%s\r\nConnection: close\r\n\r\n" % (method, path, "\r\n".join(headers))
         upstream.sendall(request.encode("latin-1") + rest)
+        # A request body (a PUT's) is forwarded whole, however many reads it takes.
+        length = 0
+        for h in headers:
+            name, _, value = h.partition(":")
+            if name.strip().lower() == "content-length":
+                length = int(value.strip() or 0)
+        left = length - len(rest)
+        while left > 0:
+            chunk = conn.recv(min(left, 65536))
+            if not chunk:
+                break
+            upstream.sendall(chunk)
+            left -= len(chunk)
         log("%s %s" % (method, target))
         # The response goes back as is; the connection closes after it (Connection: close).
         while True:

@@ -23,6 +23,7 @@ enum {
     IFC_S_NETRC_FILE,     /* CURLOPT_NETRC_FILE, with CURLOPT_NETRC = CURL_NETRC_REQUIRED */
     IFC_S_AWS_SIGV4,      /* CURLOPT_AWS_SIGV4 ("aws:amz:REGION:s3"), signing with IFC_S_USERPWD "KEY:SECRET"
                            * instead of Basic authentication */
+    IFC_S_RESOLVE,        /* CURLOPT_RESOLVE: "HOST:PORT:ADDR" entries, one a line ('\n'-separated) */
     IFC_S_COUNT
 };
 
@@ -64,7 +65,17 @@ typedef struct {
     int method;                      /* IFC_M_*; 0 = GET */
     const unsigned char *upload;     /* IFC_M_PUT: the body (copied), may be NULL when upload_len == 0 */
     size_t upload_len;
+    /* The address guard: deny_count rules of IFC_DENY_RULE_SIZE bytes each (copied): byte 0 the
+     * family (4 or 6), byte 1 the prefix length, bytes 2-17 the address (an IPv4 one in 2-5). Every
+     * address libcurl is about to connect to (CURLOPT_OPENSOCKETFUNCTION, the proxy's when one
+     * is used) is checked, an IPv4-mapped IPv6 address as its IPv4 one; a match is not connected
+     * to (libcurl tries the host's next address, else fails with COULDNT_CONNECT) and the result's
+     * `denied` names it. */
+    const unsigned char *deny;
+    int deny_count;
 } ifc_request;
+
+#define IFC_DENY_RULE_SIZE 18
 
 /* One finished transfer. Owned by the caller after ifc_engine_next_done: release with ifc_result_free. */
 typedef struct {
@@ -79,6 +90,7 @@ typedef struct {
     long redirects;
     long long download_bytes;
     char error[256];                 /* curl's error text when curl_code != 0 */
+    char denied[64];                 /* the last address the guard refused (ifc_request.deny), "" = none */
 } ifc_result;
 
 /* CURLcode values the Swift side classifies (stable in curl's ABI). */
@@ -92,7 +104,9 @@ enum {
     IFC_E_SSL_CERTPROBLEM = 58, IFC_E_SSL_CACERT_BADFILE = 77, IFC_E_PROXY = 97
 };
 
-/* dlopen libcurl and curl_global_init, once, thread-safe. 0 on success, else writes a message. */
+/* dlopen libcurl and curl_global_init, once, thread-safe (a mutex). 0 on success, else writes a
+ * message. A failure for want of descriptors (EMFILE, ENFILE) is retried (three times, 10-40 ms
+ * apart) and, when it lasts, not kept: the next call loads again. Any other failure is kept. */
 int ifc_load(char *err, size_t errlen);
 
 /* What `imgfetch --version` reports of the libcurl found: its version and TLS library (into the

@@ -22,11 +22,13 @@ enum {
     IFN_E_IO,            /* sending or receiving failed (connection reset, ...) */
     IFN_E_TOO_LARGE,     /* the server sent more than max_response bytes */
     IFN_E_CANCELLED,     /* ifn_exchange_cancel was called */
-    IFN_E_NOMEM          /* out of memory */
+    IFN_E_NOMEM,         /* out of memory */
+    IFN_E_NOFILE         /* no descriptor left (EMFILE, ENFILE): "too many open files" */
 };
 
 /* Starts the exchange on a new detached thread and returns its handle, or NULL when no thread could
- * be started or memory is short (done is then never called). host: a name or an IP literal without
+ * be started, no descriptor is left or memory is short (done is then never called; errno says why:
+ * EMFILE or ENFILE, EAGAIN, ENOMEM). host: a name or an IP literal without
  * brackets; port: decimal. The request bytes are copied. connect_timeout_ms bounds each connection
  * attempt, timeout_ms the whole exchange (both > 0). done(ctx) is called exactly once, on the
  * exchange's thread, when it has ended; the handle stays valid until ifn_exchange_release. */

@@ -81,6 +81,8 @@ public struct TransferResult: Sendable {
     public var downloadBytes: Int64
     /// libcurl's error text when `curlCode != 0`, else empty.
     public var errorMessage: String
+    /// The last address the guard refused to connect to (`NetworkOptions.deniedRanges`), else empty.
+    public var deniedAddress = ""
 
     public init(
         curlCode: Int32,
@@ -214,7 +216,10 @@ private final class TransportCore: Sendable {
         // In IFC_S_* order; copied by ifc_engine_add.
         let n = request.network
         let strings: [UnsafeMutablePointer<CChar>?] = [n.tls.caFile, n.tls.caPath, n.proxy, n.noProxy, n.user, n.netrcFile,
-                                                        request.awsSigV4].map { $0.flatMap { strdup($0) } }
+                                                        request.awsSigV4, n.resolve.isEmpty ? nil : n.resolve.joined(separator: "\n")]
+            .map { $0.flatMap { strdup($0) } }
+        // The address guard's rules, IFC_DENY_RULE_SIZE bytes each (copied by ifc_engine_add).
+        let deny = n.deniedRanges.flatMap(\.rule)
         defer {
             // A password may be in the credentials: cleared before it is freed.
             if let user = strings[4] { memset(user, 0, strlen(user)) }
@@ -223,7 +228,7 @@ private final class TransportCore: Sendable {
 
         let (id, failure): (UInt64, String?) = request.url.withCString { url in
             request.userAgent.withCString { ua in
-                cHeaders.withUnsafeBufferPointer { headers in request.upload.withUnsafeBufferPointer { upload in
+                cHeaders.withUnsafeBufferPointer { headers in request.upload.withUnsafeBufferPointer { upload in deny.withUnsafeBufferPointer { deny in
                     var r = ifc_request()
                     switch request.method {
                     case .get: r.method = Int32(IFC_M_GET)
@@ -243,6 +248,8 @@ private final class TransportCore: Sendable {
                     r.max_redirects = Int32(clamping: max(0, request.maxRedirects))
                     let n = request.network
                     r.insecure = n.tls.insecure ? 1 : 0
+                    r.deny = deny.baseAddress
+                    r.deny_count = Int32(deny.count / Int(IFC_DENY_RULE_SIZE))
                     r.max_recv_speed = max(0, n.limitRate ?? 0)
                     if n.speedLimit != nil || n.speedTime != nil {
                         r.low_speed_limit = Int(clamping: max(1, n.speedLimit ?? 1))
@@ -276,7 +283,7 @@ private final class TransportCore: Sendable {
                         s.continuations[id] = continuation
                         return (id, nil)
                     }
-                } }
+                } } }
             }
         }
         if let failure {
@@ -374,5 +381,8 @@ extension TransferResult {
             redirects: r.redirects,
             downloadBytes: r.download_bytes,
             errorMessage: error)
+        deniedAddress = withUnsafeBytes(of: &r.denied) { raw -> String in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
     }
 }

@@ -6,6 +6,9 @@
 
 import CNet
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Plain HTTP/1.1 GETs of one server: see the file comment. Each request is bounded by
 /// `connectTimeout` (each address tried) and `timeout` (the whole exchange), and what the server
@@ -92,7 +95,8 @@ public struct DirectHTTPClient: Sendable {
     /// Why a request got no response.
     public struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
         public enum Kind: Sendable, Equatable {
-            case resolve, refused, timeout, connectionLost, tooLarge, cancelled, malformed, other
+            /// `busy`: `get(ifIdle: true)` found every one of `maxConcurrent` requests running.
+            case resolve, refused, timeout, connectionLost, tooLarge, cancelled, malformed, busy, other
         }
         public var kind: Kind
         /// What happened, in words (never the server's own bytes).
@@ -107,11 +111,16 @@ public struct DirectHTTPClient: Sendable {
     public var userAgent: String
     public var connectTimeout: Double
     public var timeout: Double
+    /// Requests at once, shared by every copy of this client (each holds a connection, a thread and
+    /// up to four descriptors); nil: no bound.
+    let slots: AsyncGate?
 
     /// `connectTimeout` and `timeout` in seconds (at least 1 ms each); `userAgent` defaults to
-    /// `imgfetch/VERSION`, as libcurl's requests.
+    /// `imgfetch/VERSION`, as libcurl's requests. `maxConcurrent`: requests at once (more wait for
+    /// one to end); 0: no bound.
     public init(endpoint: Endpoint, userAgent: String = "imgfetch/\(ImageFetchVersion.string)",
-                connectTimeout: Double = 5, timeout: Double = 30) {
+                connectTimeout: Double = 5, timeout: Double = 30, maxConcurrent: Int = 0) {
+        self.slots = maxConcurrent > 0 ? AsyncGate(limit: maxConcurrent) : nil
         self.endpoint = endpoint
         self.userAgent = userAgent
         self.connectTimeout = connectTimeout
@@ -121,12 +130,23 @@ public struct DirectHTTPClient: Sendable {
     /// GETs `basePath + name` (`name`: path characters only, no leading `/`). The response of any
     /// status is returned; a body over `maxBodyBytes` is `.tooLarge`. `limit`, when given, may
     /// lower that cap while the request runs: the answer then ends at its head when it announces
-    /// more, or as soon as more has come.
-    public func get(_ name: String, maxBodyBytes: Int, limit: BodyLimit? = nil) async throws(Failure) -> DirectHTTPResponse {
+    /// more, or as soon as more has come. `ifIdle`: fail with `.busy` at once rather than wait when
+    /// `maxConcurrent` requests are running.
+    public func get(_ name: String, maxBodyBytes: Int, limit: BodyLimit? = nil,
+                    ifIdle: Bool = false) async throws(Failure) -> DirectHTTPResponse {
         guard !name.hasPrefix("/"), name.utf8.allSatisfy(Endpoint.isPathByte),
               HTTPHeaders.validValue(userAgent) != nil else {
             throw Failure(kind: .other, message: "refused request")
         }
+        if let slots {
+            if ifIdle {
+                guard slots.tryAcquire() else { throw Failure(kind: .busy, message: "every connection is taken") }
+            } else {
+                await slots.acquire()
+            }
+        }
+        defer { slots?.release() }
+        if Task.isCancelled { throw Failure(kind: .cancelled, message: "cancelled") }
         let request = "GET \(endpoint.basePath)\(name) HTTP/1.1\r\nHost: \(endpoint.authority)\r\n"
             + "User-Agent: \(userAgent)\r\nAccept: */*\r\nConnection: close\r\n\r\n"
         let maxBody = max(0, maxBodyBytes)
@@ -195,6 +215,8 @@ private final class Exchange: Sendable {
         /// The thread has called back: the exchange is over.
         var ended = false
         var startFailed = false
+        /// `errno` when the exchange could not start (EMFILE is told apart).
+        var startError: Int32 = 0
         var continuation: CheckedContinuation<Void, Never>?
     }
     private let state = Lock(State())
@@ -208,11 +230,12 @@ private final class Exchange: Sendable {
                continuation: CheckedContinuation<Void, Never>) {
         state.withLock { $0.continuation = continuation }
         let context = Unmanaged.passRetained(self).toOpaque()
-        let handle = request.withUnsafeBytes { raw in
-            ifn_exchange_start(host, port, raw.baseAddress, raw.count, maxResponse, connectTimeoutMS, timeoutMS, { context in
+        let (handle, startError) = request.withUnsafeBytes { raw in
+            let started = ifn_exchange_start(host, port, raw.baseAddress, raw.count, maxResponse, connectTimeoutMS, timeoutMS, { context in
                 guard let context else { return }
                 Unmanaged<Exchange>.fromOpaque(context).takeRetainedValue().ended()
             }, context)
+            return (started, started == nil ? errno : 0)
         }
         let resume = state.withLock { s -> CheckedContinuation<Void, Never>? in
             if let handle {
@@ -224,6 +247,7 @@ private final class Exchange: Sendable {
                 if s.cancelled && !s.ended { ifn_exchange_cancel(handle) }
             } else {
                 s.startFailed = true
+                s.startError = startError
             }
             let resume = (s.ended || s.startFailed) ? s.continuation : nil
             if resume != nil { s.continuation = nil }
@@ -253,11 +277,14 @@ private final class Exchange: Sendable {
 
     /// After the exchange has ended: its result; the handle is released.
     func finish() -> (Int32, [UInt8], String) {
-        let (handle, startFailed) = state.withLock { s in
+        let (handle, startFailed, startError) = state.withLock { s in
             defer { s.handle = nil }
-            return (s.handle, s.startFailed)
+            return (s.handle, s.startFailed, s.startError)
         }
         guard let handle else {
+            if startFailed && (startError == EMFILE || startError == ENFILE) {
+                return (Int32(IFN_E_NOFILE), [], "too many open files")
+            }
             return (Int32(IFN_E_NOMEM), [], startFailed ? "could not start the request thread" : "no request")
         }
         // Before the release: the limit never reaches a freed handle.

@@ -64,6 +64,10 @@ public final class HTTPLoader: Sendable {
         }
         // libcurl's own words may quote a URL it was given (a proxy's, with its password): redacted.
         let detail = r.errorMessage.isEmpty ? "curl error \(r.curlCode)" : Source.redactingURLs(in: r.errorMessage)
+        // The guard's refusal reads as COULDNT_CONNECT: told apart by the address it recorded.
+        if r.curlCode == Int32(IFC_E_COULDNT_CONNECT), !r.deniedAddress.isEmpty {
+            return .deniedAddress("refused to connect to \(r.deniedAddress): a denied address")
+        }
         switch Int(r.curlCode) {
         case 0:
             break

@@ -35,24 +35,41 @@ extension ImagePipeline {
         return result
     }
 
-    /// Whether the response of `source` was asked for with credentials: a URL's userinfo (its own or
-    /// its origin's), or anything of the request's own sent to it (any header: an API key or a token
-    /// may have any name; a cookie, `-u`, a netrc file). The rule `cache push` applies
-    /// (`RemoteSync.mayShare`: an entry recorded as `shaped`), so both share the same entries.
-    func isCredentialed(_ source: Source, origin: Source?, network: NetworkOptions) -> Bool {
-        source.hasCredentials || (origin?.hasCredentials ?? false)
+    /// What the tier may receive of a response to `source` (`origin`: where its redirects began).
+    enum Sharing: Sendable {
+        /// Whatever a shared cache may keep (RFC 9111 §3).
+        case plain
+        /// Asked for with credentials: a URL's userinfo (its own or its origin's), or anything of
+        /// the request's own sent to it (any header: an API key or a token may have any name; a
+        /// cookie, `-u`, a netrc file): only what says `public`. The rule `cache push` applies
+        /// (`RemoteSync.mayShare`: an entry recorded as `shaped`), so both share the same entries.
+        case credentialed
+        /// Fetched without the origin's identity proven (`NetworkOptions.verifiesOrigin` false:
+        /// certificates not verified, or the host's address given by the request): nothing. The
+        /// tier is trusted for every image it serves, so what anyone on the path could have
+        /// answered never reaches it.
+        case never
+    }
+
+    func sharing(_ source: Source, origin: Source?, network: NetworkOptions) -> Sharing {
+        guard remote != nil else { return .plain }
+        if !network.verifiesOrigin { return .never }
+        let credentialed = source.hasCredentials || (origin?.hasCredentials ?? false)
             || !network.sent(to: source, origin: origin ?? source).shapesNothing
+        return credentialed ? .credentialed : .plain
     }
 
     /// Queues the upload of a stored entry when the tier writes and a shared cache may keep it.
-    func shareUpload(_ bytes: [UInt8], entry: CacheEntry, source: Source, credentialed: Bool) async {
-        guard let remote, remote.mode.writes, source.isNetwork, entry.mayBeShared(credentialed: credentialed) else { return }
+    func shareUpload(_ bytes: [UInt8], entry: CacheEntry, source: Source, sharing: Sharing) async {
+        guard let remote, remote.mode.writes, source.isNetwork, sharing != .never,
+              entry.mayBeShared(credentialed: sharing == .credentialed) else { return }
         await remote.enqueue(RemoteCache.upload(bytes: bytes, entry: entry))
     }
 
     /// After a 304: the refreshed metadata alone.
-    func shareRevalidation(_ entry: CacheEntry, source: Source, credentialed: Bool) async {
-        guard let remote, remote.mode.writes, source.isNetwork, entry.mayBeShared(credentialed: credentialed) else { return }
+    func shareRevalidation(_ entry: CacheEntry, source: Source, sharing: Sharing) async {
+        guard let remote, remote.mode.writes, source.isNetwork, sharing != .never,
+              entry.mayBeShared(credentialed: sharing == .credentialed) else { return }
         await remote.enqueue(RemoteCache.metaUpload(entry))
     }
 }

@@ -124,7 +124,7 @@ public final class ImagePipeline: Sendable {
                let original = cache.lookup(keys.original),
                isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
                 return .image(try await derive(from: original, source: source, keys: keys, processing: processing, options: options,
-                                               credentialed: remote != nil && isCredentialed(source, origin: origin, network: request.network)))
+                                               sharing: sharing(source, origin: origin, network: request.network)))
             }
             // Memory and disk missed: the remote tier, whose entry is then a local one.
             if stale == nil, let found = await remoteEntry(source, keys, options: options, retrieval: &retrieval) {
@@ -180,7 +180,7 @@ public final class ImagePipeline: Sendable {
                 }
                 return .image(try await complete(response, source: source, keys: keys, stale: stale, staleKey: key, options: options,
                                                  processing: processing, network: request.network, streamed: streamed,
-                                                 credentialed: remote != nil && isCredentialed(source, origin: origin, network: request.network)))
+                                                 sharing: sharing(source, origin: origin, network: request.network)))
             } catch {
                 if case .constrained = error {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
@@ -208,7 +208,7 @@ public final class ImagePipeline: Sendable {
     /// Turns a loader response into a stored, processed image (or refreshes a revalidated entry).
     func complete(_ response: LoadResponse, source: Source, keys: RequestPlan.EntryKeys, stale: CachedImage?, staleKey: CacheKey,
                   options: FetchOptions, processing: Processing, network: NetworkOptions = NetworkOptions(),
-                  streamed: (any StreamingDecode)? = nil, credentialed: Bool = false) async throws(FetchError) -> ImageResult {
+                  streamed: (any StreamingDecode)? = nil, sharing: Sharing = .plain) async throws(FetchError) -> ImageResult {
         let now = FileSystem.now()
         var response = response
         if response.responseTime <= 0 { response.responseTime = now }
@@ -217,7 +217,7 @@ public final class ImagePipeline: Sendable {
             let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL)
             var result = makeResult(source, staleKey, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
             do { try cache.refresh(entry) } catch { result.cacheError = error }
-            await shareRevalidation(entry, source: source, credentialed: credentialed)
+            await shareRevalidation(entry, source: source, sharing: sharing)
             return result
         }
         var stored: StoredResponse?
@@ -265,20 +265,20 @@ public final class ImagePipeline: Sendable {
                                                 format: image.sourceFormat, width: image.sourceWidth,
                                                 height: image.sourceHeight, bytes: bytes.count)
                 try cache.store(bytes, entry: original)
-                await shareUpload(bytes, entry: original, source: source, credentialed: credentialed)
+                await shareUpload(bytes, entry: original, source: source, sharing: sharing)
             }
             result.path = try cache.store(image.bytes, entry: entry)
             if let path = result.path { memoryCache?.set(CachedImage(entry: entry, bytes: image.bytes, path: path), for: key) }
         } catch {
             result.cacheError = error
         }
-        await shareUpload(image.bytes, entry: entry, source: source, credentialed: credentialed)
+        await shareUpload(image.bytes, entry: entry, source: source, sharing: sharing)
         return result
     }
 
     /// A new variant from cached original bytes: no network.
     func derive(from original: CachedImage, source: Source, keys: RequestPlan.EntryKeys, processing: Processing,
-                options: FetchOptions, credentialed: Bool = false) async throws(FetchError) -> ImageResult {
+                options: FetchOptions, sharing: Sharing = .plain) async throws(FetchError) -> ImageResult {
         let image = try await process(original.bytes, processing, maxPixels: options.maxPixels)
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         // The output is the original itself: nothing new to store.
@@ -288,7 +288,7 @@ public final class ImagePipeline: Sendable {
         entry.created = FileSystem.now()
         var result = ImageResult(source: source, key: key, cache: .derived, image: image)
         do { result.path = try cache.store(image.bytes, entry: entry) } catch { result.cacheError = error }
-        await shareUpload(image.bytes, entry: entry, source: source, credentialed: credentialed)
+        await shareUpload(image.bytes, entry: entry, source: source, sharing: sharing)
         return result
     }
 

@@ -54,6 +54,15 @@ public final class AsyncGate: Sendable {
         }
     }
 
+    /// Takes a free slot without waiting; false when none is free.
+    public func tryAcquire() -> Bool {
+        state.withLock { s in
+            guard s.available > 0 else { return false }
+            s.available -= 1
+            return true
+        }
+    }
+
     public func release() {
         let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
             if s.waiters.isEmpty { s.available += 1; return nil }

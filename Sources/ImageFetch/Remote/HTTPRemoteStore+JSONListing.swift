@@ -20,6 +20,8 @@ extension HTTPRemoteStore {
         var request = TransferRequest(url: base, headers: ["Accept: application/json"], connectTimeout: connectTimeout,
                                       timeout: timeout, maxBytes: HTTPRemoteStore.maxStreamedListingBytes, maxRedirects: 0)
         request.network.tls = tls
+        request.network.proxy = proxy
+        request.network.noProxy = noProxy
         request.tap = scanner.tap
         request.tapOnly = true
         let result = await transport.perform(request)

@@ -44,6 +44,9 @@ public struct HTTPRemoteStore: RemoteStoring {
     public let location: Location
     let credentials: Credentials?
     let tls: TLSOptions
+    /// The proxy of every libcurl request and the hosts it skips (nil: libcurl reads the environment).
+    let proxy: String?
+    let noProxy: String?
     let connectTimeout: Double
     let timeout: Double
     public let description: String
@@ -61,11 +64,17 @@ public struct HTTPRemoteStore: RemoteStoring {
 
     /// `connectTimeout` and `timeout` (seconds, each request) default to 5 and 30; `tls` to the
     /// system's trust. `directReads`: GETs of an `http://` location go over `DirectHTTPClient`
-    /// (default false: through libcurl, as every other request).
+    /// (default false: through libcurl, as every other request), at most `maxDirectReads` at once
+    /// (0: no bound; see `RemoteStoreSettings`). `proxy`, `noProxy`: as the
+    /// origin's (`NetworkOptions`); nil = libcurl reads the environment.
     public init(location: Location, credentials: Credentials? = nil, tls: TLSOptions = TLSOptions(),
-                connectTimeout: Double = 5, timeout: Double = 30, directReads: Bool = false) {
+                connectTimeout: Double = 5, timeout: Double = 30, directReads: Bool = false, maxDirectReads: Int = 0,
+                proxy: String? = nil, noProxy: String? = nil) {
+        self.proxy = proxy
+        self.noProxy = noProxy
         if directReads, case .http(let base) = location, let endpoint = DirectHTTPClient.Endpoint(base: base) {
-            direct = DirectHTTPClient(endpoint: endpoint, connectTimeout: connectTimeout, timeout: timeout)
+            direct = DirectHTTPClient(endpoint: endpoint, connectTimeout: connectTimeout, timeout: timeout,
+                                      maxConcurrent: maxDirectReads)
         } else {
             direct = nil
         }
@@ -88,10 +97,12 @@ public struct HTTPRemoteStore: RemoteStoring {
         return result.body
     }
 
-    /// Over the direct client, the request follows `limit` as it is lowered; through libcurl (https,
-    /// s3://, a proxy) the cap is `maxBytes` from the start (an answer announcing more ends at its head).
+    /// Over the direct client, the request follows `limit` as it is lowered, and fails at once when
+    /// every direct connection is taken (it is the tier's early request, which the caller makes
+    /// again in the ordinary way); through libcurl (https, s3://, a proxy) the cap is `maxBytes` from
+    /// the start (an answer announcing more ends at its head).
     public func get(_ name: String, maxBytes: Int64, limit: BodyLimit) async throws(RemoteStoreError) -> [UInt8]? {
-        if let direct { return try await directGet(direct, name, maxBytes: maxBytes, limit: limit) }
+        if let direct { return try await directGet(direct, name, maxBytes: maxBytes, limit: limit, ifIdle: true) }
         return try await get(name, maxBytes: maxBytes)
     }
 
@@ -150,6 +161,8 @@ public struct HTTPRemoteStore: RemoteStoring {
         request.method = method
         request.upload = method == .put ? body : []
         request.network.tls = tls
+        request.network.proxy = proxy
+        request.network.noProxy = noProxy
         if case .s3(_, _, _, let region) = location, let credentials {
             request.awsSigV4 = "aws:amz:\(region):s3"
             request.network.user = "\(credentials.accessKeyID):\(credentials.secretAccessKey)"
@@ -238,13 +251,14 @@ extension HTTPRemoteStore {
 
     /// `get` over the direct client: the same answers and errors as through libcurl.
     func directGet(_ client: DirectHTTPClient, _ name: String, maxBytes: Int64,
-                   limit: BodyLimit? = nil) async throws(RemoteStoreError) -> [UInt8]? {
+                   limit: BodyLimit? = nil, ifIdle: Bool = false) async throws(RemoteStoreError) -> [UInt8]? {
         let what = "GET \(name)"
         _ = try objectURL(name)   // refuses a name that is not a plain file name
         let cap = Int(clamping: max(0, maxBytes))
         let answer: (status: Int, body: [UInt8])
         do throws(DirectHTTPClient.Failure) {
-            let response = try await client.get(name, maxBodyBytes: max(cap, Int(HTTPRemoteStore.maxErrorBytes)), limit: limit)
+            let response = try await client.get(name, maxBodyBytes: max(cap, Int(HTTPRemoteStore.maxErrorBytes)), limit: limit,
+                                                ifIdle: ifIdle)
             answer = (response.status, response.body)
         } catch {
             // An error page over the cap: its status is what matters (as through libcurl).
@@ -256,6 +270,7 @@ extension HTTPRemoteStore {
                 case .cancelled: "cancelled"
                 case .tooLarge: "larger than \(maxBytes) bytes"
                 case .connectionLost: "connection lost"
+                case .busy: "every connection is taken"
                 case .malformed, .other: error.message
                 }
                 throw RemoteStoreError("remote cache \(description): \(what): \(why)", status: error.status)

@@ -21,7 +21,8 @@ extension RemoteStores {
             let base = try httpBase(url, what: "the URL")
             return HTTPRemoteStore(location: .http(base: base.hasSuffix("/") ? base : base + "/"), tls: settings.tls,
                                    connectTimeout: settings.connectTimeout, timeout: settings.timeout,
-                                   directReads: settings.directReads)
+                                   directReads: settings.directReads, maxDirectReads: settings.maxDirectReads,
+                                   proxy: settings.proxy, noProxy: settings.noProxy)
         }
         guard lower.hasPrefix("s3://") else {
             throw bad("the URL must be http://HOST/PREFIX/, https://HOST/PREFIX/ or s3://BUCKET/PREFIX")
@@ -61,7 +62,8 @@ extension RemoteStores {
         }
         return HTTPRemoteStore(location: .s3(bucketURL: bucketURL, bucket: bucket, prefix: prefix, region: region),
                                credentials: .init(accessKeyID: key, secretAccessKey: secret, sessionToken: token),
-                               tls: settings.tls, connectTimeout: settings.connectTimeout, timeout: settings.timeout)
+                               tls: settings.tls, connectTimeout: settings.connectTimeout, timeout: settings.timeout,
+                               proxy: settings.proxy, noProxy: settings.noProxy)
     }
 
     private static func bad(_ message: String) -> FetchError { .invalidSource("remote cache: \(message)") }

@@ -12,22 +12,36 @@ public struct RemoteStoreSettings: Sendable, Equatable {
     public var secretAccessKey: String?
     public var sessionToken: String?
     public var region: String?
-    /// Whom https trusts (the same settings as the origin's: `--cacert`, `-k`, ...).
+    /// Whom the store's https trusts: its own settings (the CLI's `--remote-cacert`, `--remote-insecure`),
+    /// never the origin's, since the tier is trusted for every image it serves.
     public var tls: TLSOptions
+    /// The proxy of every request to the store and the hosts it does not apply to, as the origin's
+    /// (`-x`, `--noproxy`: `NetworkOptions.proxy`, `noProxy`); nil = libcurl reads `http_proxy`,
+    /// `https_proxy`, `all_proxy` and `no_proxy`.
+    public var proxy: String?
+    public var noProxy: String?
     /// Seconds to connect, and for a whole request (each object). Defaults 5 and 30.
     public var connectTimeout: Double
     public var timeout: Double
     /// Whether an `http://` store's objects may be read (GET) straight over a TCP connection of
     /// its own (`DirectHTTPClient`) instead of through libcurl, which a remote hit then never
-    /// loads. Only right when no proxy applies to the store: the CLI sets it when the environment
-    /// names none (`http_proxy`, `all_proxy`, `ALL_PROXY`). Default false: every request through
+    /// loads. Only right when no proxy applies to the store: the CLI sets it when neither `proxy` nor
+    /// the environment (`http_proxy`, `all_proxy`, `ALL_PROXY`) names one, or when `noProxy` (else
+    /// `no_proxy`) names the store's host. Default false: every request through
     /// libcurl. https, s3://, PUT, HEAD and listings always go through libcurl.
     public var directReads: Bool
+    /// Direct GETs at once (each holds a connection, a thread and up to four descriptors); more
+    /// wait for one to end, and the tier's early image request is not made when none is free.
+    /// 0: no bound. The CLI bounds them by `-j` and the descriptor limit.
+    public var maxDirectReads = 0
 
     public init(url: String, s3Endpoint: String? = nil, accessKeyID: String? = nil, secretAccessKey: String? = nil,
                 sessionToken: String? = nil, region: String? = nil, tls: TLSOptions = TLSOptions(),
-                connectTimeout: Double = 5, timeout: Double = 30, directReads: Bool = false) {
+                connectTimeout: Double = 5, timeout: Double = 30, directReads: Bool = false,
+                proxy: String? = nil, noProxy: String? = nil) {
         self.directReads = directReads
+        self.proxy = proxy
+        self.noProxy = noProxy
         self.url = url
         self.s3Endpoint = s3Endpoint
         self.accessKeyID = accessKeyID

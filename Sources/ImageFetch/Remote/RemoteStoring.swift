@@ -35,8 +35,9 @@ public protocol RemoteStoring: Sendable {
     /// answer, and when the body is larger than `maxBytes`.
     func get(_ name: String, maxBytes: Int64) async throws(RemoteStoreError) -> [UInt8]?
     /// As `get`, with a cap the caller may lower while the request runs (`BodyLimit`: the remote
-    /// tier asks for an image before its metadata has said its size). Default: `get` under
-    /// `maxBytes`, the limit unused.
+    /// tier asks for an image before its metadata has said its size). It may fail at once when the
+    /// store is short of connections (the request is an early one, made again when needed).
+    /// Default: `get` under `maxBytes`, the limit unused.
     func get(_ name: String, maxBytes: Int64, limit: BodyLimit) async throws(RemoteStoreError) -> [UInt8]?
     /// Whether the object exists (HEAD).
     func exists(_ name: String) async throws(RemoteStoreError) -> Bool

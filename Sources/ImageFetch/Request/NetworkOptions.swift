@@ -62,6 +62,15 @@ public struct NetworkOptions: Sendable, Hashable {
     public var proxy: String?
     /// Hosts reached without the proxy (comma list, `*` = all); nil = libcurl reads `no_proxy`.
     public var noProxy: String?
+    /// The address guard: no connection is made to an address in one of these ranges (checked on
+    /// the address actually connected to, after name resolution, for every request of this value:
+    /// the source, each redirect hop, alternatives, a low-data source). Default none.
+    public var deniedAddresses: [AddressRange] = []
+    /// Also deny `AddressRange.nonPublic` (loopback, private, link-local, CGNAT, ULA, unspecified).
+    public var denyPrivateAddresses = false
+    /// `HOST:PORT:ADDR` entries, curl's `--resolve`: HOST at PORT is reached at ADDR. Default none.
+    /// A response fetched with one is never shared (`verifiesOrigin`).
+    public var resolve: [String] = []
     /// Download speed cap in bytes per second; nil = none.
     public var limitRate: Int64?
     /// Abort (a retryable timeout) when slower than `speedLimit` bytes/s for `speedTime` seconds.
@@ -83,6 +92,17 @@ public struct NetworkOptions: Sendable, Hashable {
     /// Whether the request sends anything that identifies its user (headers, cookie, -u, netrc).
     public var carriesIdentity: Bool {
         cookie != nil || user != nil || netrcFile != nil || headers.contains(where: \.carriesIdentity)
+    }
+
+    /// Whether a response proves it came from the origin: its certificate verified (not `-k`) and
+    /// its address found by name resolution (no `resolve` entry).
+    /// A response that does not is never uploaded to a shared tier (`ImagePipeline.Sharing.never`).
+    public var verifiesOrigin: Bool { !tls.insecure && resolve.isEmpty }
+
+    /// Every range the guard denies: `deniedAddresses`, and `AddressRange.nonPublic` with
+    /// `denyPrivateAddresses`.
+    public var deniedRanges: [AddressRange] {
+        deniedAddresses + (denyPrivateAddresses ? AddressRange.nonPublic : [])
     }
 
     /// What this value adds to a persistent cache key (`EntryKey.network`): the headers, User-Agent,

@@ -21,6 +21,9 @@ extension RequestPlan {
         // Whom the transfer trusts, which way it goes and how fast: the same response.
         "network.tls.caFile", "network.tls.caPath", "network.tls.insecure",
         "network.proxy", "network.noProxy", "network.limitRate", "network.speedLimit", "network.speedTime",
+        // Where the connection may go and at which address: whether a response comes, not which
+        // (one fetched with `resolve` is never uploaded: `NetworkOptions.verifiesOrigin`).
+        "network.deniedAddresses", "network.denyPrivateAddresses", "network.resolve",
     ]).union(notCounted)
 
     /// In no key at all (`NotCounted`): words for messages.

@@ -8,10 +8,10 @@ enum CacheRemoteCommands {
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
         let command = parsed.path.dropFirst().first ?? ""
         let directory = try RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
-        let tls = TLSOptions.resolve(cacert: nil, capath: nil, insecure: false, environment: Console.environment)
-        guard let settings = try RemoteSettings.make(from: parsed, environment: Console.environment, tls: tls) else {
+        guard let settings = try RemoteSettings.make(from: parsed, environment: Console.environment) else {
             throw UsageError("cache \(command) needs --remote-cache URL (or IMGFETCH_REMOTE_CACHE)", commandPath: parsed.path)
         }
+        if settings.tls.insecure { Console.errorLine(RemoteSettings.insecureWarning) }
         let store: any RemoteStoring
         do { store = try RemoteStores.make(settings) } catch {
             if case .invalidSource(let message) = error { throw UsageError(message, commandPath: parsed.path) }

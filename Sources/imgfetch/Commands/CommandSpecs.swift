@@ -49,11 +49,14 @@ enum Specs {
         .flag("netrc", help: "Take the host's login and password from ~/.netrc (required)."),
         .value("netrc-file", valueName: "FILE", help: "As --netrc, from FILE.", completion: .file),
         .value("cookie", short: "b", valueName: "'NAME=VALUE[; ...]'", help: "Send these cookies (sent, never stored; keyed by digest). Never sent to another host after a redirect."),
-        .value("cacert", valueName: "FILE", help: "Trust the CA certificates in FILE (PEM). Precedence as curl's: --cacert, then CURL_CA_BUNDLE, then SSL_CERT_FILE / SSL_CERT_DIR, then the system bundle.", completion: .file),
+        .value("cacert", valueName: "FILE", help: "Trust the CA certificates in FILE (PEM). Precedence as curl's: --cacert, then CURL_CA_BUNDLE, then SSL_CERT_FILE / SSL_CERT_DIR, then the system bundle. For the origin only (the remote cache has --remote-cacert).", completion: .file),
         .value("capath", valueName: "DIR", help: "Trust the CA certificates in DIR (hashed, as c_rehash makes them).", completion: .directory),
-        .flag("insecure", short: "k", help: "Do not verify the server's certificate or name (warns on stderr every time)."),
-        .value("proxy", short: "x", valueName: "URL", help: "Use this proxy ([scheme://]host[:port], http or socks). Without it, http_proxy, https_proxy and all_proxy (and no_proxy) are read, as curl does."),
-        .value("noproxy", valueName: "HOSTS", help: "Comma-separated hosts (or domains) reached without the proxy; * for all. Overrides no_proxy."),
+        .flag("insecure", short: "k", help: "Do not verify the origin's certificate or name (warns on stderr every time). Never applies to the remote cache (--remote-insecure); what is fetched with it is never uploaded there."),
+        .value("proxy", short: "x", valueName: "URL", help: "Use this proxy ([scheme://]host[:port], http or socks). Without it, http_proxy, https_proxy and all_proxy (and no_proxy) are read, as curl does. The remote cache's requests use it too."),
+        .value("noproxy", valueName: "HOSTS", help: "Comma-separated hosts (or domains) reached without the proxy; * for all. Overrides no_proxy, for the origin and the remote cache."),
+        OptionSpec(long: "resolve", valueName: "HOST:PORT:ADDR", help: "Reach HOST at PORT at ADDR (an IP address; several comma-separated), as curl's --resolve (repeatable). What is fetched with it is never uploaded to the remote cache.", kind: .repeatedValue),
+        OptionSpec(long: "deny-address", valueName: "CIDR", help: "Never connect to an address in CIDR (ADDRESS/PREFIX or one address; repeatable): checked on the address connected to, for the source, every redirect, alternatives and low-data sources; not the remote cache. A refusal fails the source with code denied_address. Not with a proxy unless --noproxy '*'.", kind: .repeatedValue),
+        .flag("deny-private-addresses", help: "As --deny-address for every address that is not the public Internet: loopback, RFC 1918, link-local (169.254.169.254 too), CGNAT, unique local IPv6, unspecified, and their IPv4-mapped IPv6 forms."),
         .value("limit-rate", valueName: "BYTES_PER_SECOND", help: "Cap each download's speed (K, M, G suffixes)."),
         .value("speed-limit", valueName: "N", help: "Give up on a transfer slower than N bytes/s for --speed-time seconds (a timeout: retried with --retry).", defaultDescription: "1 with --speed-time"),
         .value("speed-time", valueName: "SECONDS", help: "See --speed-limit.", defaultDescription: "30 with --speed-limit"),
@@ -112,6 +115,7 @@ enum Specs {
     static let remoteOptions: [OptionSpec] = [
         .value("remote-cache", valueName: "URL", help: "The remote cache: http(s)://HOST/PREFIX/ (GET, HEAD, PUT; pull needs a JSON directory listing) or s3://BUCKET/PREFIX (signed with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION). Also IMGFETCH_REMOTE_CACHE."),
         .value("s3-endpoint", valueName: "URL", help: "The S3-compatible endpoint for s3:// (MinIO, Ceph, R2, ...; path-style URLs).", defaultDescription: "https://s3.REGION.amazonaws.com"),
+        remoteCacert, remoteInsecure,
     ]
 
     static let cache = CommandSpec(

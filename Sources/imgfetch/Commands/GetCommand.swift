@@ -15,7 +15,7 @@ enum GetCommand {
             throw UsageError("several sources need --output-dir DIR (-o writes one file)", commandPath: ["get"])
         }
         let settings = try RequestOptions(parsed, outputPath: output)
-        if settings.network.tls.insecure { Console.errorLine(NetworkSettings.insecureWarning) }
+        settings.warnOfUnverifiedTLS()
         let source: Source
         do { source = try Source(parsing: sourceText) } catch {
             throw UsageError(error.message(naming: Source.abbreviated(sourceText)), commandPath: ["get"])
@@ -71,7 +71,7 @@ enum GetCommand {
     /// failed (3 when every failure is not-cached), else 4 after a cache error, else 0.
     static func runMany(_ texts: [String], parsed: ParsedCommand, outputDir: OutputDirectory) async throws(UsageError) -> ExitCode {
         let settings = try RequestOptions(parsed)
-        if settings.network.tls.insecure { Console.errorLine(NetworkSettings.insecureWarning) }
+        settings.warnOfUnverifiedTLS()
         var sources: [Source] = []
         for text in texts {
             do { sources.append(try Source(parsing: text)) } catch {

@@ -28,6 +28,24 @@ enum NetworkSettings {
         n.tls = TLSOptions.resolve(cacert: cacert, capath: capath, insecure: parsed.flag("insecure"), environment: environment)
         n.proxy = try parsed.value("proxy").map { v throws(UsageError) in try fieldValue(v, option: "--proxy") }
         n.noProxy = try parsed.value("noproxy").map { v throws(UsageError) in try fieldValue(v, option: "--noproxy") }
+        n.resolve = try parsed.values("resolve").map { v throws(UsageError) in try resolveEntry(v) }
+        n.deniedAddresses = try parsed.values("deny-address").map { v throws(UsageError) in
+            guard let range = AddressRange(parsing: v) else {
+                throw UsageError("invalid value '\(ListParser.quoted(v, limit: 80, marks: false))' for '--deny-address': expected an IP address or ADDRESS/PREFIX (10.0.0.0/8, fd00::/8)")
+            }
+            return range
+        }
+        n.denyPrivateAddresses = parsed.flag("deny-private-addresses")
+        if !n.deniedRanges.isEmpty {
+            // Through a proxy the address connected to is the proxy's: the guard would check nothing.
+            func env(_ name: String) -> String? { environment(name).flatMap { $0.isEmpty ? nil : $0 } }
+            let proxied = n.proxy.map { !$0.isEmpty } ?? ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"].contains { env($0) != nil }
+            let bypassed = (n.noProxy ?? env("no_proxy") ?? env("NO_PROXY"))?.trimmingSpaces() == "*"
+            if proxied && !bypassed {
+                let option = n.deniedAddresses.isEmpty ? "--deny-private-addresses" : "--deny-address"
+                throw UsageError("\(option) checks the address connected to, which through a proxy is the proxy's: give --noproxy '*' or no proxy (-x, http_proxy, https_proxy, all_proxy)")
+            }
+        }
         if let v = try parsed.parse("limit-rate", ValueParsers.byteSize) {
             guard v > 0 else { throw UsageError("invalid value '0' for '--limit-rate': expected at least 1 byte per second") }
             n.limitRate = v
@@ -37,8 +55,27 @@ enum NetworkSettings {
         return n
     }
 
+    /// `HOST:PORT:ADDR[,ADDR]...` as curl's `--resolve` takes it (HOST a name without blanks or
+    /// control characters, PORT 1-65535, each ADDR an IP address, IPv6 in brackets or not).
+    static func resolveEntry(_ text: String) throws(UsageError) -> String {
+        let bad = UsageError("invalid value '\(ListParser.quoted(text, limit: 120, marks: false))' for '--resolve': expected HOST:PORT:ADDR (ADDR an IP address; several comma-separated)")
+        let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, parts[0].utf8.count <= 253,
+              parts[0].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "[") }),
+              parts[1].utf8.allSatisfy({ (48...57).contains($0) }), (1...5).contains(parts[1].count),
+              let port = Int(parts[1]), (1...65535).contains(port) else { throw bad }
+        let addresses = parts[2].split(separator: ",", omittingEmptySubsequences: false)
+        guard !addresses.isEmpty else { throw bad }
+        for a in addresses {
+            var address = Substring(a)
+            if address.hasPrefix("[") && address.hasSuffix("]") { address = address.dropFirst().dropLast() }
+            guard !address.contains("/"), AddressRange(parsing: String(address)) != nil else { throw bad }
+        }
+        return text
+    }
+
     /// The warning `-k` gives, every time it is used (even with --quiet).
-    static let insecureWarning = "warning: --insecure: server certificates and host names are not verified"
+    static let insecureWarning = "warning: --insecure: the origin's certificates and host names are not verified (what it serves is never uploaded to a remote cache)"
 
     /// `Name: value` or `Name:`; a bad one is named without its value when it names an identity header.
     static func header(_ text: String, option: String) throws(UsageError) -> NetworkOptions.Header {

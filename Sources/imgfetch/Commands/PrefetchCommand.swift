@@ -14,7 +14,7 @@ enum PrefetchCommand {
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
         let settings = try RequestOptions(parsed)
         let outputDir = try OutputDirectory.from(parsed)
-        if settings.network.tls.insecure { Console.errorLine(NetworkSettings.insecureWarning) }
+        settings.warnOfUnverifiedTLS()
         var limits = Limits()
         limits.transfers = try parsed.int("jobs", range: 1...256) ?? 8
         limits.rate = try parsed.double("rate", range: 0.001...100_000)

@@ -75,7 +75,7 @@ struct RequestOptions {
         }
         self.options = options
         network = try NetworkSettings.parse(parsed, environment: environment)
-        remote = try RemoteSettings.tier(from: parsed, environment: environment, tls: network.tls)
+        remote = try RemoteSettings.tier(from: parsed, environment: environment, proxy: network.proxy, noProxy: network.noProxy)
 
         lowDataSource = try parsed.value("low-data-source").map { text throws(UsageError) in try RequestOptions.source(text, option: "--low-data-source") }
         alternatives = try parsed.values("alt").map { text throws(UsageError) in try RequestOptions.source(text, option: "--alt") }
@@ -92,6 +92,13 @@ struct RequestOptions {
         json = parsed.flag("json")
         quiet = parsed.flag("quiet")
         verbose = parsed.flag("verbose")
+    }
+
+    /// `-k`'s and `--remote-insecure`'s warnings, each naming what is not verified, every time
+    /// (even with --quiet).
+    func warnOfUnverifiedTLS() {
+        if network.tls.insecure { Console.errorLine(NetworkSettings.insecureWarning) }
+        if remote?.store.tls.insecure == true { Console.errorLine(RemoteSettings.insecureWarning) }
     }
 
     func request(for source: Source, lowDataSource: Source? = nil, alternatives: [Source] = [],

@@ -27,6 +27,8 @@ final class NginxDAVServer {
     struct StartError: Error, CustomStringConvertible { var description: String }
 
     let port: Int
+    /// `http`, or `https` with `tls`.
+    let scheme: String
     /// The temporary directory holding everything.
     let directory: URL
     /// The document root: object `p/x` of `url("/p/x")` is `root/p/x`.
@@ -34,7 +36,9 @@ final class NginxDAVServer {
     private let process: Process
     private var hangingSocket: Int32 = -1
 
-    init(mode: Mode = .normal) throws {
+    /// `tls`: serve https with this certificate and key (PEM files) instead of http.
+    /// `workerConnections`: nginx's `worker_connections` (a test with hundreds of connections at once).
+    init(mode: Mode = .normal, tls: (certificate: String, key: String)? = nil, workerConnections: Int = 512) throws {
         guard let nginx = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/usr/bin/nginx"]
             .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw StartError(description: "nginx was not found (Debian: apt-get install nginx-light; scripts/install-deps.sh)")
@@ -79,7 +83,7 @@ final class NginxDAVServer {
                 \(user)
                 pid \(d)/logs/nginx.pid;
                 error_log \(d)/logs/error.log warn;
-                events { worker_connections 512; }
+                events { worker_connections \(workerConnections); }
                 http {
                     log_format methods '$request_method $uri $status';
                     access_log \(d)/logs/access.log methods;
@@ -90,7 +94,8 @@ final class NginxDAVServer {
                     scgi_temp_path \(d)/scgi_temp;
                     client_max_body_size 0;
                     server {
-                        listen 127.0.0.1:\(port);
+                        listen 127.0.0.1:\(port)\(tls == nil ? "" : " ssl");
+                        \(tls.map { "ssl_certificate \($0.certificate); ssl_certificate_key \($0.key);" } ?? "")
                         root \(root.path);
                         location / {
                 \(location)
@@ -109,6 +114,7 @@ final class NginxDAVServer {
             try process.run()
             if LocalPorts.waitListening(port, process: process, seconds: 10) {
                 self.port = port
+                self.scheme = tls == nil ? "http" : "https"
                 self.directory = dir
                 self.root = root
                 self.process = process
@@ -126,8 +132,8 @@ final class NginxDAVServer {
 
     deinit { stop() }
 
-    /// `http://127.0.0.1:PORT` + `path` (which starts with `/`).
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    /// `http://127.0.0.1:PORT` (or `https://`) + `path` (which starts with `/`).
+    func url(_ path: String) -> String { "\(scheme)://127.0.0.1:\(port)\(path)" }
 
     /// Stops nginx (SIGTERM, then waits) and removes the temporary directory.
     func stop() {

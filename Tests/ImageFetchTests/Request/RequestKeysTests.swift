@@ -47,6 +47,9 @@ final class RequestKeysTests: XCTestCase {
         "network.limitRate": { $0.network.limitRate = 1000 },
         "network.speedLimit": { $0.network.speedLimit = 10 },
         "network.speedTime": { $0.network.speedTime = 10 },
+        "network.deniedAddresses": { $0.network.deniedAddresses = [AddressRange(parsing: "10.0.0.0/8")!] },
+        "network.denyPrivateAddresses": { $0.network.denyPrivateAddresses = true },
+        "network.resolve": { $0.network.resolve = ["example.com:443:127.0.0.1"] },
     ]
 
     let base = ImageRequest(source: .http("https://example.com/a.jpg"))
