@@ -5,7 +5,8 @@
 ///
 /// An entry is a `<key>.meta` with its image files `<key>.<ext>` in the shard directory `<key prefix 2>`:
 /// - footprint: the image files' sizes plus 512 bytes for the metadata (as `CacheEntry.footprint`);
-/// - last access: the newest image file's mtime (a metadata file without its image: the metadata's mtime).
+/// - last access: the newest image file's mtime (a metadata file without its image: the metadata's mtime);
+/// - tier: a by-product (`CacheEntry.Kept`) when an image file lacks the owner-write bit.
 /// Image files without metadata (a write in progress, an orphan) are not entries; names that are not
 /// a key, links and other non-regular files are skipped.
 struct CacheScan {
@@ -15,6 +16,9 @@ struct CacheScan {
         var lastAccess: Double
         /// Image file names, usually one.
         var dataNames: [String]
+        /// `CacheEntry.Kept.tier`, from the image's owner-write bit (no `.meta` is read): a
+        /// by-product's image is written without it.
+        var tier: UInt8 = CacheEntry.Kept.requested.tier
     }
 
     let root: Directory
@@ -58,6 +62,7 @@ struct CacheScan {
                 entry.footprint = saturatingAdd(entry.footprint, max(0, status.size))
                 entry.lastAccess = max(entry.lastAccess, status.modified)
                 entry.dataNames.append(name)
+                if !status.ownerWritable { entry.tier = CacheEntry.Kept.byproduct.tier }
             }
             if entry.dataNames.isEmpty {
                 guard let status = shard.status(key + ".meta"), status.isRegular else { continue }

@@ -2,19 +2,28 @@
 import Glibc
 #endif
 
+/// The size limit, store by store. Every store adds its footprint to `v1/usage` under the cache's
+/// lock (a few microseconds). A store that takes the cache over its hard limit then deletes entries
+/// from the candidate list (`DiskCache+Candidates.swift`), `batchSize` at a time, each batch under
+/// the lock, until the cache fits again: a few entries for a store of ordinary size. When the list
+/// is used up (or void), the store rebuilds it first by a scan that holds no lock, so the stores of
+/// other processes go on meanwhile. A crash anywhere leaves a valid cache: entries go metadata first,
+/// the list is replaced by rename, and a stale cursor or total only makes the next store do more.
 extension DiskCache {
     var usagePath: String { root + "/" + CacheLayout.usageFile }
     var lockPath: String { root + "/" + CacheLayout.lockFile }
     /// The largest total `v1/usage` may hold; anything else there is ignored (and recounted).
     static let usageLimit: Int64 = 1 << 62
+    /// Candidates deleted under one hold of the lock.
+    static let batchSize = 32
 
-    /// Accounts for a write and, when the hard limit is exceeded, evicts least recently used entries
-    /// down to the low-water mark (`DiskCache+Trim.swift`).
+    /// Accounts for a write and, when the hard limit is exceeded, evicts until the cache fits.
     /// The first write of a process reads `v1/usage` (or scans once when it is missing).
-    func recordWrite(_ bytes: Int64, keeping key: String, in version: DirectoryHandle) {
-        guard let limit = sizeLimit else { return }
+    /// Returns what was evicted.
+    func recordWrite(_ bytes: Int64, keeping key: String, kept: CacheEntry.Kept, in version: DirectoryHandle) -> CacheRemoval {
+        guard let limit = sizeLimit else { return CacheRemoval() }
         // The running total is shared by every process using the directory: re-read and update it
-        // under the lock on each write (a few microseconds), so one process sees another's writes.
+        // under the lock on each write, so one process sees another's writes.
         let total: Int64 = version.withLock(CacheLayout.lockFile) {
             let updated: Int64
             if let shared = readUsage(version) {
@@ -23,9 +32,86 @@ extension DiskCache {
                 updated = scanTotal(version)  // already includes the entry just written
             }
             writeUsage(updated, version)
+            // A list would delete outputs asked for while this newer by-product stays: it is cut to
+            // its by-products (its count rewritten), so the store that uses them up lists again.
+            if kept == .byproduct, let header = candidateHeader(version), header.firstRequested < header.count {
+                version.patch(Array(EvictionCandidates.digits(max(header.cursor, header.firstRequested)).utf8),
+                              at: CacheLayout.candidatesFile, offset: EvictionCandidates.countOffset)
+            }
             return updated
         }
-        if total > limit { evict(toFit: DiskCache.lowWater(of: limit), keeping: key, in: version) }
+        guard total > limit else { return CacheRemoval() }
+        return evictIncrementally(toFit: limit, keeping: key, in: version)
+    }
+
+    /// Deletes candidates in batches until the cache holds at most `limit` bytes; rebuilds the list
+    /// when it runs out. Falls back to the exact eviction (`evict(toFit:)`) when lists do not suffice
+    /// (entries used since they were listed), so the hard limit holds when the store returns.
+    func evictIncrementally(toFit limit: Int64, keeping key: String?, in version: DirectoryHandle) -> CacheRemoval {
+        var removal = CacheRemoval()
+        var scans = 0
+        while true {
+            let (fits, exhausted) = version.withLock(CacheLayout.lockFile) { () -> (Bool, Bool) in
+                guard var usage = readUsage(version) else { return (false, true) }
+                guard usage > limit else { return (true, false) }
+                guard var header = candidateHeader(version),
+                      let records = candidateRecords(version, header, limit: DiskCache.batchSize) else { return (false, true) }
+                var batch = CacheRemoval()
+                var shards: [String: DirectoryHandle] = [:]
+                for record in records {
+                    if usage <= limit { break }
+                    header.cursor += 1
+                    guard record.key != key else { continue }
+                    let name = shardName(record.key)
+                    if shards[name] == nil { shards[name] = try? version.subdirectory(name) }
+                    guard let shard = shards[name], let footprint = removeCandidate(record, in: shard) else { continue }
+                    usage -= footprint
+                    batch.count += 1
+                    batch.bytes = saturatingAdd(batch.bytes, max(0, footprint - 512))
+                }
+                version.patch(Array(EvictionCandidates.digits(header.cursor).utf8), at: CacheLayout.candidatesFile,
+                              offset: EvictionCandidates.cursorOffset)
+                writeUsage(max(0, usage), version)
+                addEvictionTotals(batch, version)
+                removal.count += batch.count
+                removal.bytes = saturatingAdd(removal.bytes, batch.bytes)
+                return (usage <= limit, header.cursor >= header.count)
+            }
+            if fits { return removal }
+            if exhausted {
+                scans += 1
+                if scans > 2 { break }
+                rebuildCandidates(version, needed: { total in max(0, total - DiskCache.lowWater(of: limit)) }, keeping: key)
+            }
+        }
+        let rest = evict(toFit: limit, keeping: key, in: version)
+        removal.count += rest.count
+        removal.bytes = saturatingAdd(removal.bytes, rest.bytes)
+        return removal
+    }
+
+    /// Removes the listed entry when it is still what the scan saw: no more recently used (an image's
+    /// mtime newer than recorded: a hit or a new store since), in no higher tier. Returns its
+    /// footprint when removed, nil when it was left (or is gone already: another remover).
+    func removeCandidate(_ record: EvictionCandidates.Record, in shard: DirectoryHandle) -> Int64? {
+        var footprint: Int64 = 512, lastAccess = -Double.infinity, tier = CacheEntry.Kept.requested.tier
+        var names: [String] = []
+        for ext in CacheLayout.imageExtensions {
+            let name = record.key + "." + ext
+            guard let status = shard.status(name), status.isRegular else { continue }
+            names.append(name)
+            footprint = saturatingAdd(footprint, max(0, status.size))
+            lastAccess = max(lastAccess, status.modified)
+            if !status.ownerWritable { tier = CacheEntry.Kept.byproduct.tier }
+        }
+        if names.isEmpty {
+            guard let status = shard.status(record.key + ".meta"), status.isRegular else { return nil }
+            lastAccess = status.modified
+        }
+        guard lastAccess <= record.lastAccess, tier <= record.tier else { return nil }
+        guard shard.remove(record.key + ".meta") else { return nil }
+        for name in names { shard.remove(name) }
+        return footprint
     }
 
     /// The running total in `v1/usage`; nil when it is missing, not a regular file, or not a number

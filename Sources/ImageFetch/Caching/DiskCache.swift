@@ -92,20 +92,35 @@ public final class DiskCache: ImageCaching, Sendable {
 
     @discardableResult
     public func store(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> String? {
+        try storeReporting(bytes, entry: entry).path
+    }
+
+    public func storeReporting(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> CacheStore {
         var entry = entry
         entry.bytes = Int64(bytes.count)
         guard CacheLayout.isKey(entry.key) else { throw .cacheUnavailable("not a cache key: \(entry.key)") }
         // An entry that cannot fit even in an empty cache is not stored (it would evict everything).
-        if let sizeLimit, entry.footprint > sizeLimit { return nil }
+        if let sizeLimit, entry.footprint > sizeLimit { return CacheStore(path: nil) }
         if entry.checksum.isEmpty { entry.checksum = Checksum.string(bytes) }
         let meta = entry.encoded()
+        // A by-product's image lacks the owner-write bit: the eviction scan reads names and stat only.
+        let mode: mode_t = entry.kept == .byproduct ? 0o444 : 0o644
         let version = try write { (version, temporary) throws(FileSystem.Failure) in
             let shard = try version.subdirectory(shardName(entry.key), create: true)
-            try shard.writeAtomically(bytes, to: dataName(entry), via: temporary, sync: synchronous)
+            try shard.writeAtomically(bytes, to: dataName(entry), via: temporary, sync: synchronous, mode: mode)
             try shard.writeAtomically(meta, to: entry.key + ".meta", via: temporary, sync: synchronous)
         }
-        recordWrite(entry.footprint, keeping: entry.key, in: version)
-        return dataPath(entry)
+        let evicted = recordWrite(entry.footprint, keeping: entry.key, kept: entry.kept, in: version)
+        return CacheStore(path: dataPath(entry), evicted: evicted)
+    }
+
+    public func promote(_ entry: CacheEntry) {
+        guard entry.kept == .byproduct, CacheLayout.isKey(entry.key), let shard = openShard(of: entry.key) else { return }
+        var asked = entry
+        asked.kept = .requested
+        // The image first: a crash between the two leaves an entry the scan already treats as asked for.
+        shard.makeOwnerWritable(dataName(entry))
+        try? refresh(asked)
     }
 
     public func refresh(_ entry: CacheEntry) throws(FetchError) {
