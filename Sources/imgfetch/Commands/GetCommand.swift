@@ -155,6 +155,10 @@ enum Report {
         var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
         if let file { line += ", written to \(ListParser.quoted(file, limit: 300, marks: false))" }
         if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
+        if result.evicted.count > 0 {
+            let n = result.evicted.count
+            line += ", evicted \(n) entr\(n == 1 ? "y" : "ies") (\(Formatting.size(result.evicted.bytes))) to stay within the cache's size limit"
+        }
         return line
     }
 
