@@ -17,20 +17,15 @@ extension DiskCache {
     /// Candidates deleted under one hold of the lock.
     static let batchSize = 32
 
-    /// Accounts for a write and, when the hard limit is exceeded, evicts until the cache fits.
-    /// The first write of a process reads `v1/usage` (or scans once when it is missing).
-    /// Returns what was evicted.
-    func recordWrite(_ bytes: Int64, keeping key: String, kept: CacheEntry.Kept, in version: DirectoryHandle) -> CacheRemoval {
-        guard let limit = sizeLimit else { return CacheRemoval() }
+    /// Adds a write's footprint to the running total, before the write (`store`); returns the new
+    /// total, nil without a limit. The first write of a process reads `v1/usage` (or scans once when
+    /// it is missing).
+    func reserve(_ bytes: Int64, kept: CacheEntry.Kept, in version: DirectoryHandle) -> Int64? {
+        guard sizeLimit != nil else { return nil }
         // The running total is shared by every process using the directory: re-read and update it
         // under the lock on each write, so one process sees another's writes.
-        let total: Int64 = version.withLock(CacheLayout.lockFile) {
-            let updated: Int64
-            if let shared = readUsage(version) {
-                updated = shared.saturatingAdd(bytes)
-            } else {
-                updated = scanTotal(version)  // already includes the entry just written
-            }
+        return version.withLock(CacheLayout.lockFile) {
+            let updated = (readUsage(version) ?? scanTotal(version)).saturatingAdd(bytes)
             writeUsage(updated, version)
             // A list would delete outputs asked for while this newer by-product stays: it is cut to
             // its by-products (its count rewritten), so the store that uses them up lists again.
@@ -40,8 +35,17 @@ extension DiskCache {
             }
             return updated
         }
-        guard total > limit else { return CacheRemoval() }
-        return evictIncrementally(toFit: limit, keeping: key, in: version)
+    }
+
+    /// Evicts until the cache fits its limit when the running total says it does not (a store of
+    /// another process, or one killed before its eviction, may have left it over): what `get` and
+    /// `prefetch` run before they end, so the limit holds when a command ends. One small read when
+    /// the cache fits.
+    @discardableResult
+    public func fitLimit() -> CacheRemoval {
+        guard let limit = sizeLimit, let version = (try? openVersion()) ?? nil,
+              let usage = readUsage(version), usage > limit else { return CacheRemoval() }
+        return evictIncrementally(toFit: limit, keeping: nil, in: version)
     }
 
     /// Deletes candidates in batches until the cache holds at most `limit` bytes; rebuilds the list

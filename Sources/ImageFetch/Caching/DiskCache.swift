@@ -105,13 +105,17 @@ public final class DiskCache: ImageCaching, Sendable {
         let meta = entry.encoded()
         // A by-product's image lacks the owner-write bit: the eviction scan reads names and stat only.
         let mode: mode_t = entry.kept == .byproduct ? 0o444 : 0o644
+        var total: Int64?
         let version = try write { (version, temporary) throws(FileSystem.Failure) in
+            // Counted before it is written: a process killed in between leaves the total too high
+            // (the next store evicts a little early), never too low (the cache over its limit unseen).
+            if total == nil { total = reserve(entry.footprint, kept: entry.kept, in: version) }
             let shard = try version.subdirectory(shardName(entry.key), create: true)
             try shard.writeAtomically(bytes, to: dataName(entry), via: temporary, sync: synchronous, mode: mode)
             try shard.writeAtomically(meta, to: entry.key + ".meta", via: temporary, sync: synchronous)
         }
-        let evicted = recordWrite(entry.footprint, keeping: entry.key, kept: entry.kept, in: version)
-        return CacheStore(path: dataPath(entry), evicted: evicted)
+        guard let limit = sizeLimit, let total, total > limit else { return CacheStore(path: dataPath(entry)) }
+        return CacheStore(path: dataPath(entry), evicted: evictIncrementally(toFit: limit, keeping: entry.key, in: version))
     }
 
     public func promote(_ entry: CacheEntry) {

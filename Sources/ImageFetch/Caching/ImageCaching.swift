@@ -20,6 +20,9 @@ public protocol ImageCaching: Sendable {
     /// An entry kept as a by-product that is now asked for as it is becomes an output asked for
     /// (`CacheEntry.Kept.requested`): eviction then no longer takes it first.
     func promote(_ entry: CacheEntry)
+    /// Evicts until the cache is within its size limit, when it is not: run before a command ends.
+    @discardableResult
+    func fitLimit() -> CacheRemoval
     /// After a 304: a new expiry (and validators when the server sent new ones), without rewriting bytes.
     func refresh(_ entry: CacheEntry) throws(FetchError)
     /// Keys the credentials of sources that carry them (see `CredentialDigest`). Default: this
@@ -33,6 +36,8 @@ extension ImageCaching {
         CacheStore(path: try store(bytes, entry: entry))
     }
     public func promote(_ entry: CacheEntry) {}
+    @discardableResult
+    public func fitLimit() -> CacheRemoval { CacheRemoval() }
 }
 
 /// What one store did: the image file (nil when the entry alone is larger than the size limit) and

@@ -52,6 +52,8 @@ enum GetCommand {
                 Console.errorLine("\(source.description): \(problem)")
                 return .failed
             }
+            // The cache ends within its limit (another process's store may have left it over).
+            result.evicted.add(pipeline.cache.fitLimit())
             // The image is out; its upload (if any) is waited for, its failure a warning of the record.
             if let remote, let timeout = settings.remote?.timeout {
                 result.warnings += await remote.uploader.finish(timeout: timeout)
@@ -95,6 +97,7 @@ enum GetCommand {
             }
         }
         if let remote, let timeout = settings.remote?.timeout { _ = await remote.uploader.finish(timeout: timeout) }
+        pipeline.cache.fitLimit()
         if failed > 0 { return failed == notCached ? .notCached : .failed }
         return cacheErrors > 0 ? .cacheUnusable : .ok
     }
