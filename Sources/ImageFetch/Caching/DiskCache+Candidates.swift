@@ -133,19 +133,22 @@ extension DiskCache {
     /// added while it ran). Returns the scan's total footprint, nil when the cache cannot be read.
     @discardableResult
     func rebuildCandidates(_ version: DirectoryHandle, needed: (Int64) -> Int64, keeping key: String?) -> Int64? {
+        // `keeping`: the entry being stored, which this store must not remove.
         guard let scan = CacheScan(root: root) else { return nil }
         let before = readUsage(version)
         // The oldest `maxCandidates` by (tier, last access), kept in a bounded max-heap: memory stays
         // bounded however large the cache is.
         var heap = CandidateHeap(capacity: EvictionCandidates.maxCandidates)
-        var total: Int64 = 0
+        var total: Int64 = 0, keptFootprint: Int64 = 0
         scan.forEachEntry { _, e in
             total = saturatingAdd(total, e.footprint)
-            guard e.key != key else { return }
+            // The entry being stored is listed too (the store skips it, the next may take it), but
+            // does not count towards what this list frees.
+            if e.key == key { keptFootprint = e.footprint }
             heap.offer(EvictionCandidates.Record(key: e.key, tier: e.tier, footprint: e.footprint, lastAccess: e.lastAccess))
         }
         var records = heap.sorted()
-        let want = needed(total)
+        let want = saturatingAdd(needed(total), keptFootprint)
         var covered: Int64 = 0, take = 0
         while take < records.count && covered < want { covered = saturatingAdd(covered, records[take].footprint); take += 1 }
         records.removeSubrange(take...)

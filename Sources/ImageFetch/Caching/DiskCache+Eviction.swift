@@ -62,10 +62,16 @@ extension DiskCache {
                       let records = candidateRecords(version, header, limit: DiskCache.batchSize) else { return (false, true) }
                 var batch = CacheRemoval()
                 var shards: [String: DirectoryHandle] = [:]
+                // The entry being stored may be listed (a by-product listed by its own store's scan):
+                // it stays, and the cursor stops at it, so that the next store can take it.
+                var kept: Int?
                 for record in records {
                     if usage <= limit { break }
                     header.cursor += 1
-                    guard record.key != key else { continue }
+                    guard record.key != key else {
+                        if kept == nil { kept = header.cursor - 1 }
+                        continue
+                    }
                     let name = shardName(record.key)
                     if shards[name] == nil { shards[name] = try? version.subdirectory(name) }
                     guard let shard = shards[name], let footprint = removeCandidate(record, in: shard) else { continue }
@@ -73,13 +79,16 @@ extension DiskCache {
                     batch.count += 1
                     batch.bytes = saturatingAdd(batch.bytes, max(0, footprint - 512))
                 }
+                let exhausted = header.cursor >= header.count
+                // Only when this store is done: a store going on to the next batch must get past it.
+                if let kept, usage <= limit { header.cursor = kept }
                 version.patch(Array(EvictionCandidates.digits(header.cursor).utf8), at: CacheLayout.candidatesFile,
                               offset: EvictionCandidates.cursorOffset)
                 writeUsage(max(0, usage), version)
                 addEvictionTotals(batch, version)
                 removal.count += batch.count
                 removal.bytes = saturatingAdd(removal.bytes, batch.bytes)
-                return (usage <= limit, header.cursor >= header.count)
+                return (usage <= limit, exhausted)
             }
             if fits { return removal }
             if exhausted {
