@@ -129,13 +129,18 @@ extension DiskCache {
 
     /// Scans the cache (names and stat, `CacheScan`) WITHOUT the lock and persists the candidates
     /// that free `needed` bytes (at most `maxCandidates`), then, under the lock for a rename and one
-    /// number, replaces the list and corrects `v1/usage` by what the scan counted (plus what stores
-    /// added while it ran). Returns the scan's total footprint, nil when the cache cannot be read.
+    /// number, replaces the list and, when nothing changed the total meanwhile, sets `v1/usage` to
+    /// what the scan counted. Returns the scan's total footprint, nil when the cache cannot be read.
     @discardableResult
     func rebuildCandidates(_ version: DirectoryHandle, needed: (Int64) -> Int64, keeping key: String?) -> Int64? {
         // `keeping`: the entry being stored, which this store must not remove.
         guard let scan = CacheScan(root: root) else { return nil }
-        let before = readUsage(version)
+        // The total is rewritten one byte longer (its value unchanged, old readers unaffected): any
+        // store or eviction during the scan rewrites it at its usual length, which the end sees.
+        let marked: Bool = version.withLock(CacheLayout.lockFile) {
+            guard let usage = readUsage(version) else { return false }
+            return writeUsage(usage, version, padding: DiskCache.scanMarkPadding)
+        }
         // The oldest `maxCandidates` by (tier, last access), kept in a bounded max-heap: memory stays
         // bounded however large the cache is.
         var heap = CandidateHeap(capacity: EvictionCandidates.maxCandidates)
@@ -160,9 +165,15 @@ extension DiskCache {
               let staged = try? version.stage(file, in: temporary, sync: false) else { return total }
         version.withLock(CacheLayout.lockFile) {
             version.commit(staged, from: temporary, to: CacheLayout.candidatesFile)
-            let now = readUsage(version)
-            let added = (before != nil && now != nil) ? max(0, now! - before!) : 0
-            writeUsage(saturatingAdd(total, added), version)
+            // The scan's count replaces the running total only when no store or eviction changed the
+            // total while it ran (the file is unchanged): a store counted by the total but missed by
+            // the scan would otherwise be lost. Else the total stays: it never counts too little.
+            // (Without a total to mark: when still none, the scan's count is all there is.)
+            let unchanged = marked ? version.status(CacheLayout.usageFile)?.size == Int64(DiskCache.scanMarkPadding + 1)
+                                   : readUsage(version) == nil
+            if unchanged {
+                writeUsage(total, version)
+            }
         }
         return total
     }

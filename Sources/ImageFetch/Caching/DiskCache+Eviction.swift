@@ -138,10 +138,16 @@ extension DiskCache {
 
     /// Rewritten in place (under the lock), not by rename: it is a hint that every full scan corrects,
     /// and a new inode per store costs more than the store's own metadata.
-    func writeUsage(_ total: Int64, _ version: DirectoryHandle) {
+    /// `padding`: the width the number is padded to with spaces (`scanMarkPadding` marks a scan).
+    @discardableResult
+    func writeUsage(_ total: Int64, _ version: DirectoryHandle, padding: Int = 20) -> Bool {
         let text = String(min(max(total, 0), DiskCache.usageLimit))
-        version.overwrite(Array((text + String(repeating: " ", count: max(0, 20 - text.count)) + "\n").utf8), at: CacheLayout.usageFile)
+        return version.overwrite(Array((text + String(repeating: " ", count: max(0, padding - text.count)) + "\n").utf8),
+                                 at: CacheLayout.usageFile)
     }
+
+    /// The padding of a total written at the start of a candidate scan (`rebuildCandidates`).
+    static let scanMarkPadding = 21
 
     /// The total footprint, from names and file sizes only (`CacheScan`: no `.meta` is read).
     func scanTotal(_ version: DirectoryHandle) -> Int64 {
