@@ -30,10 +30,12 @@ struct CacheScan {
 
     /// Calls `body` for every entry, shard by shard (shards in order; entries in directory order), with the
     /// open shard directory (for removals relative to it).
-    func forEachEntry(_ body: (Directory, Entry) -> Void) {
+    /// `orphan` is called with the mtime of each image file without its metadata (a write in
+    /// progress between its two renames, or a leftover).
+    func forEachEntry(orphan: ((Double) -> Void)? = nil, _ body: (Directory, Entry) -> Void) {
         for shardName in root.sortedNames() where CacheScan.isShardName(shardName) {
             guard let shard = Directory(in: root, shardName) else { continue }
-            for entry in CacheScan.entries(in: shard, shardName: shardName) { body(shard, entry) }
+            for entry in CacheScan.entries(in: shard, shardName: shardName, orphan: orphan) { body(shard, entry) }
         }
     }
 
@@ -42,7 +44,7 @@ struct CacheScan {
     }
 
     /// The entries of one shard directory, in directory order.
-    static func entries(in shard: Directory, shardName: String) -> [Entry] {
+    static func entries(in shard: Directory, shardName: String, orphan: ((Double) -> Void)? = nil) -> [Entry] {
         var metas: [String] = []
         var data: [String: [String]] = [:]
         shard.forEachName { name in
@@ -69,6 +71,12 @@ struct CacheScan {
                 entry.lastAccess = status.modified
             }
             out.append(entry)
+        }
+        if let orphan, data.count > metas.count {
+            let committed = Set(metas)
+            for (key, names) in data where !committed.contains(key) {
+                for name in names { if let status = shard.status(name) { orphan(status.modified) } }
+            }
         }
         return out
     }

@@ -111,6 +111,18 @@ struct EvictionCandidates {
 }
 
 extension DiskCache {
+    /// Temporary files and images without metadata younger than this are writes in flight;
+    /// older ones are leftovers of killed writers (removed by `cache prune` and `verify --repair`).
+    static let inFlightAge: Double = 3600
+
+    /// Whether `v1/tmp` holds a temporary file younger than `inFlightAge`: a store counted but not
+    /// yet committed.
+    func writesInFlight(_ version: DirectoryHandle) -> Bool {
+        guard let temporary = try? version.subdirectory(CacheLayout.temporaryDirectory) else { return false }
+        let recent = FileSystem.now() - DiskCache.inFlightAge
+        return temporary.list().contains { CacheLayout.isTemporary($0) && (temporary.status($0)?.modified ?? 0) >= recent }
+    }
+
     /// The candidate list's header in `version`; nil when it is absent or void.
     func candidateHeader(_ version: DirectoryHandle) -> EvictionCandidates? {
         guard let (bytes, size) = version.read(CacheLayout.candidatesFile, offset: 0, count: EvictionCandidates.headerSize) else { return nil }
@@ -138,14 +150,16 @@ extension DiskCache {
         // The total is rewritten one byte longer (its value unchanged, old readers unaffected): any
         // store or eviction during the scan rewrites it at its usual length, which the end sees.
         let marked: Bool = version.withLock(CacheLayout.lockFile) {
-            guard let usage = readUsage(version) else { return false }
+            guard let usage = readUsage(version), !writesInFlight(version) else { return false }
             return writeUsage(usage, version, padding: DiskCache.scanMarkPadding)
         }
+        var orphans = false
+        let recent = FileSystem.now() - DiskCache.inFlightAge
         // The oldest `maxCandidates` by (tier, last access), kept in a bounded max-heap: memory stays
         // bounded however large the cache is.
         var heap = CandidateHeap(capacity: EvictionCandidates.maxCandidates)
         var total: Int64 = 0, keptFootprint: Int64 = 0
-        scan.forEachEntry { _, e in
+        scan.forEachEntry(orphan: { if $0 >= recent { orphans = true } }) { _, e in
             total = saturatingAdd(total, e.footprint)
             // The entry being stored is listed too (the store skips it, the next may take it), but
             // does not count towards what this list frees.
@@ -166,12 +180,14 @@ extension DiskCache {
         version.withLock(CacheLayout.lockFile) {
             version.commit(staged, from: temporary, to: CacheLayout.candidatesFile)
             // The scan's count replaces the running total only when no store or eviction changed the
-            // total while it ran (the file is unchanged): a store counted by the total but missed by
-            // the scan would otherwise be lost. Else the total stays: it never counts too little.
+            // total while it ran (the file is unchanged) and no write was in flight (stores count
+            // before they write: a temporary file, or an image whose metadata is not yet renamed,
+            // is a store the total counts and the scan may have missed). Else the total stays: it
+            // never counts too little.
             // (Without a total to mark: when still none, the scan's count is all there is.)
             let unchanged = marked ? version.status(CacheLayout.usageFile)?.size == Int64(DiskCache.scanMarkPadding + 1)
                                    : readUsage(version) == nil
-            if unchanged {
+            if unchanged && !orphans && !writesInFlight(version) {
                 writeUsage(total, version)
             }
         }

@@ -39,7 +39,7 @@ extension DiskCache {
                     if e.key != key { ages.append((e.rank, e.footprint)) }
                 }
                 guard total > limit else {
-                    writeUsage(total, version)
+                    settleUsage(total, removed: removal, version)
                     addEvictionTotals(removal, version)
                     return removal
                 }
@@ -69,15 +69,29 @@ extension DiskCache {
                     removal.bytes = saturatingAdd(removal.bytes, max(0, e.footprint - 512))
                 }
                 if remaining <= limit {
-                    writeUsage(max(0, remaining), version)
+                    settleUsage(max(0, remaining), removed: removal, version)
                     addEvictionTotals(removal, version)
                     return removal
                 }
             }
-            writeUsage(scan.total(), version)
+            settleUsage(scan.total(), removed: removal, version)
             addEvictionTotals(removal, version)
             return removal
         }
+    }
+}
+
+extension DiskCache {
+    /// After an exact eviction (under the lock): the scanned total, unless a store counted before
+    /// writing is still in flight (the scan may have missed it): the total then only loses what
+    /// was removed, never going below the scan's count.
+    func settleUsage(_ scanned: Int64, removed: CacheRemoval, _ version: DirectoryHandle) {
+        guard writesInFlight(version), let usage = readUsage(version) else {
+            writeUsage(scanned, version)
+            return
+        }
+        let removedFootprint = removed.bytes.saturatingAdd(Int64(removed.count) * 512)
+        writeUsage(max(scanned, usage - removedFootprint), version)
     }
 }
 
