@@ -92,6 +92,11 @@ extension DiskCache {
             }
             if fits { return removal }
             if exhausted {
+                if deferredScans {
+                    if !scanRunning(version) { scanWanted.store(true, ordering: .relaxed) }
+                    removal.add(evictFromSample(toFit: limit, keeping: key, in: version))
+                    return removal
+                }
                 scans += 1
                 if scans > 2 { break }
                 rebuildCandidates(version, needed: { total in max(0, total - DiskCache.lowWater(of: limit)) }, keeping: key)

@@ -30,7 +30,15 @@ public final class DiskCache: ImageCaching, Sendable {
     /// The keyed digest of credentials in sources; its secret is `v1/secret` (0600), made on first use.
     public let credentials: CredentialDigest
 
-    public init(directory: String, sizeLimit: Int64? = 1 << 30, synchronous: Bool = false) {
+    /// A store that finds the candidate list used up does not scan the cache itself: it evicts from
+    /// a sample of shards (`DiskCache+Sampling.swift`) and raises `scanWanted`, so that the caller
+    /// (`get`, a short process) starts the scan in the background. Default off (a scan in the store).
+    public let deferredScans: Bool
+    /// Set when a store evicted from a sample because the candidate list needs a new scan.
+    public let scanWanted = Atomic<Bool>(false)
+
+    public init(directory: String, sizeLimit: Int64? = 1 << 30, synchronous: Bool = false, deferredScans: Bool = false) {
+        self.deferredScans = deferredScans
         var dir = directory
         while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
         self.directory = dir

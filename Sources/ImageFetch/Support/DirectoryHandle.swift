@@ -142,6 +142,14 @@ final class DirectoryHandle: Sendable {
         return bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) } == bytes.count
     }
 
+    /// Creates the empty regular file `name`; false when anything is there already.
+    func createExclusive(_ name: String) -> Bool {
+        let fd = openat(self.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }
+
     /// Gives the owner write permission on the regular file `name` (a by-product image becomes an
     /// image asked for); a link is left alone.
     func makeOwnerWritable(_ name: String) {

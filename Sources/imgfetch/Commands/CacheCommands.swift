@@ -29,13 +29,21 @@ enum CacheCommands {
         case "prune": return try prune(parsed, cache)
         case "verify": return verify(parsed, cache)
         case "stats": return try stats(parsed, cache)
+        case "scan":
+            // The background scan `get` starts: the candidate list, then the cache fitted to the limit.
+            var limit = try parsed.parse("cache-size-limit", ValueParsers.byteSize)
+            if limit == nil { limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", Console.environment, ValueParsers.byteSize) }
+            let sizeLimit: Int64? = limit.map { $0 == 0 ? nil : $0 } ?? (1 << 30)
+            DiskCache(directory: directory, sizeLimit: sizeLimit).scanCandidates()
+            return .ok
         case "gallery": return try CacheGalleryCommand.run(parsed, cache)
         case "sheet": return try CacheSheetCommand.run(parsed, cache)
-        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path, gallery, sheet, push, pull)", commandPath: ["cache"])
+        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, scan, path, gallery, sheet, push, pull)", commandPath: ["cache"])
         }
     }
 
-    /// Whether the command removes files: `clear`, `rm`, `prune`, `verify --repair`.
+    /// Whether the command removes files: `clear`, `rm`, `prune`, `verify --repair` (`scan` evicts as
+    /// a store does, from any cache a store may write to).
     static func removes(_ parsed: ParsedCommand) -> Bool {
         switch parsed.path.dropFirst().first {
         case "clear", "rm", "prune": true

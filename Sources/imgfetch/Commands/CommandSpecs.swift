@@ -139,6 +139,8 @@ enum Specs {
             CommandSpec(name: "stats", abstract: "Entries, bytes, originals vs variants, the size limit, evictions, oldest, newest.",
                         options: [.flag("json", help: "As one JSON object (evictions and evicted_bytes: totals since the cache was made)."),
                                   .value("cache-size-limit", valueName: "SIZE", help: "The limit to show, as get and prefetch take it (0 = none). Also IMGFETCH_CACHE_SIZE_LIMIT.", defaultDescription: "1G")]),
+            CommandSpec(name: "scan", abstract: "List the eviction candidates (what stores over the size limit delete first), then fit the cache to the limit; get runs it in the background.",
+                        options: [.value("cache-size-limit", valueName: "SIZE", help: "The limit (0 = none). Also IMGFETCH_CACHE_SIZE_LIMIT.", defaultDescription: "1G")]),
             CommandSpec(name: "path", abstract: "Print the cache directory."),
             CommandSpec(name: "gallery", abstract: "Write a static HTML gallery of the entries (filter and sort in the page; works from file://).", options: [
                 .value("output", short: "o", valueName: "DIR", help: "Where to write index.html, page-2.html, ... (created).", defaultDescription: "./imgfetch-gallery"),

@@ -41,8 +41,9 @@ enum GetCommand {
         }
 
         let remote = try settings.remote?.remoteCache()
-        let pipeline = Pipelines.make(settings, remote: remote)
+        let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
         let outcome = await pipeline.retrieve(settings.request(for: source))
+        defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
         switch outcome {
         case .failure(let failure):
             Report.failure(failure, source: source.description, settings: settings)
@@ -82,7 +83,8 @@ enum GetCommand {
         }
         let quiet = settings.quiet
         let remote = try settings.remote?.remoteCache(onWarning: { if !quiet { Console.errorLine("warning: " + $0) } })
-        let pipeline = Pipelines.make(settings, remote: remote)
+        let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
+        defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
         var failed = 0, notCached = 0, cacheErrors = 0
         for (index, source) in sources.enumerated() {
             let outcome = await pipeline.retrieve(settings.request(for: source))
@@ -125,8 +127,12 @@ enum GetCommand {
 
 /// Builds the pipeline a command runs: the disk cache, the loader (libcurl on demand), libvips on demand.
 enum Pipelines {
-    static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil) -> ImagePipeline {
-        ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit),
+    /// `deferredScans`: a store never scans the whole cache (`get`, which a loop runs again and again);
+    /// `BackgroundScan.startIfWanted` then runs the scan in another process.
+    static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil,
+                     deferredScans: Bool = false) -> ImagePipeline {
+        ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit,
+                                            deferredScans: deferredScans),
                            network: settings.lowDataMode.network, limits: limits, maxFrames: settings.maxFrames, remote: remote)
     }
 }
