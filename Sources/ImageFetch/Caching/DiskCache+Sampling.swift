@@ -5,8 +5,8 @@
 /// recently used first): eviction order is approximate until the list is back, the cost of a store
 /// bounded, the hard limit kept.
 extension DiskCache {
-    /// Shards read per sample (of 256): about 1/64 of the cache.
-    static let sampleShards = 4
+    /// Shards read per sample (of 256): about 1/128 of the cache.
+    static let sampleShards = 2
     /// A background scan marked longer ago than this has died: another may start.
     static let scanMarkerAge: Double = 120
 
