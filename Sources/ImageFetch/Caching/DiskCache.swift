@@ -16,8 +16,9 @@ import Synchronization
 ///   bounded, no symbolic link inside it is followed (every file is reached relative to a directory
 ///   descriptor, see `DirectoryHandle`), and only files named as entries (`CacheLayout`) are removed.
 /// - Last access is the image file's mtime, set at most once a minute per entry on a hit.
-/// - `sizeLimit` is a hard limit: a store that takes the cache over it evicts least recently used
-///   entries at once. The running total lives in `v1/usage` (recomputed exactly by every full scan).
+/// - `sizeLimit` is a hard limit: a store that takes the cache over it evicts at once, by-product
+///   originals first (`CacheEntry.Kept`), least recently used first, a few entries from the
+///   candidate list (`DiskCache+Eviction.swift`). The running total lives in `v1/usage`.
 public final class DiskCache: ImageCaching, Sendable {
     /// The cache directory given by the user.
     public let directory: String
