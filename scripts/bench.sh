@@ -517,6 +517,8 @@ if want 17; then
     src=$C30K; lim=$L30; first=40
     [[ $n == 100 ]] && { src=$CD4; lim=$L100; first=80; }
     rm -rf "$D17/full$n"; cp -al "$src" "$D17/full$n"; rm -f "$D17/full$n/STAMP"
+    # Tagged, as a cache imgfetch made is (an untagged one is walked once, on its first store, to be adopted).
+    cp "$RUN/tpl-cache/CACHEDIR.TAG" "$D17/full$n/CACHEDIR.TAG"
     printf '%-20s\n' "$lim" > "$D17/full$n/v1/usage"
     sync
     python3 "$HERE/stores.py" "$BIN" "$D17/full$n" "$lim" $(srcs $first $((first + 39))) > "$D17/full$n.txt" || warn "[f17] gets into the ${n}k cache failed"

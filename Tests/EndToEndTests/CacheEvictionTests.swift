@@ -135,4 +135,34 @@ final class CacheEvictionTests: E2ETestCase {
             XCTAssertEqual(info?.complete, true, "\(e)")
         }
     }
+
+    /// `v1/evict`, `v1/evictions` and `v1/scanning` are imgfetch's names (an untagged cache holding
+    /// them is adopted), and a link at any of them is never written or read through.
+    func testTheEvictionFilesAreImgfetchsAndLinksThereAreNeverWrittenThrough() throws {
+        let fm = FileManager.default
+        let v1 = cacheDir.appendingPathComponent("v1")
+        let args = ["--cache-size-limit", "400K", "-s", "50"]
+        for i in 0..<4 { assertExit(try get(args + ["-o", file("a\(i).jpg").path, imageURL("photo.jpg", "v=a\(i)")]), 0) }
+        assertExit(try cache(["scan", "--cache-size-limit", "400K"]), 0)
+        XCTAssertTrue(fm.fileExists(atPath: v1.appendingPathComponent("evict").path), "a scan writes the candidate list")
+        XCTAssertTrue(fm.fileExists(atPath: v1.appendingPathComponent("evictions").path), "evictions were counted")
+        try fm.removeItem(at: cacheDir.appendingPathComponent("CACHEDIR.TAG"))
+        assertExit(try cache(["prune", "--expired"]), 0)   // refused (exit 4) if a name were foreign
+
+        let precious = root.appendingPathComponent("precious.txt")
+        try Data("precious\n".utf8).write(to: precious)
+        let absent = root.appendingPathComponent("would-be-created")
+        for name in ["evict", "evictions", "scanning"] {
+            try? fm.removeItem(at: v1.appendingPathComponent(name))
+            try fm.createSymbolicLink(at: v1.appendingPathComponent(name), withDestinationURL: name == "scanning" ? absent : precious)
+        }
+        for i in 0..<4 { assertExit(try get(args + ["-o", file("b\(i).jpg").path, imageURL("portrait.jpg", "v=b\(i)")]), 0) }
+        assertExit(try cache(["scan", "--cache-size-limit", "400K"]), 0)
+        Thread.sleep(forTimeInterval: 0.5)   // a background scan a get started
+        XCTAssertEqual(try String(contentsOf: precious, encoding: .utf8), "precious\n", "no link's target is written")
+        XCTAssertFalse(fm.fileExists(atPath: absent.path), "no link's target is created")
+        let (s, footprint) = try stats(limit: "400K")
+        XCTAssertLessThanOrEqual(footprint, 400 << 10, "\(s)")
+        assertExit(try cache(["verify"]), 0)
+    }
 }

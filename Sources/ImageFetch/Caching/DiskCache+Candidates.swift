@@ -129,6 +129,14 @@ extension DiskCache {
         return EvictionCandidates.parseHeader(bytes, size: size)
     }
 
+    /// The header and up to `limit` records from its cursor on; nil when the list is absent or void.
+    func candidateBatch(_ version: DirectoryHandle, limit: Int) -> (EvictionCandidates, [EvictionCandidates.Record])? {
+        guard let (bytes, fileSize) = version.read(CacheLayout.candidatesFile, offset: 0, count: EvictionCandidates.headerSize),
+              let header = EvictionCandidates.parseHeader(bytes, size: fileSize) else { return nil }
+        guard let records = candidateRecords(version, header, limit: limit) else { return nil }
+        return (header, records)
+    }
+
     /// Up to `limit` records from the cursor on; nil when the list is void (or changed size under us).
     func candidateRecords(_ version: DirectoryHandle, _ header: EvictionCandidates, limit: Int) -> [EvictionCandidates.Record]? {
         let n = min(limit, header.count - header.cursor)

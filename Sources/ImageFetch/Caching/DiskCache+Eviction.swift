@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// The size limit, store by store. Every store adds its footprint to `v1/usage` under the cache's
 /// lock (a few microseconds). A store that takes the cache over its hard limit then deletes entries
@@ -17,35 +18,84 @@ extension DiskCache {
     /// Candidates deleted under one hold of the lock.
     static let batchSize = 32
 
-    /// Adds a write's footprint to the running total, before the write (`store`); returns the new
-    /// total, nil without a limit. The first write of a process reads `v1/usage` (or scans once when
-    /// it is missing).
-    func reserve(_ bytes: Int64, kept: CacheEntry.Kept, in version: DirectoryHandle) -> Int64? {
-        guard sizeLimit != nil else { return nil }
+    /// Adds a write's footprint to the running total, before the write (`store`), and, when that
+    /// takes the cache over the limit, deletes a first batch of candidates in the same hold of the
+    /// lock (most stores need no other). Returns whether the cache then fits and what was evicted;
+    /// nil without a limit. The first write of a process reads `v1/usage` (or scans once when it is
+    /// missing).
+    func reserve(_ bytes: Int64, keeping key: String, kept: CacheEntry.Kept,
+                 in version: DirectoryHandle) -> (fits: Bool, evicted: CacheRemoval)? {
+        guard let limit = sizeLimit else { return nil }
         // The running total is shared by every process using the directory: re-read and update it
         // under the lock on each write, so one process sees another's writes.
         return version.withLock(CacheLayout.lockFile) {
             let updated = (readUsage(version) ?? scanTotal(version)).saturatingAdd(bytes)
-            writeUsage(updated, version)
             // A list would delete outputs asked for while this newer by-product stays: it is cut to
             // its by-products (its count rewritten), so the store that uses them up lists again.
             if kept == .byproduct, let header = candidateHeader(version), header.firstRequested < header.count {
                 version.patch(Array(EvictionCandidates.digits(max(header.cursor, header.firstRequested)).utf8),
                               at: CacheLayout.candidatesFile, offset: EvictionCandidates.countOffset)
             }
-            return updated
+            guard updated > limit else {
+                writeUsage(updated, version)
+                return (true, CacheRemoval())
+            }
+            let batch = evictBatch(toFit: limit, usage: updated, keeping: key, in: version)
+            return (batch.fits, batch.removal)
         }
     }
 
     /// Evicts until the cache fits its limit when the running total says it does not (a store of
     /// another process, or one killed before its eviction, may have left it over): what `get` and
     /// `prefetch` run before they end, so the limit holds when a command ends. One small read when
-    /// the cache fits.
+    /// the cache fits. Also records this process's evictions in the running totals.
     @discardableResult
     public func fitLimit() -> CacheRemoval {
-        guard let limit = sizeLimit, let version = (try? openVersion()) ?? nil,
-              let usage = readUsage(version), usage > limit else { return CacheRemoval() }
+        guard let version = (try? openVersion()) ?? nil else { return CacheRemoval() }
+        defer { flushEvictionTotals(version) }
+        guard let limit = sizeLimit, let usage = readUsage(version), usage > limit else { return CacheRemoval() }
         return evictIncrementally(toFit: limit, keeping: nil, in: version)
+    }
+
+    /// One batch, with the lock held: deletes up to `batchSize` candidates from the cursor on until
+    /// `usage` fits `limit`, and writes the total and the cursor. `exhausted`: the list is used up
+    /// (or void) and the cache does not fit.
+    func evictBatch(toFit limit: Int64, usage total: Int64, keeping key: String?,
+                    in version: DirectoryHandle) -> (fits: Bool, exhausted: Bool, removal: CacheRemoval) {
+        var usage = total
+        guard var (header, records) = candidateBatch(version, limit: DiskCache.batchSize) else {
+            writeUsage(max(0, usage), version)
+            return (usage <= limit, usage > limit, CacheRemoval())
+        }
+        var batch = CacheRemoval()
+        var shards: [String: DirectoryHandle] = [:]
+        // The entry being stored may be listed (a by-product listed by its own store's scan, or the
+        // entry it replaces): it stays, and the cursor stops at it, so that the next store can take it.
+        var kept: Int?
+        for record in records {
+            if usage <= limit { break }
+            header.cursor += 1
+            guard record.key != key else {
+                if kept == nil { kept = header.cursor - 1 }
+                continue
+            }
+            let name = shardName(record.key)
+            if shards[name] == nil { shards[name] = try? version.subdirectory(name) }
+            guard let shard = shards[name], let footprint = removeCandidate(record, in: shard) else { continue }
+            usage -= footprint
+            batch.count += 1
+            batch.bytes = saturatingAdd(batch.bytes, max(0, footprint - 512))
+        }
+        let exhausted = header.cursor >= header.count && usage > limit
+        // Only when this store is done: a store going on to the next batch must get past it.
+        if let kept, usage <= limit { header.cursor = kept }
+        if !records.isEmpty {
+            version.patch(Array(EvictionCandidates.digits(header.cursor).utf8), at: CacheLayout.candidatesFile,
+                          offset: EvictionCandidates.cursorOffset)
+        }
+        writeUsage(max(0, usage), version)
+        addEvictionTotals(batch, version)
+        return (usage <= limit, exhausted, batch)
     }
 
     /// Deletes candidates in batches until the cache holds at most `limit` bytes; rebuilds the list
@@ -56,39 +106,11 @@ extension DiskCache {
         var scans = 0
         while true {
             let (fits, exhausted) = version.withLock(CacheLayout.lockFile) { () -> (Bool, Bool) in
-                guard var usage = readUsage(version) else { return (false, true) }
+                guard let usage = readUsage(version) else { return (false, true) }
                 guard usage > limit else { return (true, false) }
-                guard var header = candidateHeader(version),
-                      let records = candidateRecords(version, header, limit: DiskCache.batchSize) else { return (false, true) }
-                var batch = CacheRemoval()
-                var shards: [String: DirectoryHandle] = [:]
-                // The entry being stored may be listed (a by-product listed by its own store's scan):
-                // it stays, and the cursor stops at it, so that the next store can take it.
-                var kept: Int?
-                for record in records {
-                    if usage <= limit { break }
-                    header.cursor += 1
-                    guard record.key != key else {
-                        if kept == nil { kept = header.cursor - 1 }
-                        continue
-                    }
-                    let name = shardName(record.key)
-                    if shards[name] == nil { shards[name] = try? version.subdirectory(name) }
-                    guard let shard = shards[name], let footprint = removeCandidate(record, in: shard) else { continue }
-                    usage -= footprint
-                    batch.count += 1
-                    batch.bytes = saturatingAdd(batch.bytes, max(0, footprint - 512))
-                }
-                let exhausted = header.cursor >= header.count
-                // Only when this store is done: a store going on to the next batch must get past it.
-                if let kept, usage <= limit { header.cursor = kept }
-                version.patch(Array(EvictionCandidates.digits(header.cursor).utf8), at: CacheLayout.candidatesFile,
-                              offset: EvictionCandidates.cursorOffset)
-                writeUsage(max(0, usage), version)
-                addEvictionTotals(batch, version)
-                removal.count += batch.count
-                removal.bytes = saturatingAdd(removal.bytes, batch.bytes)
-                return (usage <= limit, exhausted)
+                let batch = evictBatch(toFit: limit, usage: usage, keeping: key, in: version)
+                removal.add(batch.removal)
+                return (batch.fits, batch.exhausted)
             }
             if fits { return removal }
             if exhausted {
@@ -102,9 +124,7 @@ extension DiskCache {
                 rebuildCandidates(version, needed: { total in max(0, total - DiskCache.lowWater(of: limit)) }, keeping: key)
             }
         }
-        let rest = evict(toFit: limit, keeping: key, in: version)
-        removal.count += rest.count
-        removal.bytes = saturatingAdd(removal.bytes, rest.bytes)
+        removal.add(evict(toFit: limit, keeping: key, in: version))
         return removal
     }
 

@@ -94,6 +94,7 @@ extension DiskCache {
             removed.count += evicted.count
             removed.bytes = removed.bytes.saturatingAdd(evicted.bytes)
         }
+        flushEvictionTotals(version)
         cleanTemporaryFiles(olderThan: 3600, in: version)
         return removed
     }

@@ -37,6 +37,9 @@ public final class DiskCache: ImageCaching, Sendable {
     public let deferredScans: Bool
     /// Set when a store evicted from a sample because the candidate list needs a new scan.
     public let scanWanted = Atomic<Bool>(false)
+    /// Evictions of this process not yet added to `v1/evictions` (`DiskCache+EvictionTotals.swift`).
+    let pendingEvictions = Atomic<Int>(0)
+    let pendingEvictedBytes = Atomic<Int64>(0)
 
     public init(directory: String, sizeLimit: Int64? = 1 << 30, synchronous: Bool = false, deferredScans: Bool = false) {
         self.deferredScans = deferredScans
@@ -114,17 +117,23 @@ public final class DiskCache: ImageCaching, Sendable {
         let meta = entry.encoded()
         // A by-product's image lacks the owner-write bit: the eviction scan reads names and stat only.
         let mode: mode_t = entry.kept == .byproduct ? 0o444 : 0o644
-        var total: Int64?
+        var reserved: (fits: Bool, evicted: CacheRemoval)?
+        var counted = false
         let version = try write { (version, temporary) throws(FileSystem.Failure) in
             // Counted before it is written: a process killed in between leaves the total too high
             // (the next store evicts a little early), never too low (the cache over its limit unseen).
-            if total == nil { total = reserve(entry.footprint, kept: entry.kept, in: version) }
+            if !counted {
+                counted = true
+                reserved = reserve(entry.footprint, keeping: entry.key, kept: entry.kept, in: version)
+            }
             let shard = try version.subdirectory(shardName(entry.key), create: true)
             try shard.writeAtomically(bytes, to: dataName(entry), via: temporary, sync: synchronous, mode: mode)
             try shard.writeAtomically(meta, to: entry.key + ".meta", via: temporary, sync: synchronous)
         }
-        guard let limit = sizeLimit, let total, total > limit else { return CacheStore(path: dataPath(entry)) }
-        return CacheStore(path: dataPath(entry), evicted: evictIncrementally(toFit: limit, keeping: entry.key, in: version))
+        guard let limit = sizeLimit, let reserved else { return CacheStore(path: dataPath(entry)) }
+        var evicted = reserved.evicted
+        if !reserved.fits { evicted.add(evictIncrementally(toFit: limit, keeping: entry.key, in: version)) }
+        return CacheStore(path: dataPath(entry), evicted: evicted)
     }
 
     public func promote(_ entry: CacheEntry) {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentKit
 import ImageFetch
 
@@ -34,6 +37,8 @@ enum CacheCommands {
             var limit = try parsed.parse("cache-size-limit", ValueParsers.byteSize)
             if limit == nil { limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", Console.environment, ValueParsers.byteSize) }
             let sizeLimit: Int64? = limit.map { $0 == 0 ? nil : $0 } ?? (1 << 30)
+            // In the background of the commands that started it: the lowest CPU priority.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
             DiskCache(directory: directory, sizeLimit: sizeLimit).scanCandidates()
             return .ok
         case "gallery": return try CacheGalleryCommand.run(parsed, cache)
