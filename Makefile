@@ -47,12 +47,15 @@ sanitize: deps
 	  IMGFETCH_E2E_BINARY=$(CURDIR)/.build/asan/debug/imgfetch $(SWIFT) test --skip-build $(ASAN_BUILD)
 	@if ls $(ASAN_REPORTS)/asan.* >/dev/null 2>&1; then cat $(ASAN_REPORTS)/asan.*; \
 	  echo "make sanitize: AddressSanitizer reported errors (above)" >&2; exit 1; fi
+	scripts/cnet-stress.sh address
 
-# ThreadSanitizer over a prefetch of TSAN_LINES list lines (alternatives, low-data sources, headers,
+# ThreadSanitizer over CNet's exchange (threads, cancels, lowered limits, the resolver thread:
+# scripts/cnet-stress.sh; `make sanitize` runs it under ASan+UBSan), then over a prefetch of TSAN_LINES list lines (alternatives, low-data sources, headers,
 # duplicates) with an nginx remote tier, filling it and then reading it; a report with a frame in
 # imgfetch's Swift code fails (docs/THREADS.md lists every thread and lock).
 TSAN_LINES ?= 300
 tsan: deps
+	scripts/cnet-stress.sh thread
 	scripts/tsan.sh $(TSAN_LINES)
 
 # libFuzzer targets (list, source, headers, meta, listing, direct, jpeg), each run for FUZZ_SECONDS (default 60).
