@@ -55,7 +55,8 @@ final class ProgressBar {
     func update(done: Int, failed: Int, bytes: Int64, force: Bool = false) {
         let now = FileSystem.monotonic()
         state.done = done; state.failed = failed; state.bytes = bytes
-        var force = force
+        // The last count is always drawn (a throttled one would be cleared unseen).
+        var force = force || (state.total.map { done >= $0 } ?? false)
         // After SIGWINCH: the new width, and a redraw now.
         if resizedFlag.take(), !columnsOverride, let columns = Terminal.columns(fd: 2) {
             state.columns = columns
