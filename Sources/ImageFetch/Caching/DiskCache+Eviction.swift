@@ -114,9 +114,9 @@ extension DiskCache {
             }
             if fits { return removal }
             if exhausted {
-                if deferredScans {
+                if deferredScans, let sampled = evictFromSample(toFit: limit, keeping: key, in: version) {
                     if !scanRunning(version) { scanWanted.store(true, ordering: .relaxed) }
-                    removal.add(evictFromSample(toFit: limit, keeping: key, in: version))
+                    removal.add(sampled)
                     return removal
                 }
                 scans += 1

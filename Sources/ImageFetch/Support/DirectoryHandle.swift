@@ -106,7 +106,9 @@ final class DirectoryHandle: Sendable {
     @discardableResult
     func commit(_ tmp: String, from temporary: DirectoryHandle, to name: String) -> Bool {
         if renameat(temporary.fd, tmp, self.fd, name) == 0 { return true }
+        let failure = errno
         unlinkat(temporary.fd, tmp, 0)
+        errno = failure   // the rename's, for the caller's message (and its ENOENT retry)
         return false
     }
 
