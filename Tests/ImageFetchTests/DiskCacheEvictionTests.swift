@@ -60,6 +60,8 @@ final class DiskCacheEvictionTests: XCTestCase {
         XCTAssertEqual(cache.evictionTotals().evictions, Int64(evicted.count))
         XCTAssertEqual(cache.evictionTotals().evictedBytes, evicted.bytes)
         XCTAssertEqual(cache.statistics().byproducts, originals.count)
+        XCTAssertEqual(cache.statistics().variants, 40, "by-products are originals, not variants")
+        XCTAssertEqual(cache.statistics().originals, originals.count)
     }
 
     /// A list made while only outputs asked for were old enough is cut when a by-product arrives:

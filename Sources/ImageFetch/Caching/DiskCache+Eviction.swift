@@ -6,10 +6,12 @@ import Synchronization
 /// The size limit, store by store. Every store adds its footprint to `v1/usage` under the cache's
 /// lock (a few microseconds). A store that takes the cache over its hard limit then deletes entries
 /// from the candidate list (`DiskCache+Candidates.swift`), `batchSize` at a time, each batch under
-/// the lock, until the cache fits again: a few entries for a store of ordinary size. When the list
-/// is used up (or void), the store rebuilds it first by a scan that holds no lock, so the stores of
-/// other processes go on meanwhile. A crash anywhere leaves a valid cache: entries go metadata first,
-/// the list is replaced by rename, and a stale cursor or total only makes the next store do more.
+/// the lock (the first in the same hold as its count), until the cache fits again: a few entries for
+/// a store of ordinary size. When the list is used up (or void), the store rebuilds it by a scan that
+/// holds no lock, so the stores of other processes go on meanwhile; with `deferredScans` (`get`) it
+/// evicts from a sample instead and the scan runs in another process (`DiskCache+Sampling.swift`).
+/// A crash anywhere leaves a valid cache: entries go metadata first, the list is replaced by rename,
+/// a store is counted before its commit, and a stale cursor or total only makes the next store do more.
 extension DiskCache {
     var usagePath: String { root + "/" + CacheLayout.usageFile }
     var lockPath: String { root + "/" + CacheLayout.lockFile }
@@ -114,9 +116,9 @@ extension DiskCache {
             }
             if fits { return removal }
             if exhausted {
-                if deferredScans {
+                if deferredScans, let sampled = evictFromSample(toFit: limit, keeping: key, in: version) {
                     if !scanRunning(version) { scanWanted.store(true, ordering: .relaxed) }
-                    removal.add(evictFromSample(toFit: limit, keeping: key, in: version))
+                    removal.add(sampled)
                     return removal
                 }
                 scans += 1

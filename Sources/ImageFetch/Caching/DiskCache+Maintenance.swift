@@ -174,14 +174,9 @@ extension DiskCache {
         for e in allEntries() {
             s.entries += 1
             s.bytes = s.bytes.saturatingAdd(e.bytes)
-            if e.isOriginal {
-                s.originals += 1
-                s.originalBytes = s.originalBytes.saturatingAdd(e.bytes)
-                if e.kept == .byproduct { s.byproducts += 1; s.byproductBytes = s.byproductBytes.saturatingAdd(e.bytes) }
-            } else {
-                s.variants += 1
-                s.variantBytes = s.variantBytes.saturatingAdd(e.bytes)
-            }
+            if e.isOriginal { s.originals += 1; s.originalBytes = s.originalBytes.saturatingAdd(e.bytes) }
+            else { s.variants += 1; s.variantBytes = s.variantBytes.saturatingAdd(e.bytes) }
+            if e.kept == .byproduct { s.byproducts += 1; s.byproductBytes = s.byproductBytes.saturatingAdd(e.bytes) }
             if !e.isFresh(at: now) { s.expired += 1 }
             s.oldest = min(s.oldest ?? e.created, e.created)
             s.newest = max(s.newest ?? e.created, e.created)

@@ -10,8 +10,13 @@ extension DiskCache {
     /// A background scan marked longer ago than this has died: another may start.
     static let scanMarkerAge: Double = 120
 
-    /// Evicts the lowest-ranked entries of successive samples until the cache fits `limit`.
-    func evictFromSample(toFit limit: Int64, keeping key: String?, in version: DirectoryHandle) -> CacheRemoval {
+    /// A cache estimated (from the first sample) to hold at most this many entries is scanned
+    /// whole instead: that costs a store about what a sample does, and keeps the order exact.
+    static let smallCache = 2_000
+
+    /// Evicts the lowest-ranked entries of successive samples until the cache fits `limit`; nil,
+    /// having evicted nothing, when the cache is small enough to scan (`smallCache`).
+    func evictFromSample(toFit limit: Int64, keeping key: String?, in version: DirectoryHandle) -> CacheRemoval? {
         var removal = CacheRemoval()
         guard let scan = CacheScan(root: root) else { return removal }
         let shards = scan.root.sortedNames().filter(CacheScan.isShardName)
@@ -26,6 +31,9 @@ extension DiskCache {
                 for e in CacheScan.entries(in: shard, shardName: name) where e.key != key {
                     sample.append(EvictionCandidates.Record(key: e.key, tier: e.tier, footprint: e.footprint, lastAccess: e.lastAccess))
                 }
+            }
+            if at == 0 && sample.count * shards.count <= DiskCache.smallCache * min(DiskCache.sampleShards, shards.count) {
+                return nil
             }
             at += DiskCache.sampleShards
             sample.sort(by: CandidateHeap.before)

@@ -120,14 +120,20 @@ public final class DiskCache: ImageCaching, Sendable {
         var reserved: (fits: Bool, evicted: CacheRemoval)?
         var counted = false
         let version = try write { (version, temporary) throws(FileSystem.Failure) in
-            // Counted before it is written: a process killed in between leaves the total too high
+            let shard = try version.subdirectory(shardName(entry.key), create: true)
+            let staged = try shard.stage(bytes, in: temporary, sync: synchronous, mode: mode)
+            // Counted before it is committed: a process killed in between leaves the total too high
             // (the next store evicts a little early), never too low (the cache over its limit unseen).
+            // Counted after its temporary file exists, so that a scan sees it in flight
+            // (`rebuildCandidates`: from then until its metadata's rename, a temporary file or an
+            // image without metadata is there).
             if !counted {
                 counted = true
                 reserved = reserve(entry.footprint, keeping: entry.key, kept: entry.kept, in: version)
             }
-            let shard = try version.subdirectory(shardName(entry.key), create: true)
-            try shard.writeAtomically(bytes, to: dataName(entry), via: temporary, sync: synchronous, mode: mode)
+            guard shard.commit(staged, from: temporary, to: dataName(entry)) else {
+                throw FileSystem.Failure(errno: errno, path: shard.child(dataName(entry)), operation: "rename to")
+            }
             try shard.writeAtomically(meta, to: entry.key + ".meta", via: temporary, sync: synchronous)
         }
         guard let limit = sizeLimit, let reserved else { return CacheStore(path: dataPath(entry)) }

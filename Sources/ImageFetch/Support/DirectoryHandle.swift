@@ -77,27 +77,23 @@ final class DirectoryHandle: Sendable {
     func writeAtomically(_ bytes: [UInt8], to name: String, via temporary: DirectoryHandle, sync: Bool,
                          mode: mode_t = 0o644) throws(FileSystem.Failure) {
         let staged = try stage(bytes, in: temporary, sync: sync, mode: mode)
-        defer { TemporaryFiles.forget(staged.slot) }   // after the rename: until then a signal removes it
-        if renameat(temporary.fd, staged.name, self.fd, name) != 0 {
-            let failure = FileSystem.Failure(errno: errno, path: child(name), operation: "rename to")
-            unlinkat(temporary.fd, staged.name, 0)
-            throw failure
+        guard commit(staged, from: temporary, to: name) else {
+            throw FileSystem.Failure(errno: errno, path: child(name), operation: "rename to")
         }
     }
 
-    /// A staged temporary file: its name in the temporary directory and its `TemporaryFiles` slot
-    /// (recorded until it is renamed into place or removed).
+    /// A temporary file written by `stage`, still recorded for removal on SIGINT/SIGTERM.
     struct Staged {
-        let name: String
-        let slot: Int32
+        var name: String
+        var slot: Int32
     }
 
-    /// Writes `bytes` to a new temporary file in `temporary` and returns its name (`commit` renames it
-    /// into place), so that a large file can be written before a lock is taken for its rename.
+    /// Writes `bytes` to a new temporary file in `temporary` (`commit` renames it into place), so
+    /// that a large file can be written before a lock is taken, or a total counted, for its rename.
     func stage(_ bytes: [UInt8], in temporary: DirectoryHandle, sync: Bool, mode: mode_t = 0o644) throws(FileSystem.Failure) -> Staged {
         let tmp = FileSystem.temporaryName()
         // Recorded, so that a process ending on SIGINT/SIGTERM removes it first (TemporaryFiles),
-        // until the caller has renamed it into place (`commit`, `writeAtomically`).
+        // until `commit` renames it.
         let (fd, slot) = TemporaryFiles.create(at: temporary.fd, tmp, path: temporary.child(tmp), mode: mode)
         guard fd >= 0 else { throw FileSystem.Failure(errno: errno, path: temporary.path, operation: "create in") }
         var failure = FileSystem.writeAll(fd: fd, bytes).map { FileSystem.Failure(errno: $0, path: temporary.child(tmp), operation: "write") }
@@ -111,12 +107,14 @@ final class DirectoryHandle: Sendable {
         return Staged(name: tmp, slot: slot)
     }
 
-    /// Renames the staged file `tmp` of `temporary` to `name` here (removing it when that fails).
+    /// Renames the staged file of `temporary` to `name` here (removing it when that fails).
     @discardableResult
     func commit(_ staged: Staged, from temporary: DirectoryHandle, to name: String) -> Bool {
         defer { TemporaryFiles.forget(staged.slot) }
         if renameat(temporary.fd, staged.name, self.fd, name) == 0 { return true }
+        let failure = errno
         unlinkat(temporary.fd, staged.name, 0)
+        errno = failure   // the rename's, for the caller's message (and its ENOENT retry)
         return false
     }
 
