@@ -59,9 +59,7 @@ enum PrefetchCommand {
             run.uploads = (await remote.uploader.failed, await remote.uploader.abandoned)
         }
         progress?.finish()
-        // Its own eviction finished before the summary: the cache ends within its limit.
-        var summary = run.summary
-        summary.evicted.add(pipeline.cache.fitLimit())
+        let summary = run.summary
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
         if let signal = interrupted.signal { return ExitCode(signal: signal) }
         if run.outputClosed { return .outputClosed }
