@@ -33,6 +33,13 @@ public enum FetchError: Error, Sendable, Equatable {
     case fileError(String)
     /// Not in the cache and the network may not be used (`--cache-only`, `--offline`).
     case notCached
+    /// In the cache but not fresh, and only fresh entries may be served without the network
+    /// (`--cache-only`): `expiredAgo` seconds since it expired, nil when it must be revalidated
+    /// whatever its age. Its code is `not_cached`; an offline retrieval would serve it.
+    case cachedButStale(expiredAgo: Double?)
+    /// An HTTP 401 from a host a redirect led to, which the login was withheld from (it
+    /// goes to the first host only, `NetworkOptions.sent(to:origin:)`). Its code is `http_status`.
+    case loginWithheld(status: Int, host: String)
     /// The cache directory cannot be used (permissions, disk full).
     case cacheUnavailable(String)
     /// libvips or libcurl could not be loaded.
@@ -47,7 +54,7 @@ public enum FetchError: Error, Sendable, Equatable {
         switch self {
         case .invalidSource: "invalid_source"
         case .constrained: "constrained"
-        case .httpStatus, .retryAfterBeyondLimit: "http_status"
+        case .httpStatus, .retryAfterBeyondLimit, .loginWithheld: "http_status"
         case .timeout: "timeout"
         case .connection: "connection"
         case .unreachable: "unreachable"
@@ -58,7 +65,7 @@ public enum FetchError: Error, Sendable, Equatable {
         case .invalidImage: "invalid_image"
         case .unsupportedFormat: "unsupported_format"
         case .fileError: "file_error"
-        case .notCached: "not_cached"
+        case .notCached, .cachedButStale: "not_cached"
         case .cacheUnavailable: "cache_unavailable"
         case .dependencyMissing: "dependency_missing"
         case .cancelled: "cancelled"
@@ -95,11 +102,24 @@ public enum FetchError: Error, Sendable, Equatable {
              .cacheUnavailable(let m), .dependencyMissing(let m):
             m
         case .notCached: "not cached, and the network may not be used"
+        case .cachedButStale(let ago):
+            "cached but stale (\(ago.map { "expired \(FetchError.age($0)) ago" } ?? "it must be revalidated")), and the network may not be used"
+        case .loginWithheld(let status, let host):
+            "HTTP \(status) from \(host) after a redirect to another host: the login was withheld (it is sent to the first host only)"
         case .cancelled: "cancelled"
         case .sourcesExhausted(let failures):
             "all \(failures.count) sources failed: "
                 + failures.map { $0.error.message(naming: $0.source) }.joined(separator: "; ")
         }
+    }
+
+    /// An age in the largest whole unit that fits: "45 s", "12 min", "3 h", "2 d".
+    static func age(_ seconds: Double) -> String {
+        let s = Int64(min(max(seconds, 0), 1e15))
+        if s < 120 { return "\(s) s" }
+        if s < 2 * 3600 { return "\(s / 60) min" }
+        if s < 2 * 86400 { return "\(s / 3600) h" }
+        return "\(s / 86400) d"
     }
 
     /// Whole seconds when the value is whole ("300 s"), else one decimal ("2.5 s").
@@ -134,7 +154,7 @@ public enum FetchError: Error, Sendable, Equatable {
     /// True when every underlying failure is `notCached` (exit code 3 rather than 1).
     public var isNotCached: Bool {
         switch self {
-        case .notCached: true
+        case .notCached, .cachedButStale: true
         case .sourcesExhausted(let f): !f.isEmpty && f.allSatisfy { $0.error.isNotCached }
         default: false
         }

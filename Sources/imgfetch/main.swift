@@ -39,6 +39,7 @@ func runMain() async -> ExitCode {
             }
         }
     } catch {
+        let error = UsageHints.reworded(error, arguments: arguments)
         Console.errorLine(error.message)
         Console.err("Try 'imgfetch \(error.commandPath.joined(separator: " "))\(error.commandPath.isEmpty ? "" : " ")--help'.\n")
         return .usage

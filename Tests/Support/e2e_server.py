@@ -34,6 +34,9 @@ Routes (query parameters compose):
                          given), then the fixture NAME (default photo.jpg) is served
   GET /slow/NAME?seconds=S
                          sleeps S seconds (default 0.3), then answers as /img/NAME
+  GET /tree/ANY/PATH?img=NAME
+                         the fixture NAME (default tiny.jpg), whatever the path below /tree/
+  GET /auth/NAME         401 (WWW-Authenticate: Basic) without an Authorization header, else /img/NAME
   GET /hang?seconds=S    sleeps S seconds, then answers 200 with a small text body
   GET /redirect?to=URL   302 to URL (&code=301|303|307|308 another status, &cc=VALUE a Cache-Control)
   GET /__stats           JSON {"total", "paths": {path+query: count}, "log": [{"path", "method",
@@ -238,6 +241,13 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send_text(code, "flaky failure %d of %d\n" % (seen + 1, fail),
                                       headers=headers)
             return self.serve_image(query.get("img", "photo.jpg"), query)
+        if route.startswith("/auth/"):
+            if not self.headers.get("Authorization"):
+                return self.send_text(401, "login required\n", headers=[("WWW-Authenticate", 'Basic realm="e2e"')])
+            return self.serve_image(unquote(route[len("/auth/"):]), query)
+        if route.startswith("/tree/"):
+            # Any path below /tree/ serves the fixture ?img= names (default tiny.jpg).
+            return self.serve_image(query.get("img", "tiny.jpg"), query)
         if route.startswith("/slow/"):
             time.sleep(float(query.get("seconds", "0.3")))
             return self.serve_image(unquote(route[len("/slow/"):]), query)

@@ -142,7 +142,7 @@ public final class ImagePipeline: Sendable {
                 stale = found.cached
             }
         }
-        if options.cachePolicy == .cacheOnly || options.cachePolicy == .offline { throw .notCached }
+        if options.cachePolicy == .cacheOnly || options.cachePolicy == .offline { throw notCached(stale, now: now) }
         if let stale, source.isNetwork, options.serveStaleWhileRevalidating,
            let result = staleWhileRevalidate(source, key, stale, now: now) {
             return .image(result)
@@ -173,7 +173,7 @@ public final class ImagePipeline: Sendable {
                 let response = try await loader.load(load)
                 if let failure = response.failure {
                     storeFailure(of: source, keys: keys, response: response, options: options)
-                    throw failure
+                    throw withheld(failure, from: source, origin: origin, network: request.network)
                 }
                 if let location = response.redirectLocation {
                     return .redirect(try followRedirect(from: source, keys: keys, to: location, response: response, options: options))

@@ -7,7 +7,7 @@ import Synchronization
 /// (Apple's Low Data Mode): requests that do not allow constrained access fail before sending a byte.
 public final class NetworkConditions: Sendable {
     private let probe: (any MeteredNetworkProbing)?
-    /// 0: not known yet (the probe is asked), 1: constrained, 2: not constrained.
+    /// 0: not known yet (the probe is asked), else a `MeteredAnswer` (1: constrained, 2 and up: not).
     private let known: Atomic<UInt8>
 
     public init(isConstrained: Bool = false) {
@@ -27,17 +27,43 @@ public final class NetworkConditions: Sendable {
         switch known.load(ordering: .acquiring) {
         case 1: return true
         case 2: return false
-        default:
-            let constrained = probe?.isMetered() ?? false
-            known.store(constrained ? 1 : 2, ordering: .releasing)
-            return constrained
+        case 0:
+            let answer = probe?.answer() ?? .notMetered
+            known.store(answer.rawValue, ordering: .releasing)
+            return answer == .metered
+        default: return false
         }
     }
+
+    /// What the probe answered (`--low-data=auto`), once a request has asked it; nil before, and
+    /// for a fixed setting.
+    public var probed: MeteredAnswer? {
+        probe == nil ? nil : MeteredAnswer(rawValue: known.load(ordering: .acquiring))
+    }
+}
+
+/// A metered-network probe's answer, and why.
+public enum MeteredAnswer: UInt8, Sendable {
+    /// Metered (NetworkManager's Metered 1 "yes" or 3 "guess yes").
+    case metered = 1
+    /// Not metered (2 "no" or 4 "guess no").
+    case notMetered = 2
+    /// NetworkManager does not know (0 "unknown"): taken as not metered.
+    case unknown = 3
+    /// NetworkManager could not be asked (no busctl, no system bus, no NetworkManager, a timeout):
+    /// taken as not metered.
+    case unavailable = 4
 }
 
 /// Tells whether the default connection is metered (for `--low-data=auto`).
 public protocol MeteredNetworkProbing: Sendable {
     func isMetered() -> Bool
+    /// The answer with its reason; by default `isMetered()`'s.
+    func answer() -> MeteredAnswer
+}
+
+extension MeteredNetworkProbing {
+    public func answer() -> MeteredAnswer { isMetered() ? .metered : .notMetered }
 }
 
 public enum MeteredNetworkProbe {
@@ -50,18 +76,26 @@ public enum MeteredNetworkProbe {
 public struct NetworkManagerMeteredProbe: MeteredNetworkProbing {
     public init() {}
 
-    public func isMetered() -> Bool {
+    public func isMetered() -> Bool { answer() == .metered }
+
+    public func answer() -> MeteredAnswer {
         guard let output = ProcessRunner.output(of: ["busctl", "--system", "--timeout=2", "get-property",
                                                      "org.freedesktop.NetworkManager", "/org/freedesktop/NetworkManager",
-                                                     "org.freedesktop.NetworkManager", "Metered"]) else { return false }
-        return NetworkManagerMeteredProbe.parse(output)
+                                                     "org.freedesktop.NetworkManager", "Metered"]) else { return .unavailable }
+        return NetworkManagerMeteredProbe.answer(output)
     }
 
     /// Parses busctl's `u 1` answer.
-    public static func parse(_ output: String) -> Bool {
+    public static func parse(_ output: String) -> Bool { answer(output) == .metered }
+
+    static func answer(_ output: String) -> MeteredAnswer {
         let fields = output.split(whereSeparator: { $0 == " " || $0 == "\n" })
-        guard fields.count >= 2, fields[0] == "u", let value = Int(fields[1]) else { return false }
-        return value == 1 || value == 3
+        guard fields.count >= 2, fields[0] == "u", let value = Int(fields[1]) else { return .unavailable }
+        switch value {
+        case 1, 3: return .metered
+        case 0: return .unknown
+        default: return .notMetered
+        }
     }
 }
 

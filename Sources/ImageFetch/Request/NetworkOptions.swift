@@ -71,6 +71,11 @@ public struct NetworkOptions: Sendable, Hashable {
     /// `HOST:PORT:ADDR` entries, curl's `--resolve`: HOST at PORT is reached at ADDR. Default none.
     /// A response fetched with one is never shared (`verifiesOrigin`).
     public var resolve: [String] = []
+    /// curl's `--location-trusted`: everything that identifies the user (identity headers, cookie,
+    /// user, netrc file) is also sent to the other hosts a redirect reaches (`sent(to:origin:)`),
+    /// whoever they are. In the cache key when set (`KeyPart.locationTrusted`): those hosts may
+    /// answer a logged-in request with another image. Default false.
+    public var locationTrusted = false
     /// Download speed cap in bytes per second; nil = none.
     public var limitRate: Int64?
     /// Abort (a retryable timeout) when slower than `speedLimit` bytes/s for `speedTime` seconds.
@@ -117,6 +122,8 @@ public struct NetworkOptions: Sendable, Hashable {
         var cookie: String?
         var user: String?
         var netrcFile: String?
+        /// true with `locationTrusted`, else nil (absent: the keys made before it stay).
+        var locationTrusted: Bool?
     }
 
     struct KeyedHeader: Sendable, Hashable, Encodable {
@@ -128,7 +135,7 @@ public struct NetworkOptions: Sendable, Hashable {
     /// Nothing of the request's own is sent (no header, User-Agent, Referer, cookie, user or netrc
     /// file): the plain request, with no `keyPart`.
     var shapesNothing: Bool {
-        headers.isEmpty && userAgent == nil && referer == nil && cookie == nil && user == nil && netrcFile == nil
+        headers.isEmpty && userAgent == nil && referer == nil && cookie == nil && user == nil && netrcFile == nil && !locationTrusted
     }
 
     public func keyPart(credentials: CredentialDigest) throws(FetchError) -> KeyPart? {
@@ -147,14 +154,16 @@ public struct NetworkOptions: Sendable, Hashable {
             return try credentials.hex(kind, value)
         }
         return KeyPart(headers: keyed, userAgent: userAgent, referer: referer, cookie: try digest(.cookie, cookie),
-                       user: try digest(.user, user), netrcFile: try digest(.netrc, netrcFile))
+                       user: try digest(.user, user), netrcFile: try digest(.netrc, netrcFile),
+                       locationTrusted: locationTrusted ? true : nil)
     }
 
     /// What is sent to `target` when the request was for `origin` (a redirect's hop): everything
     /// when both have the same scheme, host and port; otherwise nothing that identifies the user
-    /// (identity headers, cookie, user, netrc file) — curl's rule for -u, applied to all of them.
+    /// (identity headers, cookie, user, netrc file) — curl's rule for -u, applied to all of them —
+    /// unless `locationTrusted`.
     public func sent(to target: Source, origin: Source) -> NetworkOptions {
-        guard let a = origin.origin, let b = target.origin, a != b else { return self }
+        guard !locationTrusted, let a = origin.origin, let b = target.origin, a != b else { return self }
         var n = self
         n.headers.removeAll(where: \.carriesIdentity)
         n.cookie = nil

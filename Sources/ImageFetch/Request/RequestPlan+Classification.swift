@@ -6,6 +6,8 @@
 /// - The cache key (`EntryKey`) is the source's identity, the normalised `Processing` (every
 ///   stored property) and `NetworkOptions.KeyPart`; the properties below are left out of it, because
 ///   they change how or whether an image is fetched, never which image an entry holds.
+///   `network.locationTrusted` is not among them: it changes what a redirect's other host is sent,
+///   so which image that host may answer (`NetworkOptions.locationTrusted`).
 ///
 /// A test (`RequestKeysTests`) lists the stored properties of the request types by reflection and
 /// fails for one that is neither shown to change the cache key nor named here.

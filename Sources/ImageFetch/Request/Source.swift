@@ -30,6 +30,7 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
             guard !Source.hasControlCharacter(text.utf8) else {
                 throw .invalidSource("\(Source.shown(text)): a URL may not contain a control character")
             }
+            guard !text.contains(" ") else { throw .invalidSource("\(Source.shown(text)): a URL may not contain a raw space: write it as %20") }
             guard Source.hasValidAuthority(text, scheme: scheme) else { throw .invalidSource(Source.shown(text)) }
             self = .http(Source.normalizeHTTP(text, scheme: scheme))
         } else if lower.hasPrefix("file://") {

@@ -13,9 +13,11 @@ extension FileSystem {
     /// The last component is replaced as `writeOutput` replaces a regular file (the same function:
     /// its mode, and owner as root, are kept). Its name came from the network, not from the user, so
     /// only a new name or a regular file is written: a link there (ELOOP), a directory, FIFO or
-    /// device (EINVAL) is refused, never written through or into.
+    /// device (EINVAL) is refused, never written through or into. `keepingExisting` keeps a file
+    /// already there (created exclusively, as `replaceAtomically` says): false is returned then.
+    @discardableResult
     public static func writeOutput(_ bytes: [UInt8], below directory: String, _ relative: String,
-                                   createDirectories: Bool) throws(Failure) {
+                                   createDirectories: Bool, keepingExisting: Bool = false) throws(Failure) -> Bool {
         var components = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard let name = components.popLast(), !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }),
               !name.isEmpty, name != ".", name != ".." else {
@@ -29,6 +31,7 @@ extension FileSystem {
             throw Failure(errno: status.isSymbolicLink ? ELOOP : EINVAL, path: handle.child(name), operation: "write (not a regular file)")
         }
         let tmp = temporaryName()
-        try replaceAtomically(bytes, at: handle.fd, name, temporary: tmp, temporaryPath: handle.child(tmp), display: handle.child(name))
+        return try replaceAtomically(bytes, at: handle.fd, name, temporary: tmp, temporaryPath: handle.child(tmp),
+                                     display: handle.child(name), keepingExisting: keepingExisting)
     }
 }

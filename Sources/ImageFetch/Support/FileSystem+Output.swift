@@ -54,11 +54,17 @@ extension FileSystem {
 
     /// Writes `bytes` to `path` as `outputKind(path)` says. On failure nothing is left behind (a
     /// temporary file is removed) and a replaced file is untouched.
-    public static func writeOutput(_ bytes: [UInt8], to path: String) throws(Failure) {
+    ///
+    /// `keepingExisting` (`--no-clobber`): a regular file (or a link to one) already there is kept,
+    /// decided when the new file is linked into place (`replaceAtomically`), not by a check before
+    /// it; false is returned then. A device, FIFO or descriptor name is still written.
+    @discardableResult
+    public static func writeOutput(_ bytes: [UInt8], to path: String, keepingExisting: Bool = false) throws(Failure) -> Bool {
         switch try outputKind(path) {
-        case .replace(let file): try replaceAtomically(bytes, file: file)
+        case .replace(let file): return try replaceAtomically(bytes, file: file, keepingExisting: keepingExisting)
         case .inPlace(let file): try writeInPlace(bytes, file: file)
         }
+        return true
     }
 
     /// `/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/<pid|self>/fd/N`: names of open descriptors.
@@ -93,11 +99,12 @@ extension FileSystem {
         if let failure { throw failure }
     }
 
-    static func replaceAtomically(_ bytes: [UInt8], file: String) throws(Failure) {
+    static func replaceAtomically(_ bytes: [UInt8], file: String, keepingExisting: Bool = false) throws(Failure) -> Bool {
         let slash = file.lastIndex(of: "/")
         let directory = slash.map { file[..<$0].isEmpty ? "/" : String(file[..<$0]) } ?? "."
         let tmp = directory + "/" + temporaryName()
-        try replaceAtomically(bytes, at: AT_FDCWD, file, temporary: tmp, temporaryPath: tmp, display: file)
+        return try replaceAtomically(bytes, at: AT_FDCWD, file, temporary: tmp, temporaryPath: tmp, display: file,
+                                     keepingExisting: keepingExisting)
     }
 
     /// The one atomic replace of a user's output file (`get -o`, `cache sheet -o`, `--output-dir`):
@@ -106,10 +113,18 @@ extension FileSystem {
     /// owner and group when run as root; a new one gets 0666 less the umask. `temporaryPath` is the
     /// temporary file's path (removed should a signal end the process first), `display` the name
     /// errors give the file.
+    ///
+    /// `keepingExisting`: `name` is created exclusively instead: the complete temporary file is
+    /// hard-linked to it (`linkat` fails with EEXIST when anything is there, however recently it
+    /// came), then removed. Returns false when something was there (it is kept), true when written.
+    @discardableResult
     static func replaceAtomically(_ bytes: [UInt8], at dirfd: Int32, _ name: String, temporary tmp: String,
-                                  temporaryPath: String, display: String) throws(Failure) {
+                                  temporaryPath: String, display: String, keepingExisting: Bool = false) throws(Failure) -> Bool {
         var existing = stat()
-        let exists = fstatat(dirfd, name, &existing, AT_SYMLINK_NOFOLLOW) == 0 && (existing.st_mode & S_IFMT) == S_IFREG
+        let present = fstatat(dirfd, name, &existing, AT_SYMLINK_NOFOLLOW) == 0
+        // Already there: nothing to write (the link below decides for a name that appears meanwhile).
+        if keepingExisting && present { return false }
+        let exists = !keepingExisting && present && (existing.st_mode & S_IFMT) == S_IFREG
         // An existing file we may not write is not ours to replace (rename would bypass its mode).
         if exists, faccessat(dirfd, name, W_OK, AT_EACCESS) != 0 {
             throw Failure(errno: errno, path: display, operation: "cannot write")
@@ -131,10 +146,19 @@ extension FileSystem {
         }
         if failure == nil { failure = writeAll(fd: fd, bytes).map { Failure(errno: $0, path: shownTemporary, operation: "write") } }
         if close(fd) != 0, failure == nil, errno != EINTR { failure = Failure(errno: errno, path: shownTemporary, operation: "close") }
-        if failure == nil, renameat(dirfd, tmp, dirfd, name) != 0 { failure = Failure(errno: errno, path: display, operation: "rename to") }
+        var written = true
+        if failure == nil, keepingExisting {
+            if linkat(dirfd, tmp, dirfd, name, 0) != 0 {
+                if errno == EEXIST { written = false } else { failure = Failure(errno: errno, path: display, operation: "create") }
+            }
+            unlinkat(dirfd, tmp, 0)
+        } else if failure == nil, renameat(dirfd, tmp, dirfd, name) != 0 {
+            failure = Failure(errno: errno, path: display, operation: "rename to")
+        }
         if let failure {
             unlinkat(dirfd, tmp, 0)
             throw failure
         }
+        return written
     }
 }

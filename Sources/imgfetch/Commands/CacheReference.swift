@@ -30,7 +30,12 @@ enum CacheReference {
             }
             return byKeyPrefix(text, cache)
         }
-        return .entries(try bySource(text, cache, command: command))
+        let found = try bySource(text, cache, command: command)
+        // `cache info 000`: meant as a key, too short to be one (and no file of that name is cached).
+        if found.isEmpty, (1..<DiskCache.minimumKeyPrefix).contains(text.utf8.count), text.allSatisfy(\.isHexDigit) {
+            throw UsageError("'\(text)': a key prefix needs at least \(DiskCache.minimumKeyPrefix) hex digits (as cache ls prints them), and no source of that name is cached", commandPath: ["cache", command])
+        }
+        return .entries(found)
     }
 
     static func byKeyPrefix(_ prefix: String, _ cache: DiskCache) -> Resolution {

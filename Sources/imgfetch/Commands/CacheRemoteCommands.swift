@@ -24,8 +24,7 @@ enum CacheRemoteCommands {
             Console.err("imgfetch: pushed \(summary.copied), skipped \(summary.skipped) (already there or not valid), failed \(summary.failed)"
                         + "\(summary.gaveUp ? " (gave up after \(RemoteSync.giveUpAfter) failures in a row)" : "") to \(store.description)\n")
         } else {
-            var shard: Shard?
-            if let fraction = try parsed.parse("shard", ValueParsers.fraction) { shard = Shard(index: fraction.k, count: fraction.n) }
+            let shard = try ShardSetting.from(parsed)
             var limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", Console.environment, ValueParsers.byteSize)
             if limit == nil { limit = 1 << 30 }
             // The same cap as a lookup's (get's --max-bytes and its default).

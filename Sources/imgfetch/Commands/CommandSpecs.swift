@@ -45,7 +45,8 @@ enum Specs {
         OptionSpec(long: "header", short: "H", valueName: "'NAME: VALUE'", help: "Send this request header (repeatable). 'NAME:' with no value removes a header sent by default (User-Agent, Accept). Part of the cache key; Authorization and Cookie only as a keyed digest, never stored or shown.", kind: .repeatedValue),
         .value("user-agent", short: "A", valueName: "TEXT", help: "The User-Agent header. Part of the cache key.", defaultDescription: "imgfetch/VERSION"),
         .value("referer", short: "e", valueName: "URL", help: "The Referer header (image hosts that refuse hotlinks want one). Part of the cache key."),
-        .value("user", short: "u", valueName: "USER:PASSWORD", help: "Basic authentication. Nothing is prompted: a missing password is an error. Never sent to another host after a redirect; keyed by digest, never stored or shown; blanked in the process's command line once read (--netrc-file keeps it off the command line)."),
+        .value("user", short: "u", valueName: "USER:PASSWORD", help: "Basic authentication. Nothing is prompted: a missing password is an error. Never sent to another host after a redirect (unless --location-trusted); keyed by digest, never stored or shown; blanked in the process's command line once read (--netrc-file keeps it off the command line)."),
+        .flag("location-trusted", help: "As curl's: also send the login (-u, --netrc, -b, Authorization and Cookie headers) to every other host a redirect reaches. Dangerous: any host the first one redirects to (or a redirect planted there) gets your password. Part of the cache key."),
         .flag("netrc", help: "Take the host's login and password from ~/.netrc (required)."),
         .value("netrc-file", valueName: "FILE", help: "As --netrc, from FILE.", completion: .file),
         .value("cookie", short: "b", valueName: "'NAME=VALUE[; ...]'", help: "Send these cookies (sent, never stored; keyed by digest). Never sent to another host after a redirect."),
@@ -67,8 +68,9 @@ enum Specs {
     /// Writing images to a directory (get and prefetch): see OutputDirectory.swift.
     static let outputDir: [OptionSpec] = [
         .value("output-dir", valueName: "DIR", help: "Also write each delivered image to DIR, atomically, named by --name. Needed by get with several sources.", completion: .directory),
-        .value("name", valueName: "TEMPLATE", help: "File names in --output-dir: {name} (the source's file name without extension), {ext} (the output format's), {key}, {line}, {host}, {w}, {h}; may hold / for subdirectories, never .. . A name taken earlier in the run gets -LINE before its extension (list order decides); files from before the run are replaced.", defaultDescription: "{name}.{ext}"),
-        .flag("create-dirs", help: "Create --output-dir and the subdirectories --name makes."),
+        .value("name", valueName: "TEMPLATE", help: "File names in --output-dir: {name} (the source's file name without extension), {ext} (the output format's), {key}, {line}, {host}, {path} (the URL's path, decoded, each component made safe: .. and hidden names become _), {dir} (its directory part), {w}, {h}; may hold / for subdirectories, never .. . A name taken earlier in the run gets -LINE before its extension (list order decides), the same image under the same name is written once; files from before the run are replaced (kept with --no-clobber).", defaultDescription: "{name}.{ext}"),
+        .flag("create-dirs", help: "Create --output-dir and the subdirectories --name makes, or -o FILE's directories (as curl)."),
+        .flag("no-clobber", help: "Keep a file that is already there instead of replacing it (exit 0, as wget -nc; the record adds \"output\": \"kept\"); decided as the file is created, never by a check before."),
     ]
 
     static let cacheDir = OptionSpec.value("cache-dir", valueName: "DIR", help: "Cache directory.", defaultDescription: "$IMGFETCH_CACHE_DIR, else $XDG_CACHE_HOME/imgfetch, else ~/.cache/imgfetch", global: true, completion: .directory)
@@ -96,7 +98,7 @@ enum Specs {
             .value("jobs", short: "j", valueName: "N", help: "Transfers at once.", defaultDescription: "8"),
             .value("rate", valueName: "PER_SECOND", help: "At most this many requests per second (token bucket)."),
             .value("per-host", valueName: "N", help: "At most N transfers (and connections) per host."),
-            .value("shard", valueName: "K/N", help: "Only the K-th of N deterministic slices of the list (by a hash of the source)."),
+            .value("shard", valueName: "K/N|auto|auto/N", help: "Only the K-th of N deterministic slices of the list (by a hash of the source). auto: K and N from a Slurm array (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT) or a Cloud Run job (CLOUD_RUN_TASK_INDEX, _COUNT); auto/N: K from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs) or AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch)."),
             .flag("progress", help: "Show the progress bar even when stderr is not a terminal."),
             .flag("no-progress", help: "Never show the progress bar."),
         ],
@@ -164,7 +166,7 @@ enum Specs {
                         options: remoteOptions),
             CommandSpec(name: "pull", abstract: "Copy every remote cache entry not valid here into the local cache, checked as a remote hit is.",
                         options: remoteOptions + [
-                            .value("shard", valueName: "K/N", help: "Only the K-th of N deterministic slices of the remote entries (by key)."),
+                            .value("shard", valueName: "K/N|auto|auto/N", help: "Only the K-th of N deterministic slices of the remote entries (by key); auto and auto/N as prefetch's."),
                             .value("max-bytes", valueName: "SIZE", help: "Refuse larger entries, as get refuses larger downloads (K, M, G suffixes).", defaultDescription: "100M"),
                         ]),
         ],

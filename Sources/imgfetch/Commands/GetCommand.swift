@@ -30,7 +30,7 @@ enum GetCommand {
             do { _ = try FileSystem.outputKind(output) } catch {
                 throw UsageError("invalid value '\(output)' for '-o': \(error.message)", commandPath: ["get"])
             }
-            destination = .file(output)
+            destination = .file(output, createDirs: parsed.flag("create-dirs"), keepingExisting: parsed.flag("no-clobber"))
         } else if output == "-" || !settings.json {
             if Console.stdoutIsTerminal {
                 throw UsageError("refusing to write binary image data to a terminal: use -o FILE, or redirect stdout")
@@ -43,12 +43,14 @@ enum GetCommand {
         let remote = try settings.remote?.remoteCache()
         let pipeline = Pipelines.make(settings, remote: remote)
         let outcome = await pipeline.retrieve(settings.request(for: source))
+        Report.lowDataDecision(settings)
         switch outcome {
         case .failure(let failure):
             Report.failure(failure, source: source.description, settings: settings)
             return Report.exitCode(for: failure.error)
         case .success(var result):
-            if let problem = destination.write(result.image.bytes) {
+            let (kept, problem) = destination.write(result.image.bytes)
+            if let problem {
                 Console.errorLine("\(source.description): \(problem)")
                 return .failed
             }
@@ -56,7 +58,7 @@ enum GetCommand {
             if let remote, let timeout = settings.remote?.timeout {
                 result.warnings += await remote.uploader.finish(timeout: timeout)
             }
-            Report.success(result, settings: settings)
+            Report.success(result, settings: settings, kept: kept)
             // Within a stale-while-revalidate window: the image is out; now bring the entry up to date.
             if result.needsRevalidation {
                 _ = await pipeline.revalidate(settings.request(for: source))
@@ -89,7 +91,7 @@ enum GetCommand {
                 failed += 1
                 if failure.error.isNotCached { notCached += 1 }
             case .success(let (result, file)):
-                Report.success(result, settings: settings, file: file)
+                Report.success(result, settings: settings, file: file.path, kept: file.kept)
                 if result.cacheError != nil { cacheErrors += 1 }
             }
             // Uploads that failed meanwhile: a warning line each, as they come.
@@ -98,25 +100,31 @@ enum GetCommand {
         if let remote, let timeout = settings.remote?.timeout {
             Report.warnings(await remote.uploader.finish(timeout: timeout), settings: settings)
         }
+        Report.lowDataDecision(settings)
         if failed > 0 { return failed == notCached ? .notCached : .failed }
         return cacheErrors > 0 ? .cacheUnusable : .ok
     }
 
     enum Destination {
-        case stdout, file(String), none
+        /// `-o FILE`; `createDirs`: its missing directories are made first (curl's `--create-dirs`);
+        /// `keepingExisting`: a file already there is kept (`--no-clobber`).
+        case stdout, file(String, createDirs: Bool, keepingExisting: Bool), none
 
-        /// Writes the image; a message on failure. A regular file is replaced atomically (never
-        /// half-written); a device, FIFO or descriptor name is written in place (`FileSystem.writeOutput`).
-        func write(_ bytes: [UInt8]) -> String? {
+        /// Writes the image: whether a file already there was kept, or a message on failure. A
+        /// regular file is replaced atomically (never half-written); a device, FIFO or descriptor
+        /// name is written in place (`FileSystem.writeOutput`).
+        func write(_ bytes: [UInt8]) -> (kept: Bool, problem: String?) {
             switch self {
-            case .none: return nil
-            case .stdout: return Console.write(fd: 1, bytes) ? nil : "cannot write the image to stdout"
-            case .file(let path):
+            case .none: return (false, nil)
+            case .stdout: return (false, Console.write(fd: 1, bytes) ? nil : "cannot write the image to stdout")
+            case .file(let path, let createDirs, let keepingExisting):
+                let parent = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
                 do {
-                    try FileSystem.writeOutput(bytes, to: path)
-                    return nil
+                    if createDirs, !parent.isEmpty { try FileSystem.makeDirectories(parent) }
+                    return (!(try FileSystem.writeOutput(bytes, to: path, keepingExisting: keepingExisting)), nil)
                 } catch {
-                    return "cannot write \(path): \(error.message)"
+                    let hint = !createDirs && !parent.isEmpty && !FileSystem.isDirectory(parent) ? " (--create-dirs makes its directories)" : ""
+                    return (false, "cannot write \(path): \(error.message)\(hint)")
                 }
             }
         }
@@ -127,7 +135,7 @@ enum GetCommand {
 enum Pipelines {
     static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil) -> ImagePipeline {
         ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit),
-                           network: settings.lowDataMode.network, limits: limits, maxFrames: settings.maxFrames, remote: remote)
+                           network: settings.networkConditions, limits: limits, maxFrames: settings.maxFrames, remote: remote)
     }
 }
 
@@ -141,24 +149,48 @@ enum Report {
         return lines
     }
 
-    /// The stderr line (without the prefix) of a failure, naming the source.
+    /// The stderr line (without the prefix) of a failure, naming the source, and the option that
+    /// would have served it when there is one (`hint`).
     static func problem(of failure: RetrievalFailure, source: String) -> String {
-        failure.error.message(naming: source)
+        failure.error.message(naming: source) + (hint(for: failure.error).map { "; " + $0 } ?? "")
     }
 
-    static func success(_ result: ImageResult, settings: RequestOptions, file: String? = nil) {
-        if settings.json { Console.line(ResultRecord.success(result, file: file).text) }
+    static func hint(for error: FetchError) -> String? {
+        switch error {
+        case .cachedButStale: "--offline would serve it"
+        case .loginWithheld: "--location-trusted sends it to every host the redirects reach (only if you trust them all)"
+        case .sourcesExhausted(let failures): failures.lazy.compactMap { hint(for: $0.error) }.first
+        default: nil
+        }
+    }
+
+    static func success(_ result: ImageResult, settings: RequestOptions, file: String? = nil, kept: Bool = false) {
+        if settings.json { Console.line(ResultRecord.success(result, file: file, kept: kept).text) }
         for line in problems(of: result, settings: settings) { Console.errorLine(line) }
-        if settings.verbose { Console.errorLine(verbose(result, file: file)) }
+        if settings.verbose { Console.errorLine(verbose(result, file: file, kept: kept)) }
     }
 
     /// The `--verbose` line (without the prefix) of a delivered result: cache state, size, format,
     /// bytes, time, and the source loaded when it was not the one asked for.
-    static func verbose(_ result: ImageResult, file: String? = nil) -> String {
+    static func verbose(_ result: ImageResult, file: String? = nil, kept: Bool = false) -> String {
         var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
-        if let file { line += ", written to \(ListParser.quoted(file, limit: 300, marks: false))" }
+        if let file { line += ", \(kept ? "kept (--no-clobber)" : "written to") \(ListParser.quoted(file, limit: 300, marks: false))" }
+        else if kept { line += ", output kept (--no-clobber)" }
         if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
         return line
+    }
+
+    /// `-v` with `--low-data=auto`: what it resolved to and why, once a request asked (nothing
+    /// when none needed to: a cache hit, or no low-data source).
+    static func lowDataDecision(_ settings: RequestOptions) {
+        guard settings.verbose, let answer = settings.networkConditions.probed else { return }
+        let why = switch answer {
+        case .metered: "on: NetworkManager reports the connection as metered"
+        case .notMetered: "off: NetworkManager reports the connection as not metered"
+        case .unknown: "off: NetworkManager does not know whether the connection is metered"
+        case .unavailable: "off: NetworkManager could not be asked (busctl missing, no system bus or no NetworkManager)"
+        }
+        Console.errorLine("--low-data=auto resolved to " + why)
     }
 
     static func failure(_ failure: RetrievalFailure, source: String, settings: RequestOptions) {

@@ -36,6 +36,7 @@ enum NetworkSettings {
             return range
         }
         n.denyPrivateAddresses = parsed.flag("deny-private-addresses")
+        n.locationTrusted = parsed.flag("location-trusted")
         if !n.deniedRanges.isEmpty {
             // Through a proxy the address connected to is the proxy's: the guard would check nothing.
             func env(_ name: String) -> String? { environment(name).flatMap { $0.isEmpty ? nil : $0 } }

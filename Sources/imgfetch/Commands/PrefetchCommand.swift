@@ -19,8 +19,7 @@ enum PrefetchCommand {
         limits.transfers = try parsed.int("jobs", range: 1...256) ?? 8
         limits.rate = try parsed.double("rate", range: 0.001...100_000)
         limits.perHost = try parsed.int("per-host", range: 1...256) ?? 0
-        var shard: Shard?
-        if let fraction = try parsed.parse("shard", ValueParsers.fraction) { shard = Shard(index: fraction.k, count: fraction.n) }
+        let shard = try ShardSetting.from(parsed)
         let listPath = parsed.positional("LIST")
         let listName = (listPath == nil || listPath == "-") ? "stdin" : listPath!
         let reader: ListReader
@@ -59,6 +58,7 @@ enum PrefetchCommand {
             run.uploads = (await remote.uploader.failed, await remote.uploader.abandoned)
         }
         progress?.finish()
+        Report.lowDataDecision(settings)
         let summary = run.summary
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
         if let signal = interrupted.signal { return ExitCode(signal: signal) }

@@ -15,6 +15,9 @@ struct RequestOptions {
     var maxFrames = 1000
     var cacheSizeLimit: Int64?
     var lowDataMode: LowDataSetting
+    /// The network conditions `lowDataMode` makes, one for the run: with `auto`, what its probe
+    /// answered is read back for `-v` (`Report.lowDataDecision`).
+    let networkConditions: NetworkConditions
     /// The remote cache tier (`RemoteSettings`); nil = none.
     var remote: RemoteSettings?
     var json: Bool
@@ -80,6 +83,7 @@ struct RequestOptions {
         lowDataSource = try parsed.value("low-data-source").map { text throws(UsageError) in try RequestOptions.source(text, option: "--low-data-source") }
         alternatives = try parsed.values("alt").map { text throws(UsageError) in try RequestOptions.source(text, option: "--alt") }
         lowDataMode = try LowDataSetting.resolve(flag: parsed.flag("low-data"), value: parsed.value("low-data"), environment: environment)
+        networkConditions = lowDataMode.network
 
         cacheDirectory = try RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: environment)
         var limit = try parsed.parse("cache-size-limit", ValueParsers.byteSize)

@@ -2,9 +2,10 @@ import ImageFetch
 
 /// The contract's result record (`--json`), one line per result.
 enum ResultRecord {
-    /// `file`: where `--output-dir` wrote the image (added as "file" when given); `line`: the
-    /// prefetch list line the record is for (added as "line" when given).
-    static func success(_ r: ImageResult, file: String? = nil, line: Int? = nil) -> JSONObject {
+    /// `file`: where `--output-dir` wrote the image (added as "file" when given); `kept`: a file
+    /// already there was kept (`--no-clobber`: "output": "kept"); `line`: the prefetch list line the
+    /// record is for (added as "line" when given).
+    static func success(_ r: ImageResult, file: String? = nil, kept: Bool = false, line: Int? = nil) -> JSONObject {
         var o = JSONObject()
         o.add("status", "ok")
         o.add("original_source", r.originalSource.description)
@@ -24,6 +25,7 @@ enum ResultRecord {
         if !r.warnings.isEmpty { o.add("warnings", strings: r.warnings) }
         if let cacheError = r.cacheError { o.add("cache_error", object: error(cacheError)) }
         if let file { o.add("file", file) }
+        if kept { o.add("output", "kept") }
         if let line { o.add("line", line) }
         return o
     }
@@ -51,6 +53,7 @@ enum ResultRecord {
         o.add("message", e.message)
         if case .httpStatus(let status, _) = e { o.add("status", status) }
         if case .retryAfterBeyondLimit(let status, _, _) = e { o.add("status", status) }
+        if case .loginWithheld(let status, _) = e { o.add("status", status) }
         o.add("retryable", e.isRetryable)
         if case .sourcesExhausted(let failures) = e {
             o.add("failures", objects: failures.map { f in

@@ -87,7 +87,7 @@ public enum ListParser {
             for field in fields.dropFirst() {
                 if field.hasPrefix("#") { break }
                 guard let eq = field.firstIndex(of: "=") else {
-                    return .malformed(line: line, message: "unexpected \(quoted(field)): expected low-data=SOURCE, alt=SOURCE or NAME=VALUE")
+                    return .malformed(line: line, message: unexpected(field, after: first, source: source, line: text))
                 }
                 let name = field[..<eq]
                 let value = unquote(field[field.index(after: eq)...])
@@ -102,6 +102,20 @@ public enum ListParser {
             }
             return .malformed(line: line, message: error.message)
         }
+    }
+
+    /// A word after the source that is not `NAME=VALUE`, worded for what the line likely is: a URL
+    /// with a raw space (write `%20`), or words that are not a URL at all (`not a url at all` is
+    /// not the file `not` with a field `a`).
+    static func unexpected(_ field: Substring, after first: Substring, source: Source, line text: Substring) -> String {
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix { !$0.contains("=") && !$0.hasPrefix("#") }
+        if case .http = source {
+            return "unexpected \(quoted(field)) after the URL: a space in a URL is written %20 (\(quoted(words.joined(separator: "%20"), limit: 120)))"
+        }
+        if case .file = source, !first.contains("/") {
+            return "\(quoted(words.joined(separator: " "), limit: 80)) is not a URL (a line is a URL or a file path, then NAME=VALUE fields)"
+        }
+        return "unexpected \(quoted(field)): expected low-data=SOURCE, alt=SOURCE or NAME=VALUE"
     }
 
     /// `text` for a message: redacted (`redact`), its first `limit` characters, control characters (C0, DEL, C1) escaped

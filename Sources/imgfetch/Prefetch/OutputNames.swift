@@ -6,7 +6,8 @@ import ImageFetch
 /// A file name template for images written to an output directory: `{name}` (the source's file
 /// name without its extension), `{ext}` (the output format's extension), `{key}` (the cache key),
 /// `{line}` (the list line, or the source's position for `get`), `{host}` (the URL's host, `local`
-/// for files and data: URLs), `{w}`, `{h}`. Default `{name}.{ext}`.
+/// for files and data: URLs), `{path}` and `{dir}` (the URL's path and its directory part, made
+/// safe component by component: `OutputTemplate+Path`), `{w}`, `{h}`. Default `{name}.{ext}`.
 ///
 /// A name never leaves the directory: the template may hold `/` (subdirectories) but no empty, `.`
 /// or `..` component, no component starting with `.` (hidden) and no leading `/`; a value put in it
@@ -15,7 +16,7 @@ import ImageFetch
 public struct OutputTemplate: Sendable, Equatable {
     public let text: String
     public static let defaultText = "{name}.{ext}"
-    static let placeholders: Set<String> = ["name", "ext", "key", "line", "host", "w", "h"]
+    static let placeholders: Set<String> = ["name", "ext", "key", "line", "host", "path", "dir", "w", "h"]
 
     /// Why a template is refused.
     public struct Invalid: Error, Sendable {
@@ -33,7 +34,7 @@ public struct OutputTemplate: Sendable, Equatable {
             guard let close = rest[open...].firstIndex(of: "}") else { throw bad("an unclosed {") }
             let name = String(rest[rest.index(after: open)..<close])
             guard OutputTemplate.placeholders.contains(name) else {
-                throw bad("unknown {\(name)}: expected {name}, {ext}, {key}, {line}, {host}, {w} or {h}")
+                throw bad("unknown {\(name)}: expected {name}, {ext}, {key}, {line}, {host}, {path}, {dir}, {w} or {h}")
             }
             rest = rest[rest.index(after: close)...]
         }
@@ -49,15 +50,19 @@ public struct OutputTemplate: Sendable, Equatable {
     /// The values a name is made of.
     public struct Values: Sendable {
         public var name: String, ext: String, key: String, line: Int, host: String, width: Int, height: Int
-        public init(name: String, ext: String, key: String, line: Int, host: String, width: Int, height: Int) {
+        /// The safe components of the URL's path (`OutputTemplate.pathComponents`); none for files and data: URLs.
+        public var path: [String]
+        public init(name: String, ext: String, key: String, line: Int, host: String, width: Int, height: Int, path: [String] = []) {
             self.name = name; self.ext = ext; self.key = key; self.line = line; self.host = host; self.width = width; self.height = height
+            self.path = path
         }
 
         /// The values of a delivered image of `source` (line `line`).
         public init(source: Source, result: ImageResult, line: Int) {
             let ext = ImageFormat(name: result.image.format)?.fileExtension ?? result.image.format
             self.init(name: OutputTemplate.stem(of: source), ext: ext, key: result.key.rawValue, line: line,
-                      host: OutputTemplate.host(of: source), width: result.image.width, height: result.image.height)
+                      host: OutputTemplate.host(of: source), width: result.image.width, height: result.image.height,
+                      path: OutputTemplate.pathComponents(of: source))
         }
     }
 
@@ -68,7 +73,22 @@ public struct OutputTemplate: Sendable, Equatable {
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
             out += rest[..<open]
             let value: String
+            let atComponentStart = out.isEmpty || out.hasSuffix("/")
             switch rest[rest.index(after: open)..<close] {
+            case "path":
+                out += v.path.isEmpty ? "image" : v.path.joined(separator: "/")   // each component safe already
+                rest = rest[rest.index(after: close)...]
+                continue
+            case "dir" where v.path.count <= 1:
+                // No directory: `{dir}/x` is `x` (never `/x`), `a{dir}` is `a`; a component it
+                // would leave empty or hidden (`{dir}`, `{dir}.jpg`) gets `_`.
+                rest = rest[rest.index(after: close)...]
+                if atComponentStart { if rest.first == "/" { rest = rest.dropFirst() } else { out += "_" } }
+                continue
+            case "dir":
+                out += v.path.dropLast().joined(separator: "/")   // each component safe already
+                rest = rest[rest.index(after: close)...]
+                continue
             case "name": value = v.name
             case "ext": value = v.ext
             case "key": value = v.key
@@ -79,7 +99,7 @@ public struct OutputTemplate: Sendable, Equatable {
             }
             var safe = OutputTemplate.safe(value)
             // A value that starts a component never makes it hidden (`.ssh`, `.bashrc.jpg`).
-            if (out.isEmpty || out.hasSuffix("/")) && safe.hasPrefix(".") { safe = "_" + safe.dropFirst() }
+            if atComponentStart && safe.hasPrefix(".") { safe = "_" + safe.dropFirst() }
             out += safe
             rest = rest[rest.index(after: close)...]
         }
@@ -100,13 +120,13 @@ public struct OutputTemplate: Sendable, Equatable {
         }
     }
 
-    static func safe(_ value: String) -> String {
+    static func safe(_ value: String, limit: Int = maxValueBytes) -> String {
         var s = ""
         var bytes = 0
         for c in value.unicodeScalars {
             let kept: Unicode.Scalar = c == "/" || c == "\\" || unsafeInName(c) ? "_" : c
             bytes += UTF8.width(kept)
-            if bytes > maxValueBytes { break }
+            if bytes > limit { break }
             s.unicodeScalars.append(kept)
         }
         if s.isEmpty || s == "." || s == ".." { s = "_" }

@@ -51,15 +51,15 @@ final class PrefetchRun {
         guard let outputDir, case .request(let template) = completion.tag.kind, let request = completion.request,
               case .success(let result) = completion.outcome else { return report(completion, file: nil) }
         var written = completion
-        var file: String?
+        var file: WrittenFile?
         switch outputDir.write(result, source: request.source, line: completion.tag.line, template: template) {
-        case .success(let path): file = path
+        case .success(let written): file = written
         case .failure(let failure): written.outcome = .failure(failure)
         }
         report(written, file: file)
     }
 
-    private func report(_ completion: Prefetcher.Completion<LineTag>, file: String?) {
+    private func report(_ completion: Prefetcher.Completion<LineTag>, file: WrittenFile?) {
         var record: String?
         var problems: [String] = []
         switch (completion.tag.kind, completion.outcome) {
@@ -70,9 +70,9 @@ final class PrefetchRun {
             summary.skippedByShard += 1
         case (_, .success(let result)?):
             summary.record(.success(result))
-            if settings.json { record = ResultRecord.success(result, file: file, line: completion.tag.line).text }
+            if settings.json { record = ResultRecord.success(result, file: file?.path, kept: file?.kept == true, line: completion.tag.line).text }
             problems = Report.problems(of: result, settings: settings)
-            if settings.verbose { problems.append(Report.verbose(result)) }
+            if settings.verbose { problems.append(Report.verbose(result, file: file?.path, kept: file?.kept == true)) }
         case (_, .failure(let failure)?) where failure.error == .cancelled:
             summary.record(.failure(failure))   // abandoned by an interrupt: counted, not reported line by line
         case (_, .failure(let failure)?):

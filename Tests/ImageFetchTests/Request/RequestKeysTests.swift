@@ -50,6 +50,7 @@ final class RequestKeysTests: XCTestCase {
         "network.deniedAddresses": { $0.network.deniedAddresses = [AddressRange(parsing: "10.0.0.0/8")!] },
         "network.denyPrivateAddresses": { $0.network.denyPrivateAddresses = true },
         "network.resolve": { $0.network.resolve = ["example.com:443:127.0.0.1"] },
+        "network.locationTrusted": { $0.network.locationTrusted = true },
     ]
 
     let base = ImageRequest(source: .http("https://example.com/a.jpg"))
