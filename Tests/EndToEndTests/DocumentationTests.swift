@@ -230,6 +230,7 @@ final class DocumentationTests: E2ETestCase {
         env["JOB_COMPLETION_INDEX"] = "0"
         env["SLURM_ARRAY_TASK_ID"] = "1"
         env["SLURM_ARRAY_TASK_COUNT"] = "2"
+        env["SLURM_ARRAY_TASK_MIN"] = "1"
         return ProcessRunner.run(URL(fileURLWithPath: "/bin/bash"), arguments, environment: env,
                                  stdin: script.map { Data($0.utf8) }, currentDirectory: work, timeout: 60)
     }

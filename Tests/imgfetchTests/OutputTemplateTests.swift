@@ -30,4 +30,24 @@ final class OutputTemplateTests: XCTestCase {
         XCTAssertEqual(t.render(values(name: ".bashrc")), "sub/_bashrc.jpg")
         XCTAssertEqual(try OutputTemplate("x{name}").render(values(name: ".a")), "x.a", "a dot inside a component is fine")
     }
+
+    func testPathAndDirOfHostileURLs() throws {
+        func path(_ url: String) throws -> [String] { OutputTemplate.pathComponents(of: try Source(parsing: url)) }
+        XCTAssertEqual(try path("http://h/a/b/c.jpg?q=1#f"), ["a", "b", "c.jpg"])
+        XCTAssertEqual(try path("http://h/a/../../etc/x"), ["a", "_", "_", "etc", "x"], ".. is never resolved")
+        XCTAssertEqual(try path("http://h/a%2Fb/%2e%2e/%00/./c//d"), ["a_b", "_", "_", "c", "d"])
+        XCTAssertEqual(try path("http://h/.git/.x"), ["_git", "_x"], "never hidden")
+        XCTAssertEqual(try path("http://h/"), [])
+        XCTAssertEqual(OutputTemplate.pathComponents(of: .file(path: "/etc/passwd")), [], "files have no {path}")
+        var v = values(name: "c")
+        v.path = ["a", "b", "c.jpg"]
+        XCTAssertEqual(try OutputTemplate("{path}").render(v), "a/b/c.jpg")
+        XCTAssertEqual(try OutputTemplate("{dir}/{name}.{ext}").render(v), "a/b/c.jpg")
+        v.path = ["c.jpg"]
+        XCTAssertEqual(try OutputTemplate("{dir}/{name}.{ext}").render(v), "c.jpg", "no empty component, no leading /")
+        XCTAssertEqual(try OutputTemplate("x/{dir}.{ext}").render(v), "x/_.jpg", "never hidden")
+        XCTAssertEqual(try OutputTemplate("p{dir}-{name}").render(v), "p-c")
+        v.path = []
+        XCTAssertEqual(try OutputTemplate("{path}").render(v), "image")
+    }
 }

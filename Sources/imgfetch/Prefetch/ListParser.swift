@@ -110,7 +110,7 @@ public enum ListParser {
     static func unexpected(_ field: Substring, after first: Substring, source: Source, line text: Substring) -> String {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).prefix { !$0.contains("=") && !$0.hasPrefix("#") }
         if case .http = source {
-            return "unexpected \(quoted(field)) after the URL: a space in a URL is written %20 (\(quoted(words.joined(separator: "%20"), limit: 120)))"
+            return "unexpected \(quoted(field, limit: 40)) after the URL: a space in a URL is written %20 (\(quoted(words.joined(separator: "%20"), limit: 60)))"
         }
         if case .file = source, !first.contains("/") {
             return "\(quoted(words.joined(separator: " "), limit: 80)) is not a URL (a line is a URL or a file path, then NAME=VALUE fields)"

@@ -166,7 +166,10 @@ enum Imgfetch {
         for key in env.keys {
             let lower = key.lowercased()
             if key.hasPrefix("IMGFETCH_") || key == "XDG_CACHE_HOME" || key == "XDG_CONFIG_HOME" || lower.hasSuffix("_proxy")
-                || ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR"].contains(key) {
+                || ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR"].contains(key)
+                // Job runners' variables (`--shard auto`): only those a test sets.
+                || key.hasPrefix("SLURM_ARRAY_") || key.hasPrefix("CLOUD_RUN_TASK_") || key.hasPrefix("AWS_BATCH_JOB_ARRAY_")
+                || key == "JOB_COMPLETION_INDEX" {
                 env.removeValue(forKey: key)
             }
         }
