@@ -76,4 +76,16 @@ final class ShardAutoTests: E2ETestCase {
         try refused("auto/x", env: ["JOB_COMPLETION_INDEX": "0"], naming: ["auto/N"])
         XCTAssertEqual(try server.totalRequests(), 0, "a usage error fetches nothing")
     }
+
+    /// `cache pull` reads the same variables; checked before the remote cache is asked anything.
+    func testCachePullTakesAutoToo() throws {
+        let r = try imgfetch(["cache", "pull", "--cache-dir", cacheDir.path, "--remote-cache", server.url("/tier/"), "--shard", "auto"])
+        assertExit(r, 2)
+        XCTAssertTrue(r.stderr.contains("SLURM_ARRAY_TASK_ID") && r.stderr.contains("CLOUD_RUN_TASK_INDEX"), r.stderr)
+        let beyond = try imgfetch(["cache", "pull", "--cache-dir", cacheDir.path, "--remote-cache", server.url("/tier/"), "--shard", "auto/2"],
+                                  env: ["AWS_BATCH_JOB_ARRAY_INDEX": "2"])
+        assertExit(beyond, 2)
+        XCTAssertTrue(beyond.stderr.contains("AWS_BATCH_JOB_ARRAY_INDEX=2 gives slice 3, beyond the 2 slices"), beyond.stderr)
+        XCTAssertEqual(try server.totalRequests(), 0)
+    }
 }

@@ -164,7 +164,9 @@ final class RemoteCacheTests: XCTestCase {
         let g = PipelineFixture()
         let failure = await g.pipeline(remote: RemoteCache(store: store)).retrieve(request(policy: .cacheOnly))
         guard case .failure(let error) = failure else { return XCTFail("expected not cached") }
-        XCTAssertEqual(error.error, .notCached)
+        guard case .cachedButStale(let ago?) = error.error else { return XCTFail("cached (remotely) but stale: \(error.error)") }
+        XCTAssertEqual(ago, 10, accuracy: 5)
+        XCTAssertTrue(error.error.isNotCached)
         XCTAssertTrue(error.warnings.isEmpty, "a plain remote miss has no warning")
         XCTAssertTrue(f.loader.requests.isEmpty && g.loader.requests.isEmpty)
     }
