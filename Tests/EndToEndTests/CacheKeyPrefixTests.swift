@@ -109,9 +109,10 @@ final class CacheKeyPrefixTests: E2ETestCase {
         assertExit(dotted, 1)
         XCTAssertTrue(dotted.stderr.contains("not in the cache"), "./PREFIX is a path, not cached:\n\(dotted)")
 
+        // 5 hex digits, no file of that name cached: meant as a key, and too short for one.
         let five = try cache(["info", String(key.prefix(5))])
-        assertExit(five, 1)
-        XCTAssertTrue(five.stderr.contains("not in the cache"), "5 digits are a path:\n\(five)")
+        assertExit(five, 2)
+        XCTAssertTrue(five.stderr.contains("a key prefix needs at least 6 hex digits"), "5 digits are too short a key:\n\(five)")
 
         for bad in ["key:" + String(key.prefix(5)), "key:xyz123", "key:" + key + "0"] {
             let r = try cache(["info", bad])
