@@ -277,6 +277,23 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     }
     p_jpeg_finish_decompress(&d);
     const unsigned char *final = resizing ? ifj_resizer_pixels((struct ifj_resizer *)resizer) : (const unsigned char *)pixels;
+    if (opts->pixels) {
+        /* The (cropped) pixels themselves, for placeholders. */
+        unsigned char *copy = malloc((size_t)ow * (size_t)oh * (size_t)oc);
+        if (copy == NULL) longjmp(jerr.jump, 1);
+        for (int y = 0; y < oh; y++) {
+            memcpy(copy + (size_t)y * (size_t)ow * (size_t)oc,
+                   final + ((size_t)(y + cy) * (size_t)rw + (size_t)cx) * (size_t)oc, (size_t)ow * (size_t)oc);
+        }
+        p_jpeg_destroy_decompress(&d);
+        free((void *)pixels);
+        ifj_resizer_free((struct ifj_resizer *)resizer);
+        res->data = copy;
+        res->length = (size_t)ow * (size_t)oh * (size_t)oc;
+        res->width = ow;
+        res->height = oh;
+        return IFJ_OK;
+    }
 
     c.err = ifj_error_init(&jerr);
     p_jpeg_CreateCompress(&c, JPEG_LIB_VERSION, sizeof c);

@@ -16,6 +16,8 @@ typedef struct {
     int crop;                /* 0 = fit inside, 1 = cover (fill the box, crop the centre) */
     int quality;             /* 1-100, 0 = 75 (libvips' default) */
     double max_pixels;       /* images with more pixels are declined (libvips reports the limit) */
+    int pixels;              /* 1 = ifj_thumbnail gives the thumbnail's pixels (1 or 3 bytes each, rows
+                                of `width`), not a JPEG: for placeholders */
 } ifj_opts;
 
 typedef struct {

@@ -19,7 +19,7 @@ enum JpegFastPath {
     static func options(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) -> ifj_opts {
         ifj_opts(width: Int32(clamping: width ?? VipsBridge.unconstrained),
                  height: Int32(clamping: height ?? VipsBridge.unconstrained),
-                 crop: cover ? 1 : 0, quality: Int32(quality ?? 0), max_pixels: Double(maxPixels))
+                 crop: cover ? 1 : 0, quality: Int32(quality ?? 0), max_pixels: Double(maxPixels), pixels: 0)
     }
 
     /// The thumbnail, or nil when this path declines (libvips then processes the bytes). Throws

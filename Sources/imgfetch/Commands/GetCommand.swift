@@ -147,7 +147,7 @@ enum Report {
     }
 
     static func success(_ result: ImageResult, settings: RequestOptions, file: String? = nil) {
-        if settings.json { Console.line(ResultRecord.success(result, file: file).text) }
+        if settings.json { Console.line(ResultRecord.success(result, file: file, placeholders: settings.options.placeholders).text) }
         for line in problems(of: result, settings: settings) { Console.errorLine(line) }
         if settings.verbose { Console.errorLine(verbose(result, file: file)) }
     }

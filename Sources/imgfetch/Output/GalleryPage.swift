@@ -52,7 +52,7 @@ struct GalleryPage {
         """
         for (i, item) in items.enumerated() {
             let e = item.entry
-            out += "<figure data-i=\"\(i)\"><div class=\"pic\"><img src=\"\(GalleryPage.escapeHTML(item.imageURL))\" alt=\"\(GalleryPage.escapeHTML(e.source))\""
+            out += "<figure data-i=\"\(i)\"><div class=\"pic\"\(GalleryPage.placeholderAttributes(e))><img src=\"\(GalleryPage.escapeHTML(item.imageURL))\" alt=\"\(GalleryPage.escapeHTML(e.source))\""
             out += " width=\"\(max(0, e.width))\" height=\"\(max(0, e.height))\" style=\"width:auto;height:auto\"></div>"
             out += "<figcaption><div class=\"src\">\(GalleryPage.escapeHTML(e.source))</div>"
             out += "<div class=\"meta\">\(GalleryPage.escapeHTML(e.variant)), \(e.width)x\(e.height) \(GalleryPage.escapeHTML(e.format)), \(Formatting.size(e.bytes))</div>"
@@ -86,6 +86,13 @@ struct GalleryPage {
         o.add("created", e.created)
         o.add("expires", e.expires)
         return o
+    }
+
+    /// The entry's placeholders (when it has them), painted behind the picture until it loads: its
+    /// mean colour (its hashes ride along as data attributes).
+    static func placeholderAttributes(_ e: CacheEntry) -> String {
+        guard let p = e.placeholders else { return "" }
+        return " style=\"background-color:\(p.averageColorHex)\" data-thumbhash=\"\(escapeHTML(p.thumbhash))\" data-blurhash=\"\(escapeHTML(p.blurhash))\""
     }
 
     /// Text and attribute values: `& < > " '` as character references.
