@@ -61,7 +61,7 @@ struct GalleryPage {
         }
         out += "</main>\n<script type=\"application/json\" id=\"entries\">["
         out += items.map { GalleryPage.scriptSafe(record($0.entry).text) }.joined(separator: ",\n")
-        out += "]</script>\n<script>\n" + GalleryPage.script + "</script>\n</body></html>\n"
+        out += "]</script>\n<script>\n" + GalleryPage.script + GalleryPage.placeholderScript + "</script>\n</body></html>\n"
         return out
     }
 
@@ -86,13 +86,6 @@ struct GalleryPage {
         o.add("created", e.created)
         o.add("expires", e.expires)
         return o
-    }
-
-    /// The entry's placeholders (when it has them), painted behind the picture until it loads: its
-    /// mean colour (its hashes ride along as data attributes).
-    static func placeholderAttributes(_ e: CacheEntry) -> String {
-        guard let p = e.placeholders else { return "" }
-        return " style=\"background-color:\(p.averageColorHex)\" data-thumbhash=\"\(escapeHTML(p.thumbhash))\" data-blurhash=\"\(escapeHTML(p.blurhash))\""
     }
 
     /// Text and attribute values: `& < > " '` as character references.
