@@ -109,4 +109,27 @@ final class PlaceholderOptionTests: E2ETestCase {
         XCTAssertTrue(page.contains("background-color:\(colour)"), "the mean colour behind the picture")
         XCTAssertTrue(page.contains("data-blurhash=\"\(record.string("blurhash") ?? "?")\""))
     }
+
+    func testTheGalleryDrawsTheThumbHashWhileAPictureIsMissing() throws {
+        guard let browser = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first(where: FileManager.default.isExecutableFile) else {
+            if ProcessInfo.processInfo.environment["CI"] == "true" { XCTFail("chromium is not installed") }
+            return
+        }
+        try makePictures()
+        assertExit(try get([file("quad.jpg").path, "-s", "200", "--placeholder", "thumbhash", "-o", file("g.jpg").path]), 0)
+        let gallery = root.appendingPathComponent("gallery")
+        assertExit(try imgfetch(["cache", "gallery", "-o", gallery.path, "--copy", "--cache-dir", cacheDir.path]), 0)
+        // The picture never loads (its copy is gone): the placeholder is what the page shows.
+        for image in regularFiles(under: gallery) where image.pathExtension == "jpg" { try FileManager.default.removeItem(at: image) }
+        var env = ProcessInfo.processInfo.environment
+        env["HOME"] = home.path
+        let dom = ProcessRunner.run(URL(fileURLWithPath: browser),
+                                    ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                                     "--disable-component-update", "--no-first-run", "--proxy-server=http://127.0.0.1:9",
+                                     "--user-data-dir=\(root.appendingPathComponent("chromium").path)", "--virtual-time-budget=5000",
+                                     "--dump-dom", gallery.appendingPathComponent("index.html").absoluteString],
+                                    environment: env, timeout: 120)
+        let drawn = ["background-image: url(&quot;data:image/png;base64,", "background-image: url(\"data:image/png;base64,"]
+        XCTAssertTrue(drawn.contains { dom.stdoutText.contains($0) }, "the ThumbHash drawn behind the missing picture:\n\(dom)")
+    }
 }

@@ -15,8 +15,8 @@ public struct VipsProcessor: ImageProcessing {
         try process(bytes, with: processing, maxPixels: maxPixels, placeholders: false)
     }
 
-    /// Placeholders come from the thumbnail's pixels in the same pass on libvips' path; libjpeg's
-    /// thumbnail and an original handed out are decoded small once more (libjpeg alone for a JPEG).
+    /// Placeholders come from the thumbnail's pixels in the same pass (libjpeg's and libvips'); an
+    /// original handed out is decoded small once (libjpeg alone for a JPEG).
     public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64, placeholders: Bool) throws(FetchError) -> ProcessedImage {
         var image = try make(bytes, with: processing, maxPixels: maxPixels, placeholders: placeholders)
         if placeholders && image.placeholders == nil {
@@ -31,7 +31,7 @@ public struct VipsProcessor: ImageProcessing {
         let route = ProcessingRoute(processing: processing)
         if route.makesJPEGThumbnail,
            let fast = try JpegFastPath.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
-                                                 quality: processing.quality, maxPixels: maxPixels) {
+                                                 quality: processing.quality, maxPixels: maxPixels, placeholders: placeholders) {
             return fast.processed
         }
         // Any JPEG libvips is given passes libjpeg's strict check first: libvips 8.14's own check
