@@ -28,8 +28,9 @@
 #   9  all-hit second run of the figure-6 prefetch           vs the cold run                          <= 0.1
 #  10  `prefetch -j 8` of 24 URLs at 512 KB/s per connection vs aria2c -j 8 -x 1                      <= 1.0
 #  11  one eviction cycle of stores into a full 100k cache   vs the same stores into an empty cache   <= 2.0
-#  18  cold `get` as figure 1 with --placeholder blurhash,thumbhash  vs the same without; target: at most
-#      1 ms more (the ratio's target is 1 + 1 ms / figure 1's time, the difference is in the note)
+#  18  cold `get` as figure 1 with --placeholder blurhash,thumbhash  vs the same without, on user CPU
+#      time; target: at most 1 ms more (the ratio's target is 1 + 1 ms / its time; the difference and
+#      the wall medians are in the note)
 #  19  cold `get` as figure 1 with -f auto (webp and jpeg)   vs the same with -f webp (one encode)       <= 2.0
 #  11b the same at 1,000,000 entries (~200,000 stores), CPU time (+ wall, RSS): only with ONLY=11b or
 #      BENCH_1M_CYCLE=1 (~10 min for one round, ~35 min for two: see the figure); BENCH_1M_ROUNDS=1
@@ -250,12 +251,19 @@ if want 18; then
     "get --placeholder (cold)" "$G get $(q "$URL1") $TH -q 80 --placeholder blurhash,thumbhash --json -o $(q "$RUN/f18/p.jpg") --cache-dir $(q "$CD18") > $(q "$RUN/f18/p.json")" "rm -rf $(q "$CD18") $(q "$RUN/f18/p.jpg")" \
     "get (cold)" "$G get $(q "$URL1") $TH -q 80 --json -o $(q "$RUN/f18/n.jpg") --cache-dir $(q "$CD18") > $(q "$RUN/f18/n.json")" "rm -rf $(q "$CD18") $(q "$RUN/f18/n.jpg")"
   grep -q '"thumbhash"' "$RUN/f18/p.json" || warn "[f18] the record has no thumbhash"
-  a=$(med f18 "get --placeholder (cold)"); b=$(med f18 "get (cold)")
-  read -r target note < <(python3 -c 'import sys
-a, b = sys.argv[1:3]
-if "NA" in (a, b): print("1.0 NA")
-else: print("%.4f" % (1 + 0.001 / float(b)), "+%.2f ms per image (target <= 1 ms)" % ((float(a) - float(b)) * 1000))' "$a" "$b")
-  fig 18 "cold get as figure 1 with --placeholder blurhash,thumbhash" "with" "$a" "without" "$b" s "$target" "<= +1 ms" "$note"
+  # On user CPU time (hyperfine's mean of each round, averaged): the wall medians of two ~40 ms
+  # commands differ by more than 1 ms from run to run on shared cores; they are in the note.
+  read -r a b target note < <(python3 -c 'import glob, json, sys
+res, wa, wb = sys.argv[1:4]
+cpu = {}
+for f in glob.glob(res + "/f18.r*.json"):
+    for r in json.load(open(f))["results"]:
+        cpu.setdefault(r["command"].split(" --json")[0].count("--placeholder"), []).append(r["user"])
+if len(cpu) < 2: print("NA NA 1.0 NA"); sys.exit()
+a, b = (sum(cpu[k]) / len(cpu[k]) for k in (1, 0))
+print("%.6f %.6f %.4f" % (a, b, 1 + 0.001 / b), "user_CPU_+%.2f_ms_per_image_(target_<=_1_ms);_wall_medians_%s_vs_%s_s" % ((a - b) * 1000, wa, wb))' \
+    "$RES" "$(med f18 "get --placeholder (cold)")" "$(med f18 "get (cold)")")
+  fig 18 "cold get as figure 1 with --placeholder blurhash,thumbhash (user CPU time)" "with" "$a" "without" "$b" s "$target" "<= +1 ms" "${note//_/ }"
 fi
 if want 19; then
   log "figure 19: cold get -f auto vs -f webp"

@@ -43,16 +43,19 @@ public enum ThumbHash {
             q[i] = r - g
             a[i] = alpha
         }
+        // The reference's cosines (the same expressions), computed once per frequency instead of per term.
+        let most = max(7, lx, ly)
+        let cosX = (0..<most).map { cx in (0..<w).map { x in cos(Double.pi / Double(w) * Double(cx) * (Double(x) + 0.5)) } }
+        let cosY = (0..<most).map { cy in (0..<h).map { y in cos(Double.pi / Double(h) * Double(cy) * (Double(y) + 0.5)) } }
         func encodeChannel(_ channel: [Double], _ nx: Int, _ ny: Int) -> (dc: Double, ac: [Double], scale: Double) {
             var dc = 0.0, ac: [Double] = [], scale = 0.0
-            var fx = [Double](repeating: 0, count: w)
             for cy in 0..<ny {
                 var cx = 0
                 while cx * ny < nx * (ny - cy) {
                     var f = 0.0
-                    for x in 0..<w { fx[x] = cos(Double.pi / Double(w) * Double(cx) * (Double(x) + 0.5)) }
+                    let fx = cosX[cx]
                     for y in 0..<h {
-                        let fy = cos(Double.pi / Double(h) * Double(cy) * (Double(y) + 0.5))
+                        let fy = cosY[cy][y]
                         for x in 0..<w { f += channel[x + y * w] * fx[x] * fy }
                     }
                     f /= Double(n)
