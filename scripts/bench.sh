@@ -28,6 +28,10 @@
 #   9  all-hit second run of the figure-6 prefetch           vs the cold run                          <= 0.1
 #  10  `prefetch -j 8` of 24 URLs at 512 KB/s per connection vs aria2c -j 8 -x 1                      <= 1.0
 #  11  one eviction cycle of stores into a full 100k cache   vs the same stores into an empty cache   <= 2.0
+#  18  cold `get` as figure 1 with --placeholder blurhash,thumbhash  vs the same without, on user CPU
+#      time; target: at most 1 ms more (the ratio's target is 1 + 1 ms / its time; the difference and
+#      the wall medians are in the note)
+#  19  cold `get` as figure 1 with -f auto (webp and jpeg)   vs the same with -f webp (one encode)       <= 2.0
 #  11b the same at 1,000,000 entries (~200,000 stores), CPU time (+ wall, RSS): only with ONLY=11b or
 #      BENCH_1M_CYCLE=1 (~10 min for one round, ~35 min for two: see the figure); BENCH_1M_ROUNDS=1
 #  12  `cache ls` of 1,000,000 entries, CPU (+ first entry, wall, RSS) vs 10 x `cache ls` of 100,000 <= 1.0
@@ -52,7 +56,7 @@ BENCH_DIR=${BENCH_DIR:-/tmp/imgfetch-bench}
 mkdir -p "$BENCH_DIR"
 BENCH_DIR=$(realpath "$BENCH_DIR")
 QUICK=${QUICK:-0}
-ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16}
+ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,18,19}
 HF_TIMEOUT=${HF_TIMEOUT:-600}
 export VIPS_CONCURRENCY=${VIPS_CONCURRENCY:-2}
 export LC_ALL=C
@@ -237,6 +241,40 @@ if want 1; then
   check_cache "$CD1" 1 1 f1
   fig 1 "cold get 2000x1500 JPEG -> 320x320 q80 (fresh cache)" "imgfetch get" "$(med f1 "imgfetch get URL (cold)")" \
     "vipsthumbnail" "$(med f1 "vipsthumbnail FILE")" s 1.0 "<= 1.0"
+fi
+
+# ------------------------------------------------------------------ 18, 19: placeholders, -f auto
+if want 18; then
+  log "figure 18: cold get with --placeholder blurhash,thumbhash vs without"
+  mkdir -p "$RUN/f18"; CD18="$RUN/f18-cache"
+  hf f18 "$F1" shell \
+    "get --placeholder (cold)" "$G get $(q "$URL1") $TH -q 80 --placeholder blurhash,thumbhash --json -o $(q "$RUN/f18/p.jpg") --cache-dir $(q "$CD18") > $(q "$RUN/f18/p.json")" "rm -rf $(q "$CD18") $(q "$RUN/f18/p.jpg")" \
+    "get (cold)" "$G get $(q "$URL1") $TH -q 80 --json -o $(q "$RUN/f18/n.jpg") --cache-dir $(q "$CD18") > $(q "$RUN/f18/n.json")" "rm -rf $(q "$CD18") $(q "$RUN/f18/n.jpg")"
+  grep -q '"thumbhash"' "$RUN/f18/p.json" || warn "[f18] the record has no thumbhash"
+  # On user CPU time (hyperfine's mean of each round, averaged): the wall medians of two ~40 ms
+  # commands differ by more than 1 ms from run to run on shared cores; they are in the note.
+  read -r a b target note < <(python3 -c 'import glob, json, sys
+res, wa, wb = sys.argv[1:4]
+cpu = {}
+for f in glob.glob(res + "/f18.r*.json"):
+    for r in json.load(open(f))["results"]:
+        cpu.setdefault(r["command"].split(" --json")[0].count("--placeholder"), []).append(r["user"])
+if len(cpu) < 2: print("NA NA 1.0 NA"); sys.exit()
+a, b = (sum(cpu[k]) / len(cpu[k]) for k in (1, 0))
+print("%.6f %.6f %.4f" % (a, b, 1 + 0.001 / b), "user_CPU_+%.2f_ms_per_image_(target_<=_1_ms);_wall_medians_%s_vs_%s_s" % ((a - b) * 1000, wa, wb))' \
+    "$RES" "$(med f18 "get --placeholder (cold)")" "$(med f18 "get (cold)")")
+  fig 18 "cold get as figure 1 with --placeholder blurhash,thumbhash (user CPU time)" "with" "$a" "without" "$b" s "$target" "<= +1 ms" "${note//_/ }"
+fi
+if want 19; then
+  log "figure 19: cold get -f auto vs -f webp"
+  mkdir -p "$RUN/f19"; CD19="$RUN/f19-cache"
+  hf f19 "$F1" shell \
+    "get -f auto (cold)" "$G get $(q "$URL1") $TH -q 80 -f auto -o $(q "$RUN/f19/auto") --cache-dir $(q "$CD19")" "rm -rf $(q "$CD19") $(q "$RUN/f19/auto")" \
+    "get -f webp (cold)" "$G get $(q "$URL1") $TH -q 80 -f webp -o $(q "$RUN/f19/w.webp") --cache-dir $(q "$CD19")" "rm -rf $(q "$CD19") $(q "$RUN/f19/w.webp")"
+  [[ $(stat -c %s "$RUN/f19/auto" 2>/dev/null || echo 0) -gt 0 && $(stat -c %s "$RUN/f19/auto") -le $(stat -c %s "$RUN/f19/w.webp" 2>/dev/null || echo 0) ]] \
+    || warn "[f19] the -f auto output is missing or larger than the WebP one"
+  fig 19 "cold get as figure 1 with -f auto (default candidates: webp, jpeg)" "-f auto" "$(med f19 "get -f auto (cold)")" \
+    "-f webp" "$(med f19 "get -f webp (cold)")" s 2.0 "<= 2.0 (2 candidates)"
 fi
 
 # ------------------------------------------------------------------ 2: warm hit vs curl file://

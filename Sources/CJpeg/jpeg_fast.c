@@ -171,6 +171,45 @@ int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result 
     return ifj__thumbnail_from(ifj_setup_mem, &m, opts, 0, res);
 }
 
+/* The w x h image at `px` (ch 1 or 3 bytes a pixel, rows `stride` pixels apart) box-filtered to fit
+ * inside side x side, as RGBA; NULL when memory is short. */
+static unsigned char *ifj_small_rgba(const unsigned char *px, int w, int h, int stride, int ch, int side, int *ow, int *oh) {
+    int sw = w, sh = h;
+    if (w > side || h > side) {
+        double scale = (double)(w > h ? w : h) / side;
+        sw = (int)floor(w / scale + 0.5);
+        sh = (int)floor(h / scale + 0.5);
+        if (sw < 1) sw = 1;
+        if (sh < 1) sh = 1;
+        if (sw > side) sw = side;
+        if (sh > side) sh = side;
+    }
+    unsigned char *out = malloc((size_t)sw * (size_t)sh * 4);
+    if (out == NULL) return NULL;
+    for (int oy = 0; oy < sh; oy++) {
+        int y0 = (int)((long)oy * h / sh), y1 = (int)((long)(oy + 1) * h / sh);
+        if (y1 <= y0) y1 = y0 + 1;
+        for (int ox = 0; ox < sw; ox++) {
+            int x0 = (int)((long)ox * w / sw), x1 = (int)((long)(ox + 1) * w / sw);
+            if (x1 <= x0) x1 = x0 + 1;
+            long sum[3] = { 0, 0, 0 };
+            for (int y = y0; y < y1; y++) {
+                const unsigned char *row = px + ((size_t)y * (size_t)stride + (size_t)x0) * (size_t)ch;
+                for (int x = x0; x < x1; x++, row += ch) {
+                    for (int c = 0; c < 3; c++) sum[c] += row[ch == 3 ? c : 0];
+                }
+            }
+            long n = (long)(y1 - y0) * (x1 - x0);
+            unsigned char *o = out + ((size_t)oy * (size_t)sw + (size_t)ox) * 4;
+            for (int c = 0; c < 3; c++) o[c] = (unsigned char)((sum[c] + n / 2) / n);
+            o[3] = 255;
+        }
+    }
+    *ow = sw;
+    *oh = sh;
+    return out;
+}
+
 int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, int streaming, ifj_result *res) {
     memset(res, 0, sizeof *res);
     if (!ifj_available()) return IFJ_DECLINED;
@@ -179,6 +218,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     struct ifj_error jerr;
     /* volatile: these change after setjmp and are read after a longjmp. */
     unsigned char *volatile pixels = NULL;
+    unsigned char *volatile small = NULL;
     struct ifj_resizer *volatile resizer = NULL;
     unsigned char *outbuf = NULL;
     unsigned long outlen = 0;
@@ -193,6 +233,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
         if (compressing) p_jpeg_destroy_compress(&c);
         if (created) p_jpeg_destroy_decompress(&d);
         free((void *)pixels);
+        free((void *)small);
         ifj_resizer_free((struct ifj_resizer *)resizer);
         memset(res, 0, sizeof *res);
         /* Read through a volatile lvalue: set by the handlers after setjmp. */
@@ -277,7 +318,30 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     }
     p_jpeg_finish_decompress(&d);
     const unsigned char *final = resizing ? ifj_resizer_pixels((struct ifj_resizer *)resizer) : (const unsigned char *)pixels;
+    if (opts->pixels) {
+        /* The (cropped) pixels themselves, for placeholders. */
+        unsigned char *copy = malloc((size_t)ow * (size_t)oh * (size_t)oc);
+        if (copy == NULL) longjmp(jerr.jump, 1);
+        for (int y = 0; y < oh; y++) {
+            memcpy(copy + (size_t)y * (size_t)ow * (size_t)oc,
+                   final + ((size_t)(y + cy) * (size_t)rw + (size_t)cx) * (size_t)oc, (size_t)ow * (size_t)oc);
+        }
+        p_jpeg_destroy_decompress(&d);
+        free((void *)pixels);
+        ifj_resizer_free((struct ifj_resizer *)resizer);
+        res->data = copy;
+        res->length = (size_t)ow * (size_t)oh * (size_t)oc;
+        res->width = ow;
+        res->height = oh;
+        return IFJ_OK;
+    }
 
+    if (opts->small_side > 0) {
+        /* Placeholders: the thumbnail's own pixels, before they are encoded. */
+        small = ifj_small_rgba(final + ((size_t)cy * (size_t)rw + (size_t)cx) * (size_t)oc, ow, oh, rw, oc,
+                               opts->small_side, &res->small_width, &res->small_height);
+        if (small == NULL) longjmp(jerr.jump, 1);
+    }
     c.err = ifj_error_init(&jerr);
     p_jpeg_CreateCompress(&c, JPEG_LIB_VERSION, sizeof c);
     compressing = 1;
@@ -307,6 +371,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     res->length = (size_t)outlen;
     res->width = ow;
     res->height = oh;
+    res->small = (void *)small;
     return IFJ_OK;
 }
 

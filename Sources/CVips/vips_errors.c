@@ -65,6 +65,10 @@ int ifv_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts,
     RUN_WITH_OWN_ERROR(ifv__thumbnail_once(buf, len, opts, out, out_len, out_w, out_h, err, errlen));
 }
 
+int ifv_rgba_pixels(const void *buf, size_t len, int side, void **out, int *out_w, int *out_h, char *err, size_t errlen) {
+    RUN_WITH_OWN_ERROR(ifv__rgba_pixels_once(buf, len, side, out, out_w, out_h, err, errlen));
+}
+
 int ifv_can_save(const char *suffix) {
     shared_begin();   /* it clears the buffer: never while another failure reads its own */
     int rc = ifv__can_save_once(suffix);

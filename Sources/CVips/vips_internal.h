@@ -26,6 +26,17 @@ int ifv__finish(VipsImage **img, const ifv_thumb_opts *opts);
 /* 1 when the image carries an ICC profile. */
 int ifv__has_profile(VipsImage *img);
 
+/* vips_outputs.c: resolves its libvips functions (0, or -1 with a message in err); saves a finished
+ * thumbnail: with opts->extras NULL, with `suffix` as it is (lazily, one pass); else decoded once into
+ * memory, then the extras (ifv_thumb_extras). On success *out is a vips buffer. */
+int ifv__outputs_resolve(void *handle, char *err, size_t errlen);
+int ifv__save(VipsImage *thumb, const ifv_thumb_opts *opts, const char *suffix, void **out, size_t *out_len);
+int ifv__rgba_pixels_once(const void *buf, size_t len, int side, void **out, int *out_w, int *out_h, char *err, size_t errlen);
+/* vips_shim.c's save suffix for a saver and quality (".jpg" -> ".jpg[Q=80,strip]"). */
+int ifv__suffix(const char *suffix, int quality, char *dst, size_t dstlen);
+/* The vips error buffer into err (a fallback when it is empty), then cleared. */
+void ifv__take_error(char *err, size_t errlen, const char *fallback);
+
 /* vips_error_clear, when libvips is loaded. */
 void ifv__error_clear(void);
 

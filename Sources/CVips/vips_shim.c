@@ -138,6 +138,7 @@ static void ifv_do_load(void) {
     RESOLVE(g_type_from_name);
     RESOLVE(g_log_set_handler);
     if (ifv__finish_resolve(handle, load_error, sizeof load_error) != 0) return;
+    if (ifv__outputs_resolve(handle, load_error, sizeof load_error) != 0) return;
     p_vips_version = (int (*)(int))dlsym(handle, "vips_version");
 
     /* Silence VIPS-WARNING and friends before init (init itself may warn about modules). */
@@ -369,7 +370,7 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
     /* Lazy one-pass pipeline: decoding happens here, exactly once. */
     void *obuf = NULL;
     size_t olen = 0;
-    int rc = p_vips_image_write_to_buffer(thumb, suffix, &obuf, &olen, NULL);
+    int rc = ifv__save(thumb, opts, suffix, &obuf, &olen);
     p_g_object_unref(thumb);
     if (rc != 0 || obuf == NULL) {
         if (obuf) p_g_free(obuf);
@@ -383,6 +384,12 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
     p_vips_error_clear();
     return 0;
 }
+
+int ifv__suffix(const char *suffix, int quality, char *dst, size_t dstlen) {
+    return ifv_build_suffix(suffix, quality, dst, dstlen);
+}
+
+void ifv__take_error(char *err, size_t errlen, const char *fallback) { ifv_take_error(err, errlen, fallback); }
 
 void ifv_free(void *p) {
     if (p == NULL) return;

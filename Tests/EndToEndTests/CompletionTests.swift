@@ -51,7 +51,7 @@ final class CompletionTests: E2ETestCase {
         XCTAssertEqual(try bashCompletes(["imgfetch", "cache", "l"]), ["ls"])
         XCTAssertEqual(try bashCompletes(["imgfetch", "--cache-dir", "/tmp", "cache", "pr"]), ["prune"])
         XCTAssertEqual(try bashCompletes(["imgfetch", "get", "--fit", ""]), ["inside", "cover"])
-        XCTAssertEqual(Set(try bashCompletes(["imgfetch", "get", "-f", ""])), ["jpeg", "png", "webp", "avif", "gif", "original"])
+        XCTAssertEqual(Set(try bashCompletes(["imgfetch", "get", "-f", ""])), ["jpeg", "png", "webp", "avif", "gif", "auto", "original"])
         XCTAssertEqual(try bashCompletes(["imgfetch", "cache", "ls", "--sort", "si"]), ["size"])
         XCTAssertEqual(try bashCompletes(["imgfetch", "prefetch", "--no-p"]), ["--no-progress"])
         XCTAssertEqual(try bashCompletes(["imgfetch", "completions", "z"]), ["zsh"])

@@ -16,7 +16,9 @@ final class ImageFormatTests: XCTestCase {
         XCTAssertNil(ImageFormat(fileExtension: "original"))
         XCTAssertNil(ImageFormat(fileExtension: "bmp"))
         XCTAssertNil(ImageFormat(name: "tiff"))
-        XCTAssertEqual(ImageFormat.namesForHelp, "jpeg, png, webp, avif, gif or original")
+        XCTAssertEqual(ImageFormat.namesForHelp, "jpeg, png, webp, avif, gif, auto or original")
+        XCTAssertEqual(ImageFormat(name: "auto"), .auto)
+        XCTAssertNil(ImageFormat(fileExtension: "auto"))
     }
 
     func testManPageTableListsTheRegistry() throws {

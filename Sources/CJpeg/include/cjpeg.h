@@ -16,6 +16,10 @@ typedef struct {
     int crop;                /* 0 = fit inside, 1 = cover (fill the box, crop the centre) */
     int quality;             /* 1-100, 0 = 75 (libvips' default) */
     double max_pixels;       /* images with more pixels are declined (libvips reports the limit) */
+    int pixels;              /* 1 = ifj_thumbnail gives the thumbnail's pixels (1 or 3 bytes each, rows
+                                of `width`), not a JPEG: for placeholders */
+    int small_side;          /* > 0: also the thumbnail's pixels box-filtered to fit inside side x side, as
+                                RGBA (ifj_result.small): placeholders from the same pass */
 } ifj_opts;
 
 typedef struct {
@@ -23,6 +27,8 @@ typedef struct {
     size_t length;
     int width, height;       /* of the thumbnail */
     int source_width, source_height;
+    void *small;             /* opts->small_side: small_width x small_height x 4 bytes; release with ifj_free */
+    int small_width, small_height;
 } ifj_result;
 
 /* 1 when libjpeg.so.62 could be loaded (dlopen, once). */

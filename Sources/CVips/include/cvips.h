@@ -48,7 +48,30 @@ typedef struct {
     int all_pages;             /* 1 = every page/frame (an animation to an animated format), 0 = the first */
     int flatten;               /* 1 = the saver keeps no alpha: flatten onto `background` */
     double background[3];      /* sRGB, 0-255 */
+    struct ifv_thumb_extras *extras;  /* vips_outputs.c: -f auto and placeholder pixels; NULL = none */
 } ifv_thumb_opts;
+
+/* ---- vips_outputs.c: more than one output of one thumbnail, decoded once into memory ---- */
+typedef struct ifv_thumb_extras {
+    /* In. candidates: savers' suffixes (".webp", ".jpg", ...) tried on the same pixels, the smallest
+     * output kept (instead of opts->save_suffix); candidate_alpha[i] = 1 when that saver keeps alpha (2: and is
+     * tried only for a picture with transparency).
+     * A picture with transparency (an alpha band below 255 somewhere) is never given to a saver
+     * without alpha (fails when no candidate keeps it); an alpha band that is opaque everywhere is
+     * dropped first. n_candidates 0 = opts->save_suffix alone. */
+    const char *const *candidates;
+    const int *candidate_alpha;
+    int n_candidates;
+    int pixels_side;           /* > 0: also the thumbnail's sRGB RGBA pixels, fitted inside side x side */
+    /* Out. */
+    int chosen;                /* the index of the candidate written */
+    void *pixels;              /* width x height x 4 bytes, release with ifv_free */
+    int pixels_width, pixels_height;
+} ifv_thumb_extras;
+
+/* The sRGB RGBA pixels of an encoded image (first frame, orientation applied), fitted inside
+ * side x side: a shrink-on-load thumbnail, for placeholders. *out released with ifv_free. */
+int ifv_rgba_pixels(const void *buf, size_t len, int side, void **out, int *out_w, int *out_h, char *err, size_t errlen);
 
 /* vips_thumbnail as vipsthumbnail runs it (shrink-on-load leaving the filter at least 2x, never
  * upscaling, orientation applied); a source carrying an ICC profile is converted to sRGB (an

@@ -31,6 +31,8 @@ public struct CacheEntry: Sendable, Equatable {
     /// Asked for with headers, a cookie or credentials (`NetworkOptions.keyPart`): a shared cache
     /// may hold it only when its response says `public` (`cache push`). Default false.
     public var shaped = false
+    /// BlurHash, ThumbHash and mean colour of the image (`--placeholder`); nil until asked for once.
+    public var placeholders: Placeholders? = nil
 
     public init(key: String, identity: String, source: String, variant: String, format: String, width: Int, height: Int,
                 bytes: Int64, checksum: String, created: Double, expires: Double?, etag: String? = nil,
@@ -65,6 +67,7 @@ public struct CacheEntry: Sendable, Equatable {
         entry.height = height
         entry.bytes = Int64(bytes)
         entry.checksum = ""
+        entry.placeholders = nil   // another image's
         return entry
     }
 
@@ -108,6 +111,8 @@ extension CacheEntry {
         }
         add("vary", vary)
         add("shaped", shaped ? "1" : nil)
+        add("blurhash", placeholders?.blurhash); add("thumbhash", placeholders?.thumbhash)
+        add("average_color", placeholders?.averageColorHex)
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -123,6 +128,7 @@ extension CacheEntry {
         var key: String?, identity: String?, source: String?, variant: String?, format: String?
         var width: Int?, height: Int?, size: Int64?, checksum: String?, created: Double?
         var expires: Double?, etag: String?, lastModified: String?, mustRevalidate = false, shaped = false
+        var blurhash: String?, thumbhash: String?, averageColor: String?
         var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
@@ -156,6 +162,9 @@ extension CacheEntry {
             case 6 where name.elementsEqual("header".utf8): if headerLines.count < 32 && value.utf8.count <= 2100 { headerLines.append(value) }
             case 4 where name.elementsEqual("vary".utf8): vary = value.utf8.count <= 8_192 ? value : nil
             case 6 where name.elementsEqual("shaped".utf8): shaped = value == "1"
+            case 8 where name.elementsEqual("blurhash".utf8): blurhash = value
+            case 9 where name.elementsEqual("thumbhash".utf8): thumbhash = value
+            case 13 where name.elementsEqual("average_color".utf8): averageColor = value
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -177,6 +186,8 @@ extension CacheEntry {
         }
         entry.vary = vary
         entry.shaped = shaped
+        // Checked as they are read: a malformed value is dropped (computed again when asked for).
+        entry.placeholders = Placeholders(blurhash: blurhash, thumbhash: thumbhash, averageColor: averageColor)
         return entry
     }
 

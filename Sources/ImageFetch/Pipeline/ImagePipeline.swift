@@ -50,7 +50,7 @@ public final class ImagePipeline: Sendable {
         while let source = current {
             let before = retrieval.attempts
             do {
-                var result = try await retrieve(source: source, retrieval: &retrieval)
+                var result = withPlaceholders(try await retrieve(source: source, retrieval: &retrieval), request.options)
                 result.originalSource = request.source
                 result.lowData = retrieval.isLoadingFallback
                 result.attempts = retrieval.attempts
@@ -237,11 +237,14 @@ public final class ImagePipeline: Sendable {
             // Done during the download: only its last steps are left, so no processing slot is taken.
             decoded = await pool.wait { streamed.result(for: bytes) }
         }
-        let image: ProcessedImage
+        var image: ProcessedImage
         if let decoded {
             image = decoded
         } else {
-            image = try await process(bytes, processing, maxPixels: options.maxPixels)
+            image = try await process(bytes, processing, maxPixels: options.maxPixels, placeholders: !options.placeholders.isEmpty)
+        }
+        if !options.placeholders.isEmpty && image.placeholders == nil {
+            image.placeholders = Placeholders.decoding(image.bytes, maxPixels: options.maxPixels)
         }
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
@@ -257,6 +260,7 @@ public final class ImagePipeline: Sendable {
         entry.response = stored
         entry.vary = stored.flatMap { Vary.names($0.headers) }.flatMap(Vary.selection)
         entry.shaped = keys.shaped
+        entry.placeholders = image.placeholders
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             // The output may be the original itself (`-f X` of a source in X, no resize): stored once.
@@ -279,12 +283,13 @@ public final class ImagePipeline: Sendable {
     /// A new variant from cached original bytes: no network.
     func derive(from original: CachedImage, source: Source, keys: RequestPlan.EntryKeys, processing: Processing,
                 options: FetchOptions, sharing: Sharing = .plain) async throws(FetchError) -> ImageResult {
-        let image = try await process(original.bytes, processing, maxPixels: options.maxPixels)
+        let image = try await process(original.bytes, processing, maxPixels: options.maxPixels, placeholders: !options.placeholders.isEmpty)
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         // The output is the original itself: nothing new to store.
         if key == keys.original { return makeResult(source, key, original, .hit) }
         var entry = original.entry.describing(key, variant: keys.variant(of: key), format: image.format, width: image.width,
                                               height: image.height, bytes: image.bytes.count)
+        entry.placeholders = image.placeholders
         entry.created = FileSystem.now()
         var result = ImageResult(source: source, key: key, cache: .derived, image: image)
         do { result.path = try cache.store(image.bytes, entry: entry) } catch { result.cacheError = error }
@@ -317,7 +322,7 @@ public final class ImagePipeline: Sendable {
         let started = FileSystem.monotonic()
         guard let keys = try? plan.keys(for: source), let found = cachedOutput(keys, source: source, now: FileSystem.now()),
               found.fresh else { return nil }
-        var result = makeResult(source, found.key, found.cached, .hit)
+        var result = withPlaceholders(makeResult(source, found.key, found.cached, .hit), request.options)
         result.milliseconds = ((FileSystem.monotonic() - started) * 1000 * 10).rounded() / 10
         return result
     }
@@ -334,15 +339,16 @@ public final class ImagePipeline: Sendable {
 
     func makeResult(_ source: Source, _ key: CacheKey, _ cached: CachedImage, _ state: CacheState) -> ImageResult {
         let e = cached.entry
-        let image = ProcessedImage(bytes: cached.bytes, width: e.width, height: e.height, format: e.format)
+        var image = ProcessedImage(bytes: cached.bytes, width: e.width, height: e.height, format: e.format)
+        image.placeholders = e.placeholders
         return ImageResult(source: source, key: key, path: cached.path, cache: state, image: image)
     }
 
     /// Decodes, downsamples and encodes on the processing pool.
-    func process(_ bytes: [UInt8], _ processing: Processing, maxPixels: Int64) async throws(FetchError) -> ProcessedImage {
+    func process(_ bytes: [UInt8], _ processing: Processing, maxPixels: Int64, placeholders: Bool = false) async throws(FetchError) -> ProcessedImage {
         let processor = self.processor
         return try await pool.run { () throws(FetchError) -> ProcessedImage in
-            try processor.process(bytes, with: processing, maxPixels: maxPixels)
+            try processor.process(bytes, with: processing, maxPixels: maxPixels, placeholders: placeholders)
         }
     }
 }

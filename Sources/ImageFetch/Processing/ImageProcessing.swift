@@ -9,6 +9,8 @@ public struct ProcessedImage: Sendable {
     public var sourceWidth: Int
     public var sourceHeight: Int
     public var sourceFormat: String
+    /// Computed from these pixels when the request asks for placeholders (nil otherwise).
+    public var placeholders: Placeholders? = nil
 
     public init(bytes: [UInt8], width: Int, height: Int, format: String, sourceWidth: Int? = nil, sourceHeight: Int? = nil, sourceFormat: String? = nil) {
         self.bytes = bytes
@@ -26,6 +28,9 @@ public protocol ImageProcessing: Sendable {
     /// Checks the header against `maxPixels` before any decode, then decodes, downsamples and encodes.
     /// Never returns a partial or grey image: truncated, empty or non-image input throws `.invalidImage`.
     func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage
+    /// `process`, with the placeholders of the output too when `placeholders` (from the thumbnail's
+    /// pixels in the same pass where the processor can). Default: `process`, then its output decoded.
+    func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64, placeholders: Bool) throws(FetchError) -> ProcessedImage
     /// Called when a retrieval is about to load from a source: a chance to load libraries in the
     /// background while the download runs. Must return at once.
     func prepare(for source: Source, processing: Processing)
@@ -38,6 +43,12 @@ public protocol ImageProcessing: Sendable {
 }
 
 extension ImageProcessing {
+    public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64, placeholders: Bool) throws(FetchError) -> ProcessedImage {
+        var image = try process(bytes, with: processing, maxPixels: maxPixels)
+        if placeholders { image.placeholders = Placeholders.decoding(image.bytes, maxPixels: maxPixels) }
+        return image
+    }
+
     public func prepare(for source: Source, processing: Processing) {}
     public func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)? { nil }
 }

@@ -9,23 +9,29 @@ enum JpegFastPath {
         var image: EncodedImage
         var sourceWidth: Int
         var sourceHeight: Int
+        /// The thumbnail's pixels fitted inside `Placeholders.side`, when asked for.
+        var small: RGBAImage? = nil
 
         var processed: ProcessedImage {
-            ProcessedImage(bytes: image.bytes, width: image.width, height: image.height, format: "jpeg",
-                           sourceWidth: sourceWidth, sourceHeight: sourceHeight, sourceFormat: "jpeg")
+            var p = ProcessedImage(bytes: image.bytes, width: image.width, height: image.height, format: "jpeg",
+                                   sourceWidth: sourceWidth, sourceHeight: sourceHeight, sourceFormat: "jpeg")
+            p.placeholders = small.map(Placeholders.init(of:))
+            return p
         }
     }
 
     static func options(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) -> ifj_opts {
         ifj_opts(width: Int32(clamping: width ?? VipsBridge.unconstrained),
                  height: Int32(clamping: height ?? VipsBridge.unconstrained),
-                 crop: cover ? 1 : 0, quality: Int32(quality ?? 0), max_pixels: Double(maxPixels))
+                 crop: cover ? 1 : 0, quality: Int32(quality ?? 0), max_pixels: Double(maxPixels), pixels: 0, small_side: 0)
     }
 
     /// The thumbnail, or nil when this path declines (libvips then processes the bytes). Throws
     /// `.invalidImage` when libjpeg reported corrupt or truncated data: never a grey image.
-    static func thumbnail(_ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) throws(FetchError) -> Output? {
+    static func thumbnail(_ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64,
+                          placeholders: Bool = false) throws(FetchError) -> Output? {
         var opts = options(width: width, height: height, cover: cover, quality: quality, maxPixels: maxPixels)
+        if placeholders { opts.small_side = Int32(Placeholders.side) }
         var result = ifj_result()
         let status = bytes.withUnsafeBytes { buf in ifj_thumbnail(buf.baseAddress, buf.count, &opts, &result) }
         if status == Int32(IFJ_CORRUPT) {
@@ -82,10 +88,15 @@ enum JpegFastPath {
 
     /// Takes the encoded bytes out of a successful `ifj_result` (and frees its buffer).
     static func output(_ result: ifj_result) -> Output? {
+        defer { if let small = result.small { ifj_free(small) } }
         guard let data = result.data else { return nil }
         defer { ifj_free(data) }
         let encoded = Array(UnsafeRawBufferPointer(start: data, count: result.length))
-        return Output(image: EncodedImage(bytes: encoded, width: Int(result.width), height: Int(result.height)),
-                      sourceWidth: Int(result.source_width), sourceHeight: Int(result.source_height))
+        var out = Output(image: EncodedImage(bytes: encoded, width: Int(result.width), height: Int(result.height)),
+                         sourceWidth: Int(result.source_width), sourceHeight: Int(result.source_height))
+        if let small = result.small {
+            out.small = PlaceholderPixels.image(small, width: Int(result.small_width), height: Int(result.small_height), channels: 4)
+        }
+        return out
     }
 }

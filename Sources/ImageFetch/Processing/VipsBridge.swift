@@ -122,7 +122,8 @@ public enum VipsBridge {
     /// The height returned is one frame's.
     public static func thumbnail(
         _ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, suffix: String, quality: Int?,
-        linear: Bool = false, allPages: Bool = false, flattenOnto background: RGBColor? = nil
+        linear: Bool = false, allPages: Bool = false, flattenOnto background: RGBColor? = nil,
+        extras: UnsafeMutablePointer<ifv_thumb_extras>? = nil
     ) throws(VipsFailure) -> EncodedImage {
         try load()
         var opts = ifv_thumb_opts()
@@ -132,6 +133,7 @@ public enum VipsBridge {
         opts.quality = Int32(clamping: min(max(quality ?? 0, 0), 100))
         opts.linear = linear ? 1 : 0
         opts.all_pages = allPages ? 1 : 0
+        opts.extras = extras
         if let background {
             opts.flatten = 1
             opts.background = (Double(background.red), Double(background.green), Double(background.blue))
@@ -162,11 +164,13 @@ public enum VipsBridge {
     /// The thumbnail `processing` asks for, saved as `target` (`allPages`: every frame of an
     /// animation): where each processing option becomes a libvips step's option.
     static func thumbnail(_ bytes: [UInt8], for processing: Processing, saving target: ImageFormat,
-                          allPages: Bool) throws(VipsFailure) -> EncodedImage {
-        try thumbnail(bytes, width: processing.width, height: processing.height, cover: processing.coversBox,
-                      suffix: target.saveSuffix, quality: target.isLossy ? processing.quality : nil,
+                          allPages: Bool, extras: UnsafeMutablePointer<ifv_thumb_extras>? = nil) throws(VipsFailure) -> EncodedImage {
+        // -f auto: each candidate takes the quality if lossy, and alpha stays for those that keep it.
+        let auto = processing.format == .auto
+        return try thumbnail(bytes, width: processing.width, height: processing.height, cover: processing.coversBox,
+                      suffix: target.saveSuffix, quality: target.isLossy || auto ? processing.quality : nil,
                       linear: processing.linear, allPages: allPages,
-                      flattenOnto: target.hasAlpha ? nil : processing.background)
+                      flattenOnto: target.hasAlpha || auto ? nil : processing.background, extras: extras)
     }
 
     /// True when this libvips build has a buffer saver for `suffix` (".avif" may be missing).

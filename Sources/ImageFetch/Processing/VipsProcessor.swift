@@ -12,12 +12,26 @@ public struct VipsProcessor: ImageProcessing {
     }
 
     public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage {
+        try process(bytes, with: processing, maxPixels: maxPixels, placeholders: false)
+    }
+
+    /// Placeholders come from the thumbnail's pixels in the same pass (libjpeg's and libvips'); an
+    /// original handed out is decoded small once (libjpeg alone for a JPEG).
+    public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64, placeholders: Bool) throws(FetchError) -> ProcessedImage {
+        var image = try make(bytes, with: processing, maxPixels: maxPixels, placeholders: placeholders)
+        if placeholders && image.placeholders == nil {
+            image.placeholders = Placeholders.decoding(image.bytes, maxPixels: maxPixels)
+        }
+        return image
+    }
+
+    func make(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64, placeholders: Bool) throws(FetchError) -> ProcessedImage {
         guard !bytes.isEmpty else { throw .invalidImage("empty response (0 bytes)") }
         let cover = processing.coversBox
         let route = ProcessingRoute(processing: processing)
         if route.makesJPEGThumbnail,
            let fast = try JpegFastPath.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
-                                                 quality: processing.quality, maxPixels: maxPixels) {
+                                                 quality: processing.quality, maxPixels: maxPixels, placeholders: placeholders) {
             return fast.processed
         }
         // Any JPEG libvips is given passes libjpeg's strict check first: libvips 8.14's own check
@@ -30,7 +44,8 @@ public struct VipsProcessor: ImageProcessing {
         let header: ImageHeader
         do { header = try VipsBridge.header(bytes) } catch { throw VipsProcessor.refusal(error, bytes) }
         let sourceFormat = header.format
-        let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : processing.format
+        let candidates = try VipsProcessor.candidates(processing)
+        let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : candidates?.first?.format ?? processing.format
         // An animation to a format that keeps one decodes every frame, and every frame counts.
         let allFrames = header.pages > 1 && target.isAnimated && ["gif", "webp"].contains(sourceFormat)
         if allFrames && header.pages > maxFrames {
@@ -51,11 +66,16 @@ public struct VipsProcessor: ImageProcessing {
             throw .unsupportedFormat("this libvips build cannot write AVIF; choose --format webp, jpeg or png")
         }
         do {
-            let out = try VipsBridge.thumbnail(bytes, for: processing, saving: target, allPages: allFrames)
-            let bytes = target == .webp ? WebPMetadata.removingMetadata(out.bytes) : out.bytes
-            return ProcessedImage(bytes: bytes, width: out.width, height: out.height, format: target.rawValue,
-                                  sourceWidth: header.width, sourceHeight: header.height, sourceFormat: sourceFormat)
+            let made = try VipsBridge.thumbnail(bytes, for: processing, saving: target, allPages: allFrames,
+                                                candidates: candidates, pixels: placeholders)
+            let out = made.image
+            let bytes = made.format == .webp ? WebPMetadata.removingMetadata(out.bytes) : out.bytes
+            var image = ProcessedImage(bytes: bytes, width: out.width, height: out.height, format: made.format.rawValue,
+                                       sourceWidth: header.width, sourceHeight: header.height, sourceFormat: sourceFormat)
+            image.placeholders = made.pixels.map(Placeholders.init(of:))
+            return image
         } catch {
+            if candidates != nil { throw .unsupportedFormat("-f auto: \(error.message)") }
             if target == .avif { throw .unsupportedFormat("AVIF encoding failed: \(error.message)") }
             throw .invalidImage(VipsProcessor.describe(error, bytes))
         }
@@ -101,6 +121,15 @@ public struct VipsProcessor: ImageProcessing {
 
     func loadVips() throws(FetchError) {
         do { try VipsBridge.load() } catch { throw .dependencyMissing("libvips could not be loaded: \(error.message)") }
+    }
+
+    /// `-f auto`'s candidates this libvips can write (nil for any other format).
+    static func candidates(_ processing: Processing) throws(FetchError) -> [AutoFormat.Candidate]? {
+        guard processing.format == .auto else { return nil }
+        let all = AutoFormat.candidates(processing.accept)
+        let usable = all.filter { $0.format != .avif || VipsBridge.canSave(suffix: ".avif") }
+        guard !usable.isEmpty else { throw .unsupportedFormat("this libvips build cannot write AVIF; --accept another format too") }
+        return usable
     }
 
     /// The format an `original`-format variant is written in: the source's own when libvips can write it.

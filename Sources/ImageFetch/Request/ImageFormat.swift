@@ -3,6 +3,9 @@
 /// the option parser, `--help`, error messages, cache file names and the man page read it there.
 public enum ImageFormat: String, Sendable, CaseIterable, Encodable {
     case original, jpeg, png, webp, avif, gif
+    /// The smallest of the candidate formats that suit the picture (`Processing.accept`,
+    /// `AutoFormat`): chosen per image; an entry records the format chosen.
+    case auto
 
     /// One output format's entry in the registry.
     public struct Spec: Sendable {
@@ -31,13 +34,14 @@ public enum ImageFormat: String, Sendable, CaseIterable, Encodable {
         Spec(format: .gif, extensions: ["gif"], hasAlpha: true, isAnimated: true, isLossy: false, saveSuffix: ".gif", saver: "gifsave"),
     ]
 
-    /// The registry entry; nil for `.original` (the source's own format).
+    /// The registry entry; nil for `.original` (the source's own format) and `.auto`.
     public var spec: Spec? { ImageFormat.registry.first { $0.format == self } }
 
     /// Parses a `--format` value (a name, an extension, or `original`).
     public init?(name: String) {
         let lower = name.lowercased()
         if lower == "original" { self = .original; return }
+        if lower == "auto" { self = .auto; return }
         guard let spec = ImageFormat.registry.first(where: { $0.format.rawValue == lower || $0.extensions.contains(lower) }) else { return nil }
         self = spec.format
     }
@@ -49,9 +53,9 @@ public enum ImageFormat: String, Sendable, CaseIterable, Encodable {
         self = spec.format
     }
 
-    /// "jpeg, png, webp, avif, gif or original": the values `--format` takes, for help and errors.
+    /// "jpeg, png, webp, avif, gif, auto or original": the values `--format` takes, for help and errors.
     public static var namesForHelp: String {
-        registry.map(\.format.rawValue).joined(separator: ", ") + " or original"
+        registry.map(\.format.rawValue).joined(separator: ", ") + ", auto or original"
     }
 
     /// The file extensions of every output format: "jpg, jpeg, png, ...".
@@ -59,7 +63,8 @@ public enum ImageFormat: String, Sendable, CaseIterable, Encodable {
         registry.flatMap(\.extensions).joined(separator: ", ")
     }
 
-    public var isLossy: Bool { spec?.isLossy ?? false }
+    /// Takes a quality (`.auto` does: its lossy candidates do).
+    public var isLossy: Bool { spec?.isLossy ?? (self == .auto) }
     public var hasAlpha: Bool { spec?.hasAlpha ?? true }
     public var isAnimated: Bool { spec?.isAnimated ?? false }
     /// The suffix libvips picks its saver by ("" for `.original`).

@@ -59,6 +59,9 @@ public struct FetchOptions: Sendable, Hashable {
     public var serveStaleWhileRevalidating = true
     /// Redirects followed at most. Default 5.
     public var maxRedirects = 5
+    /// Placeholders to hand out with the image (`--placeholder`): computed once, kept in the entry's
+    /// metadata. Not part of the cache key (the same image). Default none.
+    public var placeholders: Set<PlaceholderKind> = []
 
     public init() {}
 }

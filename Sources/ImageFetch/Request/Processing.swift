@@ -18,6 +18,9 @@ public struct Processing: Sendable, Hashable, Encodable {
     public var linear: Bool
     /// What transparent pixels become in a format without alpha (JPEG). Default white.
     public var background: RGBColor
+    /// `-f auto`'s candidates (`--accept`); nil: the default ones (`AutoFormat.defaultCandidates`).
+    /// Normalised sorted, without duplicates, and nil for any other format.
+    public var accept: [ImageFormat]? = nil
 
     public init(width: Int? = nil, height: Int? = nil, fit: Fit = .inside, format: ImageFormat = .original, quality: Int? = nil,
                 linear: Bool = false, background: RGBColor = .white) {
@@ -52,6 +55,7 @@ public struct Processing: Sendable, Hashable, Encodable {
         var p = self
         if format != .original, !format.isLossy { p.quality = nil }
         if !coversBox { p.fit = .inside }
+        p.accept = format == .auto ? accept.map(AutoFormat.normalized) : nil
         return p
     }
 
@@ -61,7 +65,7 @@ public struct Processing: Sendable, Hashable, Encodable {
     /// quality is not the source handed out). The entry of such an output is kept under this
     /// spelling (`RequestPlan.EntryKeys.stored`), so `-f X`, `-o FILE.X` and `original` share it.
     public var spelledAsSource: Processing? {
-        guard format != .original, resizes || quality == nil else { return nil }
+        guard format != .original, format != .auto, resizes || quality == nil else { return nil }
         var p = self
         p.format = .original
         return p.normalized
@@ -77,6 +81,7 @@ public struct Processing: Sendable, Hashable, Encodable {
         if resizes { parts.append(fit.rawValue) }
         parts.append(format.rawValue)
         if let quality, format.isLossy || format == .original { parts.append("q\(quality)") }
+        if let accept, format == .auto { parts.append("accept." + accept.map(\.rawValue).joined(separator: ".")) }
         if linear { parts.append("linear") }
         if background != .white { parts.append("bg\(background.hex)") }
         return parts.joined(separator: "-")

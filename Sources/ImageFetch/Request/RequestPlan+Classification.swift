@@ -20,6 +20,8 @@ extension RequestPlan {
         "options.retry.maxRetries", "options.retry.baseDelay", "options.retry.maxDelay", "options.retry.maxTime",
         "options.cachePolicy", "options.defaultTTL", "options.keepOriginal", "options.serveStaleWhileRevalidating",
         "options.maxRedirects",
+        // Placeholders are computed from the image an entry holds and kept beside it: the same image.
+        "options.placeholders",
         // Whom the transfer trusts, which way it goes and how fast: the same response.
         "network.tls.caFile", "network.tls.caPath", "network.tls.insecure",
         "network.proxy", "network.noProxy", "network.limitRate", "network.speedLimit", "network.speedTime",

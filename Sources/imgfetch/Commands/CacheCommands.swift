@@ -61,6 +61,11 @@ enum CacheCommands {
         o.add("etag", e.etag)
         o.add("last_modified", e.lastModified)
         o.add("checksum", e.checksum)
+        if let p = e.placeholders {
+            o.add("blurhash", p.blurhash)
+            o.add("thumbhash", p.thumbhash)
+            o.add("average_color", p.averageColorHex)
+        }
         return o
     }
 
@@ -105,6 +110,7 @@ enum CacheCommands {
                             ["last access", Formatting.timestamp(e.lastAccess)], ["etag", e.etag ?? "-"],
                             ["last-modified", e.lastModified ?? "-"], ["checksum", e.checksum],
                             ["freshness", decision.reason]]
+                    + (e.placeholders.map { [["blurhash", $0.blurhash], ["thumbhash", $0.thumbhash], ["average color", $0.averageColorHex]] } ?? [])
                     + (decision.currentAge.map { [["current age", "\(Int($0)) s"]] } ?? [])
                     + (decision.lifetime.map { [["lifetime", "\(Int(min($0, 2_147_483_648))) s"]] } ?? [])
                     + (decision.status.map { [["http status", "\($0)"]] } ?? [])

@@ -38,7 +38,7 @@ enum Specs {
         .flag("json", help: "One JSON object per result on stdout (NDJSON)."),
         .flag("quiet", help: "No warnings on stderr (errors still)."),
         .flag("verbose", short: "v", help: "One line per result on stderr: cache state, size, format, time, the source loaded."),
-    ] }
+    ] + outputChoice }
 
     /// How http(s) requests are made (get and prefetch): see NetworkSettings.swift and man imgfetch (NETWORK).
     static let network: [OptionSpec] = [

@@ -39,6 +39,7 @@ struct RequestOptions {
                 throw UsageError("invalid value '\(name)' for '--format': expected \(ImageFormat.namesForHelp)")
             }
             processing.format = format
+            try RequestOptions.checkAuto(format, outputPath: outputPath)
         } else if let outputPath, let format = try RequestOptions.format(ofOutput: outputPath) {
             processing.format = format
         }
@@ -50,9 +51,11 @@ struct RequestOptions {
             }
             processing.background = color
         }
+        processing.accept = try RequestOptions.accept(parsed, format: processing.format)
         self.processing = processing
 
         var options = FetchOptions()
+        options.placeholders = try RequestOptions.placeholders(parsed)
         if let v = try parsed.int("retry", range: 0...100) { options.retry.maxRetries = v }
         if let v = try parsed.double("retry-delay", range: 0...3600) { options.retry.baseDelay = v }
         if let v = try parsed.double("retry-max-time", range: 0...86_400) { options.retry.maxTime = v }

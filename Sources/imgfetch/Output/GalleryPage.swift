@@ -52,7 +52,7 @@ struct GalleryPage {
         """
         for (i, item) in items.enumerated() {
             let e = item.entry
-            out += "<figure data-i=\"\(i)\"><div class=\"pic\"><img src=\"\(GalleryPage.escapeHTML(item.imageURL))\" alt=\"\(GalleryPage.escapeHTML(e.source))\""
+            out += "<figure data-i=\"\(i)\"><div class=\"pic\"\(GalleryPage.placeholderAttributes(e))><img src=\"\(GalleryPage.escapeHTML(item.imageURL))\" alt=\"\(GalleryPage.escapeHTML(e.source))\""
             out += " width=\"\(max(0, e.width))\" height=\"\(max(0, e.height))\" style=\"width:auto;height:auto\"></div>"
             out += "<figcaption><div class=\"src\">\(GalleryPage.escapeHTML(e.source))</div>"
             out += "<div class=\"meta\">\(GalleryPage.escapeHTML(e.variant)), \(e.width)x\(e.height) \(GalleryPage.escapeHTML(e.format)), \(Formatting.size(e.bytes))</div>"
@@ -61,7 +61,7 @@ struct GalleryPage {
         }
         out += "</main>\n<script type=\"application/json\" id=\"entries\">["
         out += items.map { GalleryPage.scriptSafe(record($0.entry).text) }.joined(separator: ",\n")
-        out += "]</script>\n<script>\n" + GalleryPage.script + "</script>\n</body></html>\n"
+        out += "]</script>\n<script>\n" + GalleryPage.script + GalleryPage.placeholderScript + "</script>\n</body></html>\n"
         return out
     }
 

@@ -4,8 +4,9 @@ import ImageFetch
 enum ResultRecord {
     /// `file`: where `--output-dir` wrote the image (added as "file" when given); `kept`: a file
     /// already there was kept (`--no-clobber`: "output": "kept"); `line`: the prefetch list line the
-    /// record is for (added as "line" when given).
-    static func success(_ r: ImageResult, file: String? = nil, kept: Bool = false, line: Int? = nil) -> JSONObject {
+    /// record is for (added as "line" when given); `placeholders`: the ones `--placeholder` asked for
+    /// ("average_color" comes with any).
+    static func success(_ r: ImageResult, file: String? = nil, kept: Bool = false, line: Int? = nil, placeholders: Set<PlaceholderKind> = []) -> JSONObject {
         var o = JSONObject()
         o.add("status", "ok")
         o.add("original_source", r.originalSource.description)
@@ -22,6 +23,11 @@ enum ResultRecord {
         o.add("attempts", r.attempts)
         o.add("ms", r.milliseconds)
         o.add("downloaded_bytes", r.downloadedBytes)
+        if !placeholders.isEmpty, let p = r.image.placeholders {
+            if placeholders.contains(.blurhash) { o.add("blurhash", p.blurhash) }
+            if placeholders.contains(.thumbhash) { o.add("thumbhash", p.thumbhash) }
+            o.add("average_color", p.averageColorHex)
+        }
         if !r.warnings.isEmpty { o.add("warnings", strings: r.warnings) }
         if let cacheError = r.cacheError { o.add("cache_error", object: error(cacheError)) }
         if let file { o.add("file", file) }

@@ -70,7 +70,7 @@ final class PrefetchRun {
             summary.skippedByShard += 1
         case (_, .success(let result)?):
             summary.record(.success(result))
-            if settings.json { record = ResultRecord.success(result, file: file?.path, kept: file?.kept == true, line: completion.tag.line).text }
+            if settings.json { record = ResultRecord.success(result, file: file?.path, kept: file?.kept == true, line: completion.tag.line, placeholders: settings.options.placeholders).text }
             problems = Report.problems(of: result, settings: settings)
             if settings.verbose { problems.append(Report.verbose(result, file: file?.path, kept: file?.kept == true)) }
         case (_, .failure(let failure)?) where failure.error == .cancelled:
