@@ -10,6 +10,10 @@
  * and jxl modules of the libvips containing `vips_symbol` (version major.minor) by absolute path. */
 void ifv_load_format_modules(void *vips_symbol, int major, int minor);
 
+/* Called inside ifv_load after untrusted operations are blocked: unblocks the JXL loaders when
+ * ifv_allow_jxl was called. */
+void ifv__apply_jxl_permission(void);
+
 /* The operations of vips_shim.c, run once; vips_errors.c wraps them as the public ifv_* entry
  * points, so that each failure reports its own message (libvips' error buffer is process-wide). */
 int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen);
@@ -25,6 +29,8 @@ int ifv__finish_resolve(void *handle, char *err, size_t errlen);
 int ifv__finish(VipsImage **img, const ifv_thumb_opts *opts);
 /* 1 when the image carries an ICC profile. */
 int ifv__has_profile(VipsImage *img);
+/* 1 when the image is CMYK. */
+int ifv__is_cmyk(VipsImage *img);
 
 /* vips_error_clear, when libvips is loaded. */
 void ifv__error_clear(void);

@@ -18,6 +18,16 @@ public struct Processing: Sendable, Hashable, Encodable {
     public var linear: Bool
     /// What transparent pixels become in a format without alpha (JPEG). Default white.
     public var background: RGBColor
+    /// Which part `cover` keeps (libvips' `crop`, `VIPS_INTERESTING_*`); `nil` is `.centre`, as
+    /// before this option existed (so such keys are unchanged: the encoder omits nil).
+    public var crop: Crop?
+    /// libvips' `sharpen` (sigma 1, its other defaults) after the resize; `nil` is off.
+    public var sharpen: Bool?
+    /// A box larger than the source enlarges it (libvips' `size=both`); `nil`: never enlarged.
+    public var upscale: Bool?
+    /// Metadata kept from the source (`copyright`: EXIF Copyright and Artist; `icc`: its ICC
+    /// profile instead of a conversion to sRGB); `nil` keeps none.
+    public var keepMetadata: KeptMetadata?
 
     public init(width: Int? = nil, height: Int? = nil, fit: Fit = .inside, format: ImageFormat = .original, quality: Int? = nil,
                 linear: Bool = false, background: RGBColor = .white) {
@@ -46,12 +56,22 @@ public struct Processing: Sendable, Hashable, Encodable {
 
     /// The same output, spelled one way: what keys are made of. The source as it is (no resize, the
     /// source's format) is `.original`, whatever else is set (nothing else applies to it); a
-    /// quality is dropped for a format that takes none; `cover` without both sides is `inside`.
+    /// quality is dropped for a format that takes none; `cover` without both sides is `inside`; a
+    /// default (centre crop, no sharpen, no upscale, no metadata) is nil, which keeps older keys;
+    /// `crop`, `sharpen` and `upscale` only with a resize (`crop` only with `cover`), `copyright` only for a
+    /// format that carries EXIF.
     public var normalized: Processing {
         if isOriginal { return .original }
         var p = self
         if format != .original, !format.isLossy { p.quality = nil }
         if !coversBox { p.fit = .inside }
+        if p.crop == .centre || p.fit != .cover { p.crop = nil }
+        if p.sharpen == false || !resizes { p.sharpen = nil }
+        if p.upscale == false || !resizes { p.upscale = nil }
+        if var kept = p.keepMetadata {
+            if format == .gif { kept.copyright = false }
+            p.keepMetadata = kept.isEmpty ? nil : kept
+        }
         return p
     }
 
@@ -79,6 +99,10 @@ public struct Processing: Sendable, Hashable, Encodable {
         if let quality, format.isLossy || format == .original { parts.append("q\(quality)") }
         if linear { parts.append("linear") }
         if background != .white { parts.append("bg\(background.hex)") }
+        if let crop, crop != .centre, resizes, fit == .cover { parts.append(crop.rawValue) }
+        if sharpen == true, resizes { parts.append("sharpen") }
+        if upscale == true, resizes { parts.append("upscale") }
+        if let keepMetadata, !keepMetadata.isEmpty { parts.append("keep-" + keepMetadata.names.joined(separator: "+")) }
         return parts.joined(separator: "-")
     }
 }

@@ -13,6 +13,8 @@ struct RequestOptions {
     var cacheDirectory: String
     /// `--max-frames`: the processor's limit on an animation's frames.
     var maxFrames = 1000
+    /// `--allow-jxl`: libvips' JXL loader is unblocked (process-wide, before libvips loads).
+    var allowJXL = false
     var cacheSizeLimit: Int64?
     var lowDataMode: LowDataSetting
     /// The remote cache tier (`RemoteSettings`); nil = none.
@@ -47,7 +49,9 @@ struct RequestOptions {
             }
             processing.background = color
         }
+        try RequestOptions.parseThumbnailOptions(parsed, into: &processing)
         self.processing = processing
+        allowJXL = parsed.flag("allow-jxl")
 
         var options = FetchOptions()
         if let v = try parsed.int("retry", range: 0...100) { options.retry.maxRetries = v }
