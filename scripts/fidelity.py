@@ -17,7 +17,8 @@ python3-numpy and python3-pil; run with /usr/bin/python3, where apt installs the
                            (0-255): both grow when a picture is sharpened (--sharpen).
   window(OUT, SOURCE)      where a cover crop OUT sits in SOURCE: the offset (x, y, in OUT's
                            pixels) at which SOURCE resized to cover OUT's box matches OUT best
-                           (least mean squared difference), for --crop against vipsthumbnail --smartcrop.
+                           (highest normalised correlation of the luma, so a crop converted to
+                           sRGB still matches), for --crop against vipsthumbnail --smartcrop.
 
 Commands (each prints one JSON object):
   psnr OUT SOURCE          OUT against reference(SOURCE, OUT's size)
@@ -27,7 +28,7 @@ Commands (each prints one JSON object):
   zoneplate SIZE FILE      writes a SIZExSIZE grey zone plate (PNG)
   metadata FILE            {"blocks": [...]}; empty when the file carries none
   sharpness FILE           {"gradient": ..., "laplacian_var": ...}
-  window OUT SOURCE        {"x": ..., "y": ..., "rms": ...}
+  window OUT SOURCE        {"x": ..., "y": ..., "correlation": ...}
   report IMGFETCH DIR      the figures `make bench` prints: imgfetch and vipsthumbnail side by side
   text REPORT.json         that report as text
 """
@@ -190,17 +191,18 @@ def sharpness(path):
 def window(out_path, source):
     out = luma(out_path)
     h, w = out.shape
-    src = Image.open(source)
-    src = ImageOps.exif_transpose(src).convert("RGB")
+    src = ImageOps.exif_transpose(Image.open(source)).convert("RGB")
     scale = max(w / src.width, h / src.height)
     big = src.resize((max(w, round(src.width * scale)), max(h, round(src.height * scale))), Image.LANCZOS)
     y = np.asarray(big, dtype=np.float64) @ np.array([0.299, 0.587, 0.114])
+    o = (out - out.mean()) / (out.std() or 1)
     best = None
     for dy in range(y.shape[0] - h + 1):
         for dx in range(y.shape[1] - w + 1):
-            rms = float(np.sqrt(np.mean((y[dy:dy + h, dx:dx + w] - out) ** 2)))
-            if best is None or rms < best["rms"]:
-                best = {"x": dx, "y": dy, "rms": rms}
+            patch = y[dy:dy + h, dx:dx + w]
+            score = float(np.mean(o * (patch - patch.mean()) / (patch.std() or 1)))
+            if best is None or score > best["correlation"]:
+                best = {"x": dx, "y": dy, "correlation": score}
     return best
 
 # ---- metadata, read from the container -----------------------------------------------------------
@@ -309,7 +311,8 @@ def report(imgfetch, corpus):
 
 def pixel_options(imgfetch, corpus, tmp, cache):
     """--crop attention|entropy against vipsthumbnail --smartcrop (crop windows, 200x200 PNG
-    cover), and --sharpen against none (mean gradient magnitude, 320 px PNG), per corpus image."""
+    cover; -e srgb for a tagged source, as imgfetch converts it), and --sharpen against none (mean
+    gradient magnitude, 320 px PNG), per corpus image."""
     crops, sharpen = {"attention": [0, 0], "entropy": [0, 0]}, []
     for name in sorted(os.listdir(corpus)):
         src = os.path.join(corpus, name)
@@ -317,7 +320,9 @@ def pixel_options(imgfetch, corpus, tmp, cache):
             a, v = os.path.join(tmp, "c.png"), os.path.join(tmp, "cv.png")
             try:
                 run([imgfetch, "get", "--cache-dir", cache, src, "-s", "200x200", "--fit", "cover", "--crop", mode, "-o", a])
-                run(["vipsthumbnail", src, "-s", "200x200>", "--smartcrop", mode, "-o", v])
+                # imgfetch converts a tagged source to sRGB before the crop looks at it: so does this.
+                export = ["-e", "srgb"] if Image.open(src).info.get("icc_profile") else []
+                run(["vipsthumbnail", src, "-s", "200x200>", "--smartcrop", mode, "-o", v] + export)
             except subprocess.CalledProcessError:
                 continue
             crops[mode][1] += 1
