@@ -13,6 +13,12 @@ python3-numpy and python3-pil; run with /usr/bin/python3, where apt installs the
                            limit: an ideal resize leaves them flat grey, aliasing shows there.
   metadata(FILE)           the metadata blocks an encoded file carries (EXIF, XMP, IPTC, ICC,
                            comments, text chunks), read from the container itself, not from a decoder.
+  sharpness(FILE)          mean gradient magnitude and variance of the Laplacian of the luma
+                           (0-255): both grow when a picture is sharpened (--sharpen).
+  window(OUT, SOURCE)      where a cover crop OUT sits in SOURCE: the offset (x, y, in OUT's
+                           pixels) at which SOURCE resized to cover OUT's box matches OUT best
+                           (highest normalised correlation of the luma, so a crop converted to
+                           sRGB still matches), for --crop against vipsthumbnail --smartcrop.
 
 Commands (each prints one JSON object):
   psnr OUT SOURCE          OUT against reference(SOURCE, OUT's size)
@@ -21,6 +27,8 @@ Commands (each prints one JSON object):
   moire OUT SOURCE_SIZE    OUT made from zoneplate(SOURCE_SIZE)
   zoneplate SIZE FILE      writes a SIZExSIZE grey zone plate (PNG)
   metadata FILE            {"blocks": [...]}; empty when the file carries none
+  sharpness FILE           {"gradient": ..., "laplacian_var": ...}
+  window OUT SOURCE        {"x": ..., "y": ..., "correlation": ...}
   report IMGFETCH DIR      the figures `make bench` prints: imgfetch and vipsthumbnail side by side
   text REPORT.json         that report as text
 """
@@ -166,6 +174,37 @@ def moire(out, source_size):
     mask = r > cutoff
     return float(np.sqrt(np.mean((grey[mask] * 255 - 127.5) ** 2))) if mask.any() else 0.0
 
+# ---- sharpness and crop windows --------------------------------------------------------------------
+
+def luma(path):
+    rgb = load_pixels(path) * 255.0
+    return rgb @ np.array([0.299, 0.587, 0.114]) if rgb.ndim == 3 else rgb
+
+
+def sharpness(path):
+    y = luma(path)
+    gy, gx = np.gradient(y)
+    lap = y[1:-1, :-2] + y[1:-1, 2:] + y[:-2, 1:-1] + y[2:, 1:-1] - 4 * y[1:-1, 1:-1]
+    return {"gradient": float(np.mean(np.hypot(gx, gy))), "laplacian_var": float(np.var(lap))}
+
+
+def window(out_path, source):
+    out = luma(out_path)
+    h, w = out.shape
+    src = ImageOps.exif_transpose(Image.open(source)).convert("RGB")
+    scale = max(w / src.width, h / src.height)
+    big = src.resize((max(w, round(src.width * scale)), max(h, round(src.height * scale))), Image.LANCZOS)
+    y = np.asarray(big, dtype=np.float64) @ np.array([0.299, 0.587, 0.114])
+    o = (out - out.mean()) / (out.std() or 1)
+    best = None
+    for dy in range(y.shape[0] - h + 1):
+        for dx in range(y.shape[1] - w + 1):
+            patch = y[dy:dy + h, dx:dx + w]
+            score = float(np.mean(o * (patch - patch.mean()) / (patch.std() or 1)))
+            if best is None or score > best["correlation"]:
+                best = {"x": dx, "y": dy, "correlation": score}
+    return best
+
 # ---- metadata, read from the container -----------------------------------------------------------
 
 def metadata(path):
@@ -248,6 +287,7 @@ def report(imgfetch, corpus):
             rows.append({"image": name, "box": box, "imgfetch": psnr(pa, ref),
                          "vipsthumbnail": psnr(pv, reference(src, pv.shape[1], pv.shape[0]))})
     diffs = [r["imgfetch"] - r["vipsthumbnail"] for r in rows]
+    options = pixel_options(imgfetch, corpus, tmp, cache)
     zp = os.path.join(tmp, "zone.png")
     Image.fromarray((zoneplate(2000) * 255 + 0.5).astype(np.uint8)).save(zp)
     zj = os.path.join(tmp, "zone.jpg")
@@ -265,7 +305,40 @@ def report(imgfetch, corpus):
         "delta_e00": delta_e,
         "moire": moire(load_pixels(os.path.join(tmp, "z.jpg")), 2000),
         "moire_vipsthumbnail": moire(load_pixels(os.path.join(tmp, "zv.jpg")), 2000),
+        "options": options,
     }
+
+
+def pixel_options(imgfetch, corpus, tmp, cache):
+    """--crop attention|entropy against vipsthumbnail --smartcrop (crop windows, 200x200 PNG
+    cover; -e srgb for a tagged source, as imgfetch converts it), and --sharpen against none (mean
+    gradient magnitude, 320 px PNG), per corpus image."""
+    crops, sharpen = {"attention": [0, 0], "entropy": [0, 0]}, []
+    for name in sorted(os.listdir(corpus)):
+        src = os.path.join(corpus, name)
+        for mode in crops:
+            a, v = os.path.join(tmp, "c.png"), os.path.join(tmp, "cv.png")
+            try:
+                run([imgfetch, "get", "--cache-dir", cache, src, "-s", "200x200", "--fit", "cover", "--crop", mode, "-o", a])
+                # imgfetch converts a tagged source to sRGB before the crop looks at it: so does this.
+                export = ["-e", "srgb"] if Image.open(src).info.get("icc_profile") else []
+                run(["vipsthumbnail", src, "-s", "200x200>", "--smartcrop", mode, "-o", v] + export)
+            except subprocess.CalledProcessError:
+                continue
+            crops[mode][1] += 1
+            wa, wv = window(a, src), window(v, src)
+            if (wa["x"], wa["y"]) == (wv["x"], wv["y"]):
+                crops[mode][0] += 1
+        a, b = os.path.join(tmp, "s.png"), os.path.join(tmp, "p.png")
+        try:
+            run([imgfetch, "get", "--cache-dir", cache, src, "-s", "320", "--sharpen", "-o", a])
+            run([imgfetch, "get", "--cache-dir", cache, src, "-s", "320", "-o", b])
+        except subprocess.CalledProcessError:
+            continue
+        sharpen.append(sharpness(a)["gradient"] / max(sharpness(b)["gradient"], 1e-9))
+    return {"crop_windows_as_vipsthumbnail": {m: {"same": c[0], "cases": c[1]} for m, c in crops.items()},
+            "sharpen_gradient_ratio_min": min(sharpen, default=None),
+            "sharpen_gradient_ratio_median": float(np.median(sharpen)) if sharpen else None}
 
 
 def text(r):
@@ -280,6 +353,11 @@ def text(r):
         f"  zone plate 2000 -> 1000 moire: {f(r['moire'], 2)} vs vipsthumbnail {f(r['moire_vipsthumbnail'], 2)}"
         + (f" (ratio {r['moire'] / r['moire_vipsthumbnail']:.2f}, target <= 1.3)" if r.get("moire_vipsthumbnail") else ""),
     ]
+    o = r.get("options")
+    if o:
+        same = ", ".join(f"{m} {c['same']} of {c['cases']}" for m, c in o["crop_windows_as_vipsthumbnail"].items())
+        lines.append(f"  --crop windows as vipsthumbnail --smartcrop's (200x200 cover): {same}")
+        lines.append(f"  --sharpen mean gradient vs without: median x{f(o['sharpen_gradient_ratio_median'], 2)}, min x{f(o['sharpen_gradient_ratio_min'], 2)} (target > 1)")
     for d in r.get("delta_e00", []):
         lines.append(f"  ΔE00 {d['image']} -> sRGB: {d['imgfetch']:.2f} (vipsthumbnail without -e: {d['vipsthumbnail']:.2f}; target <= 1.5)")
     return "\n".join(lines)
@@ -301,6 +379,10 @@ def main(argv):
         Image.fromarray((zoneplate(int(argv[2])) * 255 + 0.5).astype(np.uint8)).save(argv[3])
     elif cmd == "metadata":
         print(json.dumps({"blocks": metadata(argv[2])}))
+    elif cmd == "sharpness":
+        print(json.dumps(sharpness(argv[2])))
+    elif cmd == "window":
+        print(json.dumps(window(argv[2], argv[3])))
     elif cmd == "report":
         print(json.dumps(report(argv[2], argv[3])))
     elif cmd == "text":

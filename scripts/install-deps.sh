@@ -7,6 +7,7 @@
 #   python3-yaml, jq: the documentation tests (YAML blocks parse, examples piped to jq run)
 #   zsh, fish: the completion tests load each generated script in its shell
 #   tmux, bsdutils (script): the progress bar tests draw it in a pseudo-terminal
+#   libimage-exiftool-perl (exiftool): the --keep-metadata tests write and read EXIF with it
 #   strace: a signal test holds a rename so a temporary file certainly exists
 #   chromium: the end-to-end test that loads `cache gallery`'s page in a real browser (headless)
 #   nginx-light: the remote cache tests' HTTP store (WebDAV PUT, JSON autoindex); parallel: `make scale-demo`
@@ -28,7 +29,7 @@ set -euo pipefail
 placeholder_check='from blurhash import PixelMode; from thumbhash import thumbhash_to_image'
 want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config make g++ dpkg-dev binutils)
 if [[ "${DEPS:-all}" != build ]]; then
-  want+=(libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace chromium nginx-light parallel lintian man-db)
+  want+=(libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace libimage-exiftool-perl chromium nginx-light parallel lintian man-db)
   if ! { python3 -c 'import moto, boto3' && python3 -c "$placeholder_check"; } 2>/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
 fi
 if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time gnome-backgrounds); fi

@@ -10,6 +10,10 @@
  * and jxl modules of the libvips containing `vips_symbol` (version major.minor) by absolute path. */
 void ifv_load_format_modules(void *vips_symbol, int major, int minor);
 
+/* Called inside ifv_load after untrusted operations are blocked: unblocks the JXL loaders when
+ * ifv_allow_jxl was called. */
+void ifv__apply_jxl_permission(void);
+
 /* The operations of vips_shim.c, run once; vips_errors.c wraps them as the public ifv_* entry
  * points, so that each failure reports its own message (libvips' error buffer is process-wide). */
 int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen);
@@ -25,6 +29,8 @@ int ifv__finish_resolve(void *handle, char *err, size_t errlen);
 int ifv__finish(VipsImage **img, const ifv_thumb_opts *opts);
 /* 1 when the image carries an ICC profile. */
 int ifv__has_profile(VipsImage *img);
+/* 1 when the image is CMYK. */
+int ifv__is_cmyk(VipsImage *img);
 
 /* vips_outputs.c: resolves its libvips functions (0, or -1 with a message in err); saves a finished
  * thumbnail: with opts->extras NULL, with `suffix` as it is (lazily, one pass); else decoded once into
@@ -33,7 +39,7 @@ int ifv__outputs_resolve(void *handle, char *err, size_t errlen);
 int ifv__save(VipsImage *thumb, const ifv_thumb_opts *opts, const char *suffix, void **out, size_t *out_len);
 int ifv__rgba_pixels_once(const void *buf, size_t len, int side, void **out, int *out_w, int *out_h, char *err, size_t errlen);
 /* vips_shim.c's save suffix for a saver and quality (".jpg" -> ".jpg[Q=80,strip]"). */
-int ifv__suffix(const char *suffix, int quality, char *dst, size_t dstlen);
+int ifv__suffix(const char *suffix, int quality, int strip, char *dst, size_t dstlen);
 /* The vips error buffer into err (a fallback when it is empty), then cleared. */
 void ifv__take_error(char *err, size_t errlen, const char *fallback);
 

@@ -49,3 +49,25 @@ void ifv_load_format_modules(void *vips_symbol, int major, int minor) {
         (void)open_module(path, 1 /* G_MODULE_BIND_LAZY */);  /* kept open for the process's life */
     }
 }
+
+/* ---- JXL input (--allow-jxl) ---- */
+
+static int jxl_allowed;
+
+void ifv_allow_jxl(void) { jxl_allowed = 1; }
+
+int ifv_can_load_jxl(void) {
+    if (ifv_load(NULL, 0) != 0) return 0;
+    typedef unsigned long (*type_from_name_fn)(const char *);
+    type_from_name_fn type_from_name = (type_from_name_fn)dlsym(RTLD_DEFAULT, "g_type_from_name");
+    return type_from_name != NULL && type_from_name("VipsForeignLoadJxlBuffer") != 0;
+}
+
+void ifv__apply_jxl_permission(void) {
+    if (!jxl_allowed) return;
+    /* vips_operation_block_set (8.13+) applies to the class named and its subclasses: the file,
+     * buffer and source loaders. The saver (VipsForeignSaveJxl*) stays blocked. */
+    typedef void (*block_set_fn)(const char *, int);
+    block_set_fn block_set = (block_set_fn)dlsym(RTLD_DEFAULT, "vips_operation_block_set");
+    if (block_set != NULL) block_set("VipsForeignLoadJxl", 0);
+}

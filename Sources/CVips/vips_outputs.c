@@ -132,7 +132,7 @@ static int ifv_smallest(VipsImage **img, const ifv_thumb_opts *opts, ifv_thumb_e
         if (transparent && !x->candidate_alpha[i]) continue;
         if (!transparent && x->candidate_alpha[i] == 2) continue;
         char suffix[160];
-        if (ifv__suffix(x->candidates[i], opts->quality, suffix, sizeof suffix) != 0) continue;
+        if (ifv__suffix(x->candidates[i], opts->quality, !opts->keep_exif && !opts->keep_icc, suffix, sizeof suffix) != 0) continue;
         /* The smallest file is the point: JPEG's Huffman tables optimised for these pixels (lossless). */
         size_t n = strlen(suffix);
         if (strncasecmp(suffix, ".jpg[", 5) == 0 && n > 0 && suffix[n - 1] == ']' && n + 17 < sizeof suffix) {

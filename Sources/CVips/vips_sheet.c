@@ -98,6 +98,47 @@ static int sheet_srgb(VipsImage *in, VipsImage **out, VipsArrayDouble *white) {
     return rc;
 }
 
+/* The label on one line (vips_text without a width does not wrap): one wider than the picture is
+ * cut, character by character (an entity such as &amp; counts as one), and ends in an ellipsis,
+ * rather than wrapped onto lines the cell has no room for (they were clipped top and bottom). */
+static int sheet_label(const char *markup, const ifv_sheet_opts *o, VipsImage **out) {
+    if (s_text(out, markup, "dpi", o->dpi, NULL)) return -1;
+    int width = s_get_width(*out);
+    if (width <= o->size) return 0;
+    size_t len = strlen(markup);
+    size_t *ends = malloc((len + 1) * sizeof *ends);
+    char *cut = malloc(len + 4);
+    int rc = -1, n = 0;
+    if (ends == NULL || cut == NULL) goto done;
+    for (size_t i = 0; i < len;) {
+        size_t j = i + 1;
+        const char *semi = markup[i] == '&' ? strchr(markup + i, ';') : NULL;
+        if (semi != NULL) j = (size_t)(semi - markup) + 1;
+        else while (j < len && ((unsigned char)markup[j] & 0xC0) == 0x80) j++;
+        ends[n++] = j;
+        i = j;
+    }
+    /* First guess by proportion, then one character less until it fits. */
+    for (int keep = (int)((long)n * o->size / width); keep >= 0; keep--) {
+        size_t end = keep > 0 ? ends[keep - 1] : 0;
+        memcpy(cut, markup, end);
+        memcpy(cut + end, "\xE2\x80\xA6", 4);   /* U+2026 and the terminating NUL */
+        VipsImage *t = NULL;
+        if (s_text(&t, cut, "dpi", o->dpi, NULL)) goto done;
+        if (s_get_width(t) <= o->size || keep == 0) {
+            s_object_unref(*out);
+            *out = t;
+            rc = 0;
+            break;
+        }
+        s_object_unref(t);
+    }
+done:
+    free(ends);
+    free(cut);
+    return rc;
+}
+
 /* One cell: the thumbnail centred in size x size, the label centred below in size x label_height,
  * with pad pixels of white around. A picture that does not decode leaves its box white. */
 static int sheet_cell(const ifv_sheet_item *item, const ifv_sheet_opts *o, VipsArrayDouble *white,
@@ -119,8 +160,7 @@ static int sheet_cell(const ifv_sheet_item *item, const ifv_sheet_opts *o, VipsA
     if (s_gravity(rgb, &box, SHEET_COMPASS_CENTRE, inner_w, o->size + 2 * o->pad,
                   "extend", SHEET_EXTEND_WHITE, NULL)) { sheet_error(err, errlen, "gravity"); goto done; }
     if (item->label_markup && item->label_markup[0]) {
-        if (s_text(&text, item->label_markup, "width", o->size, "height", o->label_height,
-                   "dpi", o->dpi, NULL)) { sheet_error(err, errlen, "text"); goto done; }
+        if (sheet_label(item->label_markup, o, &text)) { sheet_error(err, errlen, "text"); goto done; }
         if (s_invert(text, &ink, NULL)) { sheet_error(err, errlen, "invert"); goto done; }
     } else if (s_black(&ink, 1, 1, NULL)) { sheet_error(err, errlen, "black"); goto done; }
     if (s_gravity(ink, &label, SHEET_COMPASS_CENTRE, inner_w, o->label_height + o->pad,

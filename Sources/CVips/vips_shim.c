@@ -27,7 +27,7 @@ typedef unsigned long GType;              /* gsize on LP64 */
 
 enum { IFV_VIPS_ACCESS_RANDOM = 0, IFV_VIPS_ACCESS_SEQUENTIAL = 1 };
 enum { IFV_VIPS_SIZE_BOTH = 0, IFV_VIPS_SIZE_UP = 1, IFV_VIPS_SIZE_DOWN = 2, IFV_VIPS_SIZE_FORCE = 3 };
-enum { IFV_VIPS_INTERESTING_NONE = 0, IFV_VIPS_INTERESTING_CENTRE = 1 };
+enum { IFV_VIPS_INTERESTING_NONE = 0, IFV_VIPS_INTERESTING_CENTRE = 1, IFV_VIPS_INTERESTING_ATTENTION = 3 };
 
 /* GLogLevelFlags (gmessages.h) */
 enum {
@@ -156,6 +156,7 @@ static void ifv_do_load(void) {
     /* Before blocking untrusted operations, which applies to the operations registered by then. */
     if (p_vips_version != NULL) ifv_load_format_modules((void *)p_vips_init, p_vips_version(0), p_vips_version(1));
     p_vips_block_untrusted_set(1);
+    ifv__apply_jxl_permission();
     p_vips_cache_set_max(0);
     if (concurrency > 0 && getenv("VIPS_CONCURRENCY") == NULL) p_vips_concurrency_set(concurrency);
     if (!ifv_orc_is_thread_safe(handle)) {
@@ -293,7 +294,7 @@ static int ifv_suffix_is_lossy(const char *s) {
  * ".avif" suffix exists for the file saver only), so ".avif" is written as
  * ".heif[compression=av1,...]": the same saver, forced to AV1 (its default is HEVC), which yields
  * an ftyp brand "avif" file. Newer vips register ".avif" on the same saver, so this stays right. */
-static int ifv_build_suffix(const char *suffix, int quality, char *dst, size_t dstlen) {
+static int ifv_build_suffix(const char *suffix, int quality, int strip, char *dst, size_t dstlen) {
     if (suffix == NULL || suffix[0] != '.' || strchr(suffix, '[') != NULL) return -1;
     char opts[96];
     opts[0] = '\0';
@@ -306,7 +307,7 @@ static int ifv_build_suffix(const char *suffix, int quality, char *dst, size_t d
         if (quality > 100) quality = 100;
         snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "Q=%d,", quality);
     }
-    strcat(opts, "strip");
+    strcat(opts, strip ? "strip" : "strip=false");  /* false: the fields ifv__finish left are written */
     int n = snprintf(dst, dstlen, "%s[%s]", base, opts);
     return (n < 0 || (size_t)n >= dstlen) ? -1 : 0;
 }
@@ -331,33 +332,32 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
         return -1;
     }
     char suffix[160];
-    if (ifv_build_suffix(opts->save_suffix, opts->quality, suffix, sizeof suffix) != 0) {
+    if (ifv_build_suffix(opts->save_suffix, opts->quality, !opts->keep_exif && !opts->keep_icc, suffix, sizeof suffix) != 0) {
         ifv_copy_msg(err, errlen, "invalid save suffix");
         return -1;
     }
 
-    /* Only a source that carries a profile is converted (to sRGB): asking libvips 8.14.1 to export
-     * an untagged image to sRGB shifts its colours (white becomes 250,253,253). CMYK without a
-     * profile is converted by vips_thumbnail itself (through its built-in CMYK profile). */
+    /* Only a tagged source is converted to sRGB (exporting an untagged one shifts it in 8.14.1: white
+     * becomes 250,253,253), CMYK even with keep_icc; untagged CMYK is vips_thumbnail's (built-in profile). */
     VipsImage *hdr = p_vips_image_new_from_buffer(buf, len, "", "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
     if (hdr == NULL) {
         ifv_take_error(err, errlen, "cannot read image header");
         return -1;
     }
-    int tagged = ifv__has_profile(hdr);
+    int convert = ifv__has_profile(hdr) && (!opts->keep_icc || ifv__is_cmyk(hdr));
     p_g_object_unref(hdr);
 
     VipsImage *thumb = NULL;
-    int crop = opts->crop ? IFV_VIPS_INTERESTING_CENTRE : IFV_VIPS_INTERESTING_NONE;
+    int crop = opts->crop >= IFV_VIPS_INTERESTING_CENTRE && opts->crop <= IFV_VIPS_INTERESTING_ATTENTION ? opts->crop : IFV_VIPS_INTERESTING_NONE;
     /* fail_on must travel in the loader option string: the direct option is ignored in 8.14.1.
      * (For JPEG, libvips 8.14.1 checks it racily: callers check JPEGs with ifj_validate first.)
      * n=-1 loads every frame of an animation (stacked, page-height set), which vips_thumbnail
      * resizes frame by frame. */
     const char *load_opts = opts->all_pages ? "fail_on=warning,n=-1" : "fail_on=warning";
     int rc0 = p_vips_thumbnail_buffer((void *)buf, len, &thumb, opts->width, "height", opts->height,
-                                      "size", IFV_VIPS_SIZE_DOWN, "crop", crop, "linear", opts->linear ? 1 : 0,
+                                      "size", opts->upscale ? IFV_VIPS_SIZE_BOTH : IFV_VIPS_SIZE_DOWN, "crop", crop, "linear", opts->linear ? 1 : 0,
                                       "option_string", load_opts,
-                                      tagged ? "export_profile" : NULL, "srgb", NULL);
+                                      convert ? "export_profile" : NULL, "srgb", NULL);
     if (rc0 == 0 && thumb != NULL && ifv__finish(&thumb, opts) != 0) rc0 = -1;
     if (rc0 != 0 || thumb == NULL) {
         if (thumb) p_g_object_unref(thumb);
@@ -385,8 +385,8 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
     return 0;
 }
 
-int ifv__suffix(const char *suffix, int quality, char *dst, size_t dstlen) {
-    return ifv_build_suffix(suffix, quality, dst, dstlen);
+int ifv__suffix(const char *suffix, int quality, int strip, char *dst, size_t dstlen) {
+    return ifv_build_suffix(suffix, quality, strip, dst, dstlen);
 }
 
 void ifv__take_error(char *err, size_t errlen, const char *fallback) { ifv_take_error(err, errlen, fallback); }

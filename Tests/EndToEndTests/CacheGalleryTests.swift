@@ -107,6 +107,42 @@ final class CacheGalleryTests: E2ETestCase {
         }
     }
 
+    /// A size such as "329K" stays on one line whatever the column width (it broke across lines):
+    /// the page, with a probe appended, narrowed from 320 to 60 pixels a figure in the browser.
+    func testTheBrowserNeverBreaksASizeAcrossLines() throws {
+        _ = try fillCache()
+        let out = root.appendingPathComponent("gallery")
+        assertExit(try gallery(["-o", out.path]), 0)
+        guard let browser = try chromium() else { return }
+        let probe = """
+            <script>
+            (function () {
+              var split = 0, checked = 0;
+              for (var w = 60; w <= 320; w += 2) {
+                document.querySelectorAll('figure').forEach(function (f) { f.style.width = f.style.minWidth = f.style.maxWidth = w + 'px'; });
+                document.querySelectorAll('figcaption .meta').forEach(function (m) {
+                  var node = m.firstChild, text = node && node.nodeValue, at = text ? text.lastIndexOf(', ') : -1;
+                  if (at < 0 || !/^[0-9]/.test(text.slice(at + 2))) return;
+                  var range = document.createRange();
+                  range.setStart(node, at + 2);
+                  range.setEnd(node, text.length);
+                  checked++;
+                  if (range.getClientRects().length > 1) split++;
+                });
+              }
+              document.body.setAttribute('data-split', split);
+              document.body.setAttribute('data-checked', checked);
+            })();
+            </script>
+            """
+        let page = out.appendingPathComponent("probe.html")
+        try (String(contentsOf: out.appendingPathComponent("index.html"), encoding: .utf8) + probe).write(to: page, atomically: true, encoding: .utf8)
+        let dom = browse(browser, page, ["--dump-dom"])
+        XCTAssertEqual(dom.status, 0, "\(dom)")
+        XCTAssertGreaterThan(attribute("data-checked", in: dom.stdoutText) ?? 0, 100, "sizes were measured: \(dom.stdoutText.prefix(400))")
+        XCTAssertEqual(attribute("data-split", in: dom.stdoutText), 0, "a size broken across lines")
+    }
+
     func testCopyMakesAGalleryThatOutlivesTheCacheAndPagesSplitLargeCaches() throws {
         let count = try fillCache()
         let out = root.appendingPathComponent("copied")

@@ -42,6 +42,34 @@ final class CacheSheetTests: E2ETestCase {
         XCTAssertTrue(r.stderr.contains("2 entries"), "\(r)")
     }
 
+    /// A label wider than its picture is one line ending in an ellipsis, whole: its ink touches
+    /// neither edge of the label strip (a wrapped label was cut off at the top and bottom).
+    func testALongLabelIsOneWholeLine() throws {
+        let name = "a-rather-long-file-name-here.jpg"
+        try FileManager.default.copyItem(at: E2EPaths.fixture("tiny.jpg"), to: file(name))
+        assertExit(try get([file(name).path, "--no-keep-original", "-o", file("o.jpg").path]), 0)
+        let out = file("label.png")
+        assertExit(try sheet(["-o", out.path, "--size", "64", "--limit", "1"]), 0)
+        assertImageFile(out, .png, width: 72, height: 90)
+        let rows = file("rows.json")
+        try Fidelity.python("""
+            import json, numpy as np
+            from PIL import Image
+            a = np.asarray(Image.open('\(out.path)').convert('L')).astype(int)
+            strip = a[72:90]
+            ink = [int(y) for y in range(strip.shape[0]) if (strip[y] < 128).any()]
+            cols = [int(x) for x in range(strip.shape[1]) if (strip[:, x] < 128).any()]
+            json.dump({'rows': ink, 'cols': cols}, open('\(rows.path)', 'w'))
+            """)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: rows)) as? [String: [Int]])
+        let ink = try XCTUnwrap(object["rows"])
+        XCTAssertFalse(ink.isEmpty, "the label is drawn")
+        XCTAssertGreaterThan(ink.min() ?? 0, 0, "not cut at the top: \(ink)")
+        XCTAssertLessThan(ink.max() ?? 17, 17, "not cut at the bottom: \(ink)")
+        XCTAssertLessThanOrEqual((ink.max() ?? 0) - (ink.min() ?? 0), 13, "one line: \(ink)")
+        XCTAssertLessThanOrEqual(object["cols"]?.count ?? 99, 64, "within the picture's width")
+    }
+
     func testUsageErrorsAndAnEmptyCache() throws {
         assertExit(try sheet([]), 2)
         assertExit(try sheet(["-o", file("s.gif").path]), 2)

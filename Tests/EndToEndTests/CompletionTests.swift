@@ -83,6 +83,25 @@ final class CompletionTests: E2ETestCase {
         XCTAssertEqual(words, ["cache", "cover", "inside"], r.stdoutText)
     }
 
+    /// fish shows a value's own description, not the option's after every value; the option keeps its.
+    func testFishDescribesTheOptionNotEachOfItsValues() throws {
+        let source = try script("fish").path
+        let r = try shell("/usr/bin/fish", ["-c", "source \(source); complete -C 'imgfetch get -f '; echo ---; complete -C 'imgfetch get --form'"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let parts = r.stdoutText.components(separatedBy: "---\n")
+        let values = parts[0].split(separator: "\n")
+        XCTAssertEqual(Set(values.map { String($0) }), ["jpeg", "png", "webp", "avif", "gif", "auto", "original"], "values without a description: \(r.stdoutText)")
+        XCTAssertTrue(parts.count == 2 && parts[1].hasPrefix("--format\t"), "the option keeps its description: \(r.stdoutText)")
+    }
+
+    func testHelpIsOfferedAsACommand() throws {
+        XCTAssertEqual(try bashCompletes(["imgfetch", "he"]), ["help"])
+        XCTAssertEqual(try bashCompletes(["imgfetch", "help", "pre"]), ["prefetch"])
+        let fish = try shell("/usr/bin/fish", ["-c", "source \(try script("fish").path); complete -C 'imgfetch he'"])
+        XCTAssertTrue(fish.stdoutText.hasPrefix("help\t"), fish.stdoutText)
+        XCTAssertEqual(try imgfetch(["help", "prefetch"]).status, 0, "what it offers runs")
+    }
+
     func testZshRegistersTheCompletionFunction() throws {
         let source = try script("zsh").path
         let r = try shell("/usr/bin/zsh", ["-c", "autoload -Uz compinit && compinit -u -d \(file("zcompdump").path) && source \(source) && print -r -- ${_comps[imgfetch]}"])

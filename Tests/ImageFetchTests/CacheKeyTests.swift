@@ -44,6 +44,52 @@ final class CacheKeyTests: XCTestCase {
         XCTAssertEqual(key(Processing(width: 64, format: .webp, quality: 70)).rawValue, SHA256.hex(bytes))
     }
 
+    /// The thumbnail options of issue 24 at their defaults (centre crop, no sharpen, no upscale, no
+    /// metadata kept) are nil once normalised: the pinned encoding above, so older keys stay.
+    func testThumbnailOptionsAtTheirDefaultsKeepOlderKeys() {
+        var p = Processing(width: 64, format: .webp, quality: 70)
+        p.crop = .centre
+        p.sharpen = false
+        p.upscale = false
+        p.keepMetadata = .init()
+        XCTAssertEqual(key(p), key(Processing(width: 64, format: .webp, quality: 70)))
+        var cover = Processing(width: 64, height: 64, fit: .cover)
+        let plainCover = key(cover)
+        cover.crop = .centre
+        XCTAssertEqual(key(cover), plainCover, "--crop centre is cover as it always was")
+        cover.crop = .attention
+        XCTAssertNotEqual(key(cover), plainCover)
+        XCTAssertEqual(cover.normalized.identifier, "w64-h64-cover-original-attention")
+        var inside = Processing(width: 64)
+        inside.crop = .attention
+        XCTAssertEqual(key(inside), key(Processing(width: 64)), "a crop means nothing without cover")
+        var gif = Processing(width: 64, format: .gif)
+        gif.keepMetadata = .init(copyright: true)
+        XCTAssertEqual(key(gif), key(Processing(width: 64, format: .gif)), "GIF carries no EXIF")
+        var all = Processing(width: 64, format: .jpeg)
+        all.sharpen = true
+        all.upscale = true
+        all.keepMetadata = .init(copyright: true, icc: true)
+        XCTAssertEqual(all.normalized.identifier, "w64-inside-jpeg-sharpen-upscale-keep-copyright+icc")
+        XCTAssertEqual(Processing.KeptMetadata(parsing: "icc,copyright"), .init(copyright: true, icc: true))
+        XCTAssertNil(Processing.KeptMetadata(parsing: "icc,icc"))
+        XCTAssertNil(Processing.KeptMetadata(parsing: "gps"))
+        XCTAssertNil(Processing.KeptMetadata(parsing: ""))
+    }
+
+    /// Requests libjpeg cannot honour go to libvips.
+    func testThumbnailOptionsRouteToLibvips() {
+        XCTAssertTrue(ProcessingRoute(processing: Processing(width: 64, height: 64, fit: .cover)).makesJPEGThumbnail)
+        var p = Processing(width: 64, height: 64, fit: .cover)
+        p.crop = .attention
+        XCTAssertEqual(ProcessingRoute(processing: p), .vips)
+        for change in [{ (q: inout Processing) in q.sharpen = true }, { $0.upscale = true }, { $0.keepMetadata = .init(icc: true) }] {
+            var q = Processing(width: 64)
+            change(&q)
+            XCTAssertEqual(ProcessingRoute(processing: q), .vips)
+        }
+    }
+
     func testTheEncodingIsUnambiguous() {
         // Strings are length-prefixed and containers bracketed: values that would run together in a
         // plain text form give different bytes.

@@ -32,7 +32,12 @@ extension CompletionScript {
                     case .none: line += " -x"
                     case .file: line += " -r -F"
                     case .directory: line += " -x -a '(__fish_complete_directories)'"
-                    case .choices(let words): line += " -x -a " + fishQuoted(words.joined(separator: " "))
+                    case .choices(let words):
+                        // The values on a line of their own, without -d: fish shows a line's
+                        // description after each of its values. Before the described line, whose
+                        // description the option then keeps.
+                        out += line + " -x -a " + fishQuoted(words.joined(separator: " ")) + "\n"
+                        line += " -x"
                     }
                 }
                 out += line + " -d " + fishQuoted(summary(option.help)) + "\n"

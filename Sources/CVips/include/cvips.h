@@ -41,13 +41,18 @@ int ifv_validate(const void *buf, size_t len, char *err, size_t errlen);
 typedef struct {
     int width;                 /* target box; a very large value means "unconstrained" */
     int height;
-    int crop;                  /* 0 = fit inside, 1 = cover (fill the box, crop centre) */
+    int crop;                  /* 0 = fit inside; cover (fill the box) keeping a VipsInteresting:
+                                * 1 = the centre, 2 = entropy, 3 = attention */
     const char *save_suffix;   /* ".jpg", ".png", ".webp", ".avif", ".gif" */
     int quality;               /* 1-100 for lossy savers, 0 = saver default */
     int linear;                /* 1 = resize in linear light (vipsthumbnail --linear) */
     int all_pages;             /* 1 = every page/frame (an animation to an animated format), 0 = the first */
     int flatten;               /* 1 = the saver keeps no alpha: flatten onto `background` */
     double background[3];      /* sRGB, 0-255 */
+    int sharpen;               /* 1 = vips_sharpen (sigma 1, its other defaults) after the resize */
+    int upscale;               /* 1 = a box larger than the source enlarges it (size=both) */
+    int keep_exif;             /* 1 = keep the EXIF blob with only its Copyright and Artist fields */
+    int keep_icc;              /* 1 = keep the source's ICC profile (no sRGB conversion; CMYK is still converted) */
     struct ifv_thumb_extras *extras;  /* vips_outputs.c: -f auto and placeholder pixels; NULL = none */
 } ifv_thumb_opts;
 
@@ -82,6 +87,12 @@ int ifv_rgba_pixels(const void *buf, size_t len, int side, void **out, int *out_
 int ifv_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts,
                   void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen);
 void ifv_free(void *p);
+/* Call before libvips loads (before any other ifv_ call but ifv_restrict_modules): ifv_load then
+ * unblocks libvips' JXL loaders (VipsForeignLoadJxl*, untrusted in 8.14) once the jxl module is
+ * loaded; jxlsave stays blocked, so JXL is input only. */
+void ifv_allow_jxl(void);
+/* 1 when this libvips build has a JXL loader (which ifv_allow_jxl unblocks). Loads libvips. */
+int ifv_can_load_jxl(void);
 /* 1 when this libvips build has a buffer saver for the suffix (".avif" may be missing). */
 int ifv_can_save(const char *suffix);
 

@@ -119,21 +119,28 @@ public enum VipsBridge {
     /// unconstrained; `cover` fills the box and crops the centre. `quality` (1-100) applies to lossy
     /// savers only. `linear` resizes in linear light; `allPages` keeps every frame of an animation;
     /// `flattenOnto` (sRGB, 0-255) flattens the alpha away, for savers without alpha.
+    /// `crop` is the part `cover` keeps (nil: the centre); `sharpen` sharpens after the resize;
+    /// `upscale` lets a larger box enlarge; `keep` keeps EXIF Copyright/Artist and the ICC profile.
     /// The height returned is one frame's.
     public static func thumbnail(
         _ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, suffix: String, quality: Int?,
         linear: Bool = false, allPages: Bool = false, flattenOnto background: RGBColor? = nil,
+        crop: Processing.Crop? = nil, sharpen: Bool = false, upscale: Bool = false, keep: Processing.KeptMetadata? = nil,
         extras: UnsafeMutablePointer<ifv_thumb_extras>? = nil
     ) throws(VipsFailure) -> EncodedImage {
         try load()
         var opts = ifv_thumb_opts()
         opts.width = Int32(clamping: width ?? unconstrained)
         opts.height = Int32(clamping: height ?? unconstrained)
-        opts.crop = cover ? 1 : 0
+        opts.crop = cover ? Int32(VipsBridge.interesting(crop)) : 0
         opts.quality = Int32(clamping: min(max(quality ?? 0, 0), 100))
         opts.linear = linear ? 1 : 0
         opts.all_pages = allPages ? 1 : 0
         opts.extras = extras
+        opts.sharpen = sharpen ? 1 : 0
+        opts.upscale = upscale ? 1 : 0
+        opts.keep_exif = keep?.copyright == true ? 1 : 0
+        opts.keep_icc = keep?.icc == true ? 1 : 0
         if let background {
             opts.flatten = 1
             opts.background = (Double(background.red), Double(background.green), Double(background.blue))
@@ -170,7 +177,29 @@ public enum VipsBridge {
         return try thumbnail(bytes, width: processing.width, height: processing.height, cover: processing.coversBox,
                       suffix: target.saveSuffix, quality: target.isLossy || auto ? processing.quality : nil,
                       linear: processing.linear, allPages: allPages,
-                      flattenOnto: target.hasAlpha || auto ? nil : processing.background, extras: extras)
+                      flattenOnto: target.hasAlpha || auto ? nil : processing.background, crop: processing.coversBox ? processing.crop : nil, sharpen: processing.sharpen == true,
+                      upscale: processing.upscale == true, keep: processing.keepMetadata, extras: extras)
+    }
+
+    /// libvips' `VipsInteresting` value of a crop.
+    static func interesting(_ crop: Processing.Crop?) -> Int {
+        switch crop {
+        case nil, .centre: 1
+        case .entropy: 2
+        case .attention: 3
+        }
+    }
+
+    /// Lets libvips read JXL (its loader is untrusted in 8.14, so blocked with the others); JXL
+    /// stays input only. Call before libvips loads, while the process is single-threaded.
+    public static func allowJXL() {
+        ifv_allow_jxl()
+    }
+
+    /// This libvips build has a JXL loader (used only after `allowJXL`).
+    public static var canLoadJXL: Bool {
+        guard (try? load()) != nil else { return false }
+        return ifv_can_load_jxl() != 0
     }
 
     /// True when this libvips build has a buffer saver for `suffix` (".avif" may be missing).

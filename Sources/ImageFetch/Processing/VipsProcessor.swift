@@ -62,6 +62,10 @@ public struct VipsProcessor: ImageProcessing {
             do { try VipsBridge.validate(bytes) } catch { throw .invalidImage(VipsProcessor.describe(error, bytes)) }
             return ProcessedImage(bytes: bytes, width: header.width, height: header.height, format: sourceFormat)
         }
+        if processing.upscale == true, let pixels = processing.outputPixels(sourceWidth: header.width, sourceHeight: header.height),
+           pixels * Double(frames) > Double(maxPixels) {
+            throw .tooLarge("--upscale would make \(Int64(pixels)) pixels, over --max-pixels \(maxPixels)")
+        }
         if target == .avif && !VipsBridge.canSave(suffix: ".avif") {
             throw .unsupportedFormat("this libvips build cannot write AVIF; choose --format webp, jpeg or png")
         }
@@ -69,7 +73,8 @@ public struct VipsProcessor: ImageProcessing {
             let made = try VipsBridge.thumbnail(bytes, for: processing, saving: target, allPages: allFrames,
                                                 candidates: candidates, pixels: placeholders)
             let out = made.image
-            let bytes = made.format == .webp ? WebPMetadata.removingMetadata(out.bytes) : out.bytes
+            let keepEXIF = processing.keepMetadata?.copyright == true
+            let bytes = made.format == .webp ? WebPMetadata.removingMetadata(out.bytes, keepingEXIF: keepEXIF) : out.bytes
             var image = ProcessedImage(bytes: bytes, width: out.width, height: out.height, format: made.format.rawValue,
                                        sourceWidth: header.width, sourceHeight: header.height, sourceFormat: sourceFormat)
             image.placeholders = made.pixels.map(Placeholders.init(of:))
@@ -146,6 +151,9 @@ public struct VipsProcessor: ImageProcessing {
         let head = String(decoding: bytes.prefix(256), as: UTF8.self).lowercased()
         if error.message.contains("svgload") || (head.contains("<svg") && !head.contains("<html")) {
             return .unsupportedFormat("SVG is not accepted: libvips marks its SVG loader untrusted (a full renderer run on untrusted input)")
+        }
+        if error.message.contains("jxlload") {
+            return .unsupportedFormat("JPEG XL is not accepted unless allowed: libvips marks its JXL loader untrusted")
         }
         if bytes.count >= 14, bytes[0] == 0x42, bytes[1] == 0x4D {
             return .unsupportedFormat("BMP is not accepted: libvips reads it only through its ImageMagick module, which imgfetch does not load")

@@ -21,6 +21,16 @@ public struct Processing: Sendable, Hashable, Encodable {
     /// `-f auto`'s candidates (`--accept`); nil: the default ones (`AutoFormat.defaultCandidates`).
     /// Normalised sorted, without duplicates, and nil for any other format.
     public var accept: [ImageFormat]? = nil
+    /// Which part `cover` keeps (libvips' `crop`, `VIPS_INTERESTING_*`); `nil` is `.centre`, as
+    /// before this option existed (so such keys are unchanged: the encoder omits nil).
+    public var crop: Crop?
+    /// libvips' `sharpen` (sigma 1, its other defaults) after the resize; `nil` is off.
+    public var sharpen: Bool?
+    /// A box larger than the source enlarges it (libvips' `size=both`); `nil`: never enlarged.
+    public var upscale: Bool?
+    /// Metadata kept from the source (`copyright`: EXIF Copyright and Artist; `icc`: its ICC
+    /// profile instead of a conversion to sRGB); `nil` keeps none.
+    public var keepMetadata: KeptMetadata?
 
     public init(width: Int? = nil, height: Int? = nil, fit: Fit = .inside, format: ImageFormat = .original, quality: Int? = nil,
                 linear: Bool = false, background: RGBColor = .white) {
@@ -49,13 +59,23 @@ public struct Processing: Sendable, Hashable, Encodable {
 
     /// The same output, spelled one way: what keys are made of. The source as it is (no resize, the
     /// source's format) is `.original`, whatever else is set (nothing else applies to it); a
-    /// quality is dropped for a format that takes none; `cover` without both sides is `inside`.
+    /// quality is dropped for a format that takes none; `cover` without both sides is `inside`; a
+    /// default (centre crop, no sharpen, no upscale, no metadata) is nil, which keeps older keys;
+    /// `crop`, `sharpen` and `upscale` only with a resize (`crop` only with `cover`), `copyright` only for a
+    /// format that carries EXIF.
     public var normalized: Processing {
         if isOriginal { return .original }
         var p = self
         if format != .original, !format.isLossy { p.quality = nil }
         if !coversBox { p.fit = .inside }
         p.accept = format == .auto ? accept.map(AutoFormat.normalized) : nil
+        if p.crop == .centre || p.fit != .cover { p.crop = nil }
+        if p.sharpen == false || !resizes { p.sharpen = nil }
+        if p.upscale == false || !resizes { p.upscale = nil }
+        if var kept = p.keepMetadata {
+            if format == .gif { kept.copyright = false }
+            p.keepMetadata = kept.isEmpty ? nil : kept
+        }
         return p
     }
 
@@ -84,6 +104,10 @@ public struct Processing: Sendable, Hashable, Encodable {
         if let accept, format == .auto { parts.append("accept." + accept.map(\.rawValue).joined(separator: ".")) }
         if linear { parts.append("linear") }
         if background != .white { parts.append("bg\(background.hex)") }
+        if let crop, crop != .centre, resizes, fit == .cover { parts.append(crop.rawValue) }
+        if sharpen == true, resizes { parts.append("sharpen") }
+        if upscale == true, resizes { parts.append("upscale") }
+        if let keepMetadata, !keepMetadata.isEmpty { parts.append("keep-" + keepMetadata.names.joined(separator: "+")) }
         return parts.joined(separator: "-")
     }
 }

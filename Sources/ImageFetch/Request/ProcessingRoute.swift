@@ -22,7 +22,7 @@ public enum ProcessingRoute: Sendable, Hashable {
             self = .handOut
         } else if !p.resizes && p.format == .jpeg && p.quality == nil {
             self = .handOutJPEG
-        } else if p.resizes && !p.linear && (p.format == .jpeg || p.format == .original) {
+        } else if p.resizes && !p.needsLibvips && (p.format == .jpeg || p.format == .original) {
             self = .jpegThumbnail(streamed: source?.isNetwork ?? false)
         } else {
             self = .vips

@@ -18,7 +18,8 @@ public struct LibraryVersions: Sendable {
     public var curl: Library
     public var vips: Library
     /// Feature names and whether the libraries found provide them, in a fixed order:
-    /// HTTP2, HTTP3 (libcurl), AVIF, HEIF, JXL, WebP (libvips savers).
+    /// HTTP2, HTTP3 (libcurl), AVIF, HEIF, JXL, WebP (libvips savers; JXL: its loader, read with
+    /// `--allow-jxl`, since libvips 8.14 blocks it as untrusted and imgfetch never writes JXL).
     public var features: [(name: String, available: Bool)]
 
     /// Loads libcurl, then libvips, and asks each.
@@ -44,9 +45,9 @@ public struct LibraryVersions: Sendable {
             vips.problem = string(err)
         }
         let loaded = vips.version != nil
-        let savers = [("AVIF", ".avif"), ("HEIF", ".heic"), ("JXL", ".jxl"), ("WebP", ".webp")]
-        let features = [("HTTP2", http2 != 0), ("HTTP3", http3 != 0)]
-            + savers.map { ($0.0, loaded && VipsBridge.canSave(suffix: $0.1)) }
+        let saver = { (suffix: String) in loaded && VipsBridge.canSave(suffix: suffix) }
+        let features = [("HTTP2", http2 != 0), ("HTTP3", http3 != 0), ("AVIF", saver(".avif")), ("HEIF", saver(".heic")),
+                        ("JXL", loaded && VipsBridge.canLoadJXL), ("WebP", saver(".webp"))]
         return LibraryVersions(curl: curl, vips: vips, features: features.map { (name: $0.0, available: $0.1) })
     }
 

@@ -12,12 +12,13 @@ enum Specs {
 
     /// The options of `get` and `prefetch`; `formatDefault` says what `-f` defaults to in that command.
     static func retrieval(formatDefault: String) -> [OptionSpec] { [
-        .value("size", short: "s", valueName: "WxH", help: "Fit the image inside the box (also W or xH), keeping its aspect ratio; never upscale."),
-        .value("fit", valueName: "inside|cover", help: "cover fills the box exactly, cropping the overflow.", defaultDescription: "inside", completion: .choices(["inside", "cover"])),
-        .value("format", short: "f", valueName: "FORMAT", help: "\(ImageFormat.namesForHelp). Output is sRGB without metadata; original hands out the source's own bytes when nothing else is asked.", defaultDescription: formatDefault, completion: .choices(formats)),
+        .value("size", short: "s", valueName: "WxH", help: "Fit the image inside the box (also W or xH), keeping its aspect ratio; never upscale (unless --upscale)."),
+        .value("fit", valueName: "inside|cover", help: "cover fills the box (both sides of --size) exactly, cropping the overflow (--crop says where).", defaultDescription: "inside", completion: .choices(["inside", "cover"])),
+        .value("format", short: "f", valueName: "FORMAT", help: "\(ImageFormat.namesForHelp). Output is sRGB without metadata (unless --keep-metadata); original hands out the source's own bytes when nothing else is asked.", defaultDescription: formatDefault, completion: .choices(formats)),
         .value("quality", short: "q", valueName: "N", help: "Quality 1-100 for lossy formats (\(ImageFormat.registry.filter(\.isLossy).map(\.format.rawValue).joined(separator: ", "))).", defaultDescription: "75"),
         .value("background", valueName: "COLOR", help: "What transparency becomes in formats without alpha (\(ImageFormat.registry.filter { !$0.hasAlpha }.map(\.format.rawValue).joined(separator: ", "))): a name (\(RGBColor.names.map(\.0).joined(separator: ", "))) or hex #RRGGBB.", defaultDescription: "white"),
         .flag("linear", help: "Resize in linear light, as vipsthumbnail --linear: fine light-on-dark detail keeps its brightness; slower."),
+    ] + thumbnail + [
         OptionSpec(long: "low-data", valueName: "auto", help: "Low-data mode: the network is constrained; sources with a low-data source load it instead. =auto follows NetworkManager's metered flag. Also IMGFETCH_LOW_DATA=1|auto.", kind: .flagOrValue, completion: .choices(lowDataValues)),
         .value("low-data-source", valueName: "SOURCE", help: "What to load instead of SOURCE in low-data mode.", completion: .file),
         OptionSpec(long: "alt", valueName: "SOURCE", help: "An alternative source, tried in order when the current one fails.", kind: .repeatedValue, completion: .file),
@@ -192,4 +193,14 @@ enum Specs {
         options: [cacheDir],
         subcommands: [get, prefetch, cache, completions],
         discussion: "See man imgfetch for the cache layout, exit codes and examples.")
+
+    /// What the completion scripts offer: the tree plus `help [COMMAND]`, which main.swift runs
+    /// before parsing (so it is no spec of the parser's).
+    static var completed: CommandSpec {
+        var tree = root
+        tree.subcommands.append(CommandSpec(name: "help", abstract: "Show the help of a command.", positionals: [
+            PositionalSpec(name: "COMMAND", help: "A command.", arity: .zeroOrMore, completion: .choices(root.subcommands.map(\.name))),
+        ]))
+        return tree
+    }
 }

@@ -8,7 +8,7 @@ enum CompletionsCommand {
             let names = CompletionScript.Shell.allCases.map(\.rawValue).joined(separator: ", ")
             throw UsageError("invalid value '\(name)' for SHELL: expected one of: \(names)", commandPath: ["completions"])
         }
-        Console.out(CompletionScript.script(for: Specs.root, shell: shell))
+        Console.out(CompletionScript.script(for: Specs.completed, shell: shell))
         return .ok
     }
 }

@@ -134,7 +134,8 @@ enum GetCommand {
 /// Builds the pipeline a command runs: the disk cache, the loader (libcurl on demand), libvips on demand.
 enum Pipelines {
     static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil) -> ImagePipeline {
-        ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit),
+        if settings.allowJXL { VipsBridge.allowJXL() }
+        return ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit),
                            network: settings.networkConditions, limits: limits, maxFrames: settings.maxFrames, remote: remote)
     }
 }

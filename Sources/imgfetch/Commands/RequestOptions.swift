@@ -13,6 +13,8 @@ struct RequestOptions {
     var cacheDirectory: String
     /// `--max-frames`: the processor's limit on an animation's frames.
     var maxFrames = 1000
+    /// `--allow-jxl`: libvips' JXL loader is unblocked (process-wide, before libvips loads).
+    var allowJXL = false
     var cacheSizeLimit: Int64?
     var lowDataMode: LowDataSetting
     /// The network conditions `lowDataMode` makes, one for the run: with `auto`, what its probe
@@ -52,7 +54,9 @@ struct RequestOptions {
             processing.background = color
         }
         processing.accept = try RequestOptions.accept(parsed, format: processing.format)
+        try RequestOptions.parseThumbnailOptions(parsed, into: &processing)
         self.processing = processing
+        allowJXL = parsed.flag("allow-jxl")
 
         var options = FetchOptions()
         options.placeholders = try RequestOptions.placeholders(parsed)

@@ -36,7 +36,7 @@ struct GalleryPage {
         figure[hidden]{display:none}
         .pic{height:160px;display:flex;align-items:center;justify-content:center;background:#eee}
         .pic img{max-width:100%;max-height:160px}
-        figcaption{margin-top:4px;word-break:break-all}.src{font-weight:600}.meta{color:#555}
+        figcaption{margin-top:4px}.src{font-weight:600;word-break:break-all}.meta{color:#555;overflow-wrap:anywhere}
         </style></head>
         <body data-loaded="0" data-failed="0">
         <header><h1>imgfetch cache</h1>

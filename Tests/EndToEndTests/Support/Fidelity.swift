@@ -24,9 +24,30 @@ enum Fidelity {
         guard r.status == 0 else { throw Failed(description: "python failed: \(r.stderr)") }
     }
 
-    /// `vipsthumbnail ARGS`, as the reference for sizes.
+    /// `vipsthumbnail ARGS`, as the reference for sizes. Its `-o NAME` must be an absolute path:
+    /// a relative one is written next to the input (into Tests/Fixtures).
     static func vipsthumbnail(_ args: [String]) throws {
+        if let i = args.firstIndex(of: "-o"), i + 1 < args.count, !args[i + 1].hasPrefix("/") {
+            throw Failed(description: "vipsthumbnail -o \(args[i + 1]): give an absolute path (it writes next to its input otherwise)")
+        }
         _ = try vipsTool("vipsthumbnail", args)
+    }
+
+    /// `exiftool -j -G0 FILE`'s one object ("EXIF:Copyright", "GPS:...", ...), installed by
+    /// scripts/install-deps.sh (libimage-exiftool-perl).
+    static func exiftool(_ file: URL) throws -> [String: Any] {
+        let r = ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/exiftool"), ["-j", "-G0", "-n", file.path],
+                                  environment: ProcessInfo.processInfo.environment, timeout: 60)
+        guard r.status == 0, let list = try JSONSerialization.jsonObject(with: r.stdout) as? [[String: Any]], let first = list.first else {
+            throw Failed(description: "exiftool \(file.path) failed (libimage-exiftool-perl; scripts/install-deps.sh installs it): \(r.stderr)")
+        }
+        return first
+    }
+
+    /// `exiftool ARGS` (writing tags into a fixture made in a test).
+    static func exiftoolWrite(_ args: [String]) throws {
+        let r = ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/exiftool"), args, environment: ProcessInfo.processInfo.environment, timeout: 60)
+        guard r.status == 0 else { throw Failed(description: "exiftool \(args) failed: \(r.stderr)") }
     }
 
     /// `vipsheader -f FIELD FILE`: one metadata field as libvips reads it.
