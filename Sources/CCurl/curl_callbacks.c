@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 static int reserve(unsigned char **buf, size_t *cap, size_t need) {
     if (need <= *cap) return 0;
@@ -25,10 +26,31 @@ static int reserve(unsigned char **buf, size_t *cap, size_t need) {
     return 0;
 }
 
+int ifc_bucket_ready(ifc_bucket *b) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    if (now > b->refilled_at) {
+        b->tokens += (now - b->refilled_at) * b->rate;
+        if (b->tokens > b->capacity) b->tokens = b->capacity;
+        b->refilled_at = now;
+    }
+    return b->tokens > 0;
+}
+
 size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
     xfer *x = userdata;
     size_t n = size * nmemb;
     if (n == 0) return 0;
+    /* The run's overall cap, first: a paused piece is delivered again, so nothing below may have
+     * seen it. */
+    if (x->bucket != NULL) {
+        if (!ifc_bucket_ready(x->bucket)) {
+            x->paused = 1;
+            return CURL_WRITEFUNC_PAUSE;
+        }
+        x->bucket->tokens -= (double)n;
+    }
     if (x->body_len == 0 && x->tapped_len == 0 && x->tap_data != NULL && !x->tap_broken) {
         /* Only a 2xx body is worth decoding: an error page (a JPEG placeholder on a 404) is not. */
         long status = 0;

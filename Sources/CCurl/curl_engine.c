@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 void ifc_running_unlink(ifc_engine *e, xfer *x) {
     if (x->prev != NULL) x->prev->next = x->next; else e->running = x->next;
@@ -27,7 +28,7 @@ void ifc_running_unlink(ifc_engine *e, xfer *x) {
  * Engine lifecycle
  * ------------------------------------------------------------------------------------------- */
 
-ifc_engine *ifc_engine_new(long max_total, long max_per_host) {
+ifc_engine *ifc_engine_new(long max_total, long max_per_host, long long rate_total) {
     if (ifc_load(NULL, 0) != 0) return NULL;
     ifc_engine *e = calloc(1, sizeof *e);
     if (e == NULL) return NULL;
@@ -46,6 +47,15 @@ ifc_engine *ifc_engine_new(long max_total, long max_per_host) {
     e->max_total = max_total > 0 ? max_total : 0;
     e->max_per_host = max_per_host > 0 ? max_per_host : 0;
     e->next_id = 1;
+    if (rate_total > 0) {
+        e->has_bucket = 1;
+        e->bucket.rate = (double)rate_total;
+        e->bucket.capacity = e->bucket.rate / 10 > 1 ? e->bucket.rate / 10 : 1;
+        e->bucket.tokens = e->bucket.capacity;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        e->bucket.refilled_at = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    }
     return e;
 }
 
@@ -82,6 +92,7 @@ void ifc_engine_free(ifc_engine *e) {
     pthread_mutex_destroy(&e->lock);
     free(e);
 }
+
 
 /* ---------------------------------------------------------------------------------------------
  * Thread-safe entry points
@@ -237,6 +248,43 @@ static void start_waiting(ifc_engine *e) {
     }
 }
 
+/* The overall cap: while the bucket holds tokens, paused transfers are resumed, one at a time and
+ * starting one further along the running list each round (none is starved); curl_easy_pause may
+ * deliver the held data at once, taking from the bucket (or pausing the transfer again). Returns
+ * the number still paused. */
+static int unpause_ready(ifc_engine *e) {
+    int paused = 0;
+    for (xfer *x = e->running; x != NULL; x = x->next) {
+        if (x->paused) x->paused = 2;   /* a candidate of this round */
+        paused += x->paused != 0;
+    }
+    if (paused == 0) return 0;
+    unsigned long start = e->unpause_turn++ % (unsigned long)paused;
+    /* First the candidates from `start` on, then those before it (still marked 2). */
+    for (int pass = 0; pass < 2; pass++) {
+        unsigned long index = 0;
+        for (xfer *x = e->running; x != NULL; x = x->next) {
+            if (x->paused != 2) continue;
+            if (pass == 0 && index++ < start) continue;
+            if (!ifc_bucket_ready(&e->bucket)) break;
+            x->paused = 0;
+            cu.easy_pause(x->easy, CURLPAUSE_CONT);   /* may call ifc_write_cb, which may pause it again */
+        }
+    }
+    paused = 0;
+    for (xfer *x = e->running; x != NULL; x = x->next) {
+        if (x->paused) x->paused = 1;
+        paused += x->paused;
+    }
+    return paused;
+}
+
+/* How long until the bucket holds a token again, in ms (at least 1). */
+static int bucket_wait_ms(const ifc_bucket *b) {
+    double ms = b->tokens >= 0 ? 1 : -b->tokens / b->rate * 1000 + 1;
+    return ms > 1000 ? 1000 : (int)ms;
+}
+
 int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     if (e == NULL) return 0;
 
@@ -299,6 +347,7 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     start_waiting(e);
 
     int still = 0;
+    int paused = e->has_bucket ? unpause_ready(e) : 0;
     cu.multi_perform(e->multi, &still);
 
     CURLMsg *msg;
@@ -320,6 +369,11 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     /* Finished results are waiting: return now so the caller delivers them without delay. */
     if (e->done_head == NULL) {
         int numfds = 0;
+        /* A paused transfer waits for the bucket, not for its socket: wake when it has refilled. */
+        if (e->has_bucket) {
+            for (xfer *x = e->running; x != NULL && paused == 0; x = x->next) paused += x->paused;
+            if (paused > 0 && bucket_wait_ms(&e->bucket) < timeout_ms) timeout_ms = bucket_wait_ms(&e->bucket);
+        }
         cu.multi_poll(e->multi, NULL, 0, timeout_ms, &numfds);
     }
 

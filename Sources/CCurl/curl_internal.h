@@ -29,6 +29,7 @@ typedef CURLMcode (*fn_multi_setopt)(CURLM *, CURLMoption, ...);
 typedef CURLMcode (*fn_multi_cleanup)(CURLM *);
 typedef struct curl_slist *(*fn_slist_append)(struct curl_slist *, const char *);
 typedef void (*fn_slist_free_all)(struct curl_slist *);
+typedef CURLcode (*fn_easy_pause)(CURL *, int);
 
 struct ifc_curl_api {
     fn_global_init global_init;
@@ -48,6 +49,7 @@ struct ifc_curl_api {
     fn_multi_cleanup multi_cleanup;
     fn_slist_append slist_append;
     fn_slist_free_all slist_free_all;
+    fn_easy_pause easy_pause;
 };
 
 /* The libcurl functions, resolved once by ifc_load (curl_loader.c). */
@@ -62,6 +64,19 @@ extern struct ifc_curl_api cu;
 
 /* Cap on the pre-allocation from Content-Length when no byte cap was given. */
 #define PRESIZE_LIMIT (64LL * 1024 * 1024)
+
+/* The engine's one token bucket (ifc_engine_new's rate_total), loop thread only. `tokens` may go
+ * below zero: a piece is taken whole whenever the bucket holds anything, so a piece larger than
+ * the bucket still passes, and the debt is paid before the next one. */
+typedef struct ifc_bucket {
+    double rate;                     /* bytes per second, > 0 */
+    double capacity;                 /* the largest burst: a tenth of a second's worth */
+    double tokens;
+    double refilled_at;              /* CLOCK_MONOTONIC seconds of the last refill */
+} ifc_bucket;
+
+/* Refills `b` for the time passed; 1 when it holds a token (a piece may be taken). */
+int ifc_bucket_ready(ifc_bucket *b);
 
 typedef struct xfer {
     struct xfer *next;               /* pending queue or running list */
@@ -104,6 +119,8 @@ typedef struct xfer {
     size_t hdr_len, hdr_cap;
     int too_large;
     int oom;
+    ifc_bucket *bucket;              /* the engine's, when it has a rate_total; else NULL */
+    int paused;                      /* the write callback returned CURL_WRITEFUNC_PAUSE */
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
@@ -150,6 +167,9 @@ struct ifc_engine {
     xfer *waiting_head, *waiting_tail;
     int waiting_count;
     done_node *done_head, *done_tail;
+    int has_bucket;                  /* rate_total > 0: every transfer takes from `bucket` */
+    ifc_bucket bucket;
+    unsigned long unpause_turn;      /* which paused transfer is unpaused first (round robin) */
 };
 
 /* Transfer callbacks (curl_callbacks.c), called on the loop thread. */

@@ -68,6 +68,7 @@ static void load_libcurl(void) {
     RESOLVE(multi_cleanup, "curl_multi_cleanup");
     RESOLVE(slist_append, "curl_slist_append");
     RESOLVE(slist_free_all, "curl_slist_free_all");
+    RESOLVE(easy_pause, "curl_easy_pause");
 #undef RESOLVE
     {
         CURLcode rc = cu.global_init(CURL_GLOBAL_DEFAULT);

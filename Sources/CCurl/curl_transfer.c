@@ -205,6 +205,7 @@ void ifc_start(ifc_engine *e, xfer *x) {
         ok &= SETOPT(CURLOPT_LOW_SPEED_LIMIT, x->low_speed_limit > 0 ? x->low_speed_limit : 1L);
         ok &= SETOPT(CURLOPT_LOW_SPEED_TIME, x->low_speed_time);
     }
+    if (e->has_bucket) x->bucket = &e->bucket;
     ok &= SETOPT(CURLOPT_WRITEFUNCTION, ifc_write_cb);
     ok &= SETOPT(CURLOPT_WRITEDATA, (void *)x);
     ok &= SETOPT(CURLOPT_HEADERFUNCTION, ifc_header_cb);

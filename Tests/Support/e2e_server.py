@@ -27,6 +27,8 @@ Routes (query parameters compose):
       ?lm=VALUE          send VALUE (percent-decoded) as Last-Modified
       ?cut=PERCENT       only the first PERCENT % of the fixture, served as if it were whole
       ?eoi=1             with cut: the cut body closed with a JPEG end marker (FF D9)
+      ?pad=BYTES         a JPEG made about BYTES larger by comment segments (COM) after its SOI
+                         marker: a valid image of any size
       ?v=ANY             only makes a distinct URL
   GET /status/CODE       responds CODE with a small text body
   GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
@@ -102,6 +104,17 @@ def load_fixture(name):
         with LOCK:
             FILE_CACHE[name] = cached
     return cached
+
+
+def pad_jpeg(data, extra):
+    """`data` (a JPEG) with comment segments of about `extra` bytes in all after its SOI."""
+    pieces = [data[:2]]
+    while extra > 0:
+        n = min(extra, 65533)
+        pieces.append(b"\xff\xfe" + (n + 2).to_bytes(2, "big") + b"p" * n)
+        extra -= n + 4
+    pieces.append(data[2:])
+    return b"".join(pieces)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -303,6 +316,9 @@ class Handler(BaseHTTPRequestHandler):
         if "cut" in query:
             data = data[:len(data) * int(query["cut"]) // 100] + (b"\xff\xd9" if query.get("eoi") == "1" else b"")
             etag = '"cut-%s-%s"' % (query["cut"], query.get("eoi", "0"))
+        if "pad" in query and data[:2] == b"\xff\xd8":
+            data = pad_jpeg(data, int(query["pad"]))
+            etag = '"pad-%s-%s"' % (query["pad"], etag.strip('"'))
         ext = os.path.splitext(name)[1].lower()
         content_type = CONTENT_TYPES.get(ext, "application/octet-stream")
         last_modified = email.utils.formatdate(mtime, usegmt=True)

@@ -116,8 +116,13 @@ int ifc_version(char *version, size_t version_len, char *ssl, size_t ssl_len, in
                 char *err, size_t errlen);
 /* max_total: transfers at once; max_per_host: transfers at once per host (by the request URL's
  * authority); 0 = unlimited. Both also cap libcurl's connections. Transfers beyond them wait in the
- * engine, not in libcurl, so their timeouts start only when they are sent. */
-ifc_engine *ifc_engine_new(long max_total, long max_per_host);
+ * engine, not in libcurl, so their timeouts start only when they are sent.
+ * rate_total: bytes per second of response data across every transfer of the engine together
+ * (0 = none): one token bucket, taken from in the write callback; a transfer that finds it empty
+ * is paused (CURL_WRITEFUNC_PAUSE: libcurl stops reading its socket and delivers the same data
+ * again) and unpaused by the loop thread (curl_easy_pause) once the bucket has refilled. A paused
+ * transfer's CURLOPT_TIMEOUT keeps running. */
+ifc_engine *ifc_engine_new(long max_total, long max_per_host, long long rate_total);
 void ifc_engine_free(ifc_engine *e);
 /* Queue a request (thread-safe); returns its id (> 0), 0 on failure. Wakes the loop. */
 uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r);

@@ -9,6 +9,7 @@ public final class CurlEngine: Sendable {
         var transport: CurlTransport?
         var maxConnections = 0
         var maxPerHost = 0
+        var totalRate: Int64?
         var closed = false
     }
 
@@ -16,12 +17,14 @@ public final class CurlEngine: Sendable {
 
     public init() {}
 
-    /// At most `connections` transfers at once (0: no cap) and `perHost` to one host: every
-    /// transfer of the process, the tier's included. Takes effect if the engine is not running yet.
-    public func limit(connections: Int, perHost: Int) {
+    /// At most `connections` transfers at once (0: no cap) and `perHost` to one host, and at most
+    /// `totalRate` bytes per second of response data all together (nil: no cap): every transfer of
+    /// the process, the tier's included. Takes effect if the engine is not running yet.
+    public func limit(connections: Int, perHost: Int, totalRate: Int64? = nil) {
         state.withLock { s in
             s.maxConnections = max(0, connections)
             s.maxPerHost = max(0, perHost)
+            s.totalRate = totalRate.flatMap { $0 > 0 ? $0 : nil }
         }
     }
 
@@ -31,7 +34,7 @@ public final class CurlEngine: Sendable {
             if s.closed { return .failure(.cancelled) }
             if let existing = s.transport { return .success(existing) }
             do throws(CurlUnavailable) {
-                let created = try CurlTransport(maxTotalConnections: s.maxConnections, maxPerHost: s.maxPerHost)
+                let created = try CurlTransport(maxTotalConnections: s.maxConnections, maxPerHost: s.maxPerHost, totalRate: s.totalRate)
                 s.transport = created
                 return .success(created)
             } catch {

@@ -116,12 +116,14 @@ public struct CurlUnavailable: Error, Sendable {
 public final class CurlTransport: Sendable {
     private let core: TransportCore
 
-    public init(maxTotalConnections: Int = 0, maxPerHost: Int = 0) throws(CurlUnavailable) {
+    /// `totalRate`: bytes per second of response data across all of this transport's transfers
+    /// together (one token bucket in the engine, see `ifc_engine_new`); nil: no cap.
+    public init(maxTotalConnections: Int = 0, maxPerHost: Int = 0, totalRate: Int64? = nil) throws(CurlUnavailable) {
         var err = [CChar](repeating: 0, count: 512)
         if ifc_load(&err, err.count) != 0 {
             throw CurlUnavailable(message: String(decoding: err.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        guard let engine = ifc_engine_new(maxTotalConnections, maxPerHost) else {
+        guard let engine = ifc_engine_new(maxTotalConnections, maxPerHost, max(0, totalRate ?? 0)) else {
             throw CurlUnavailable(message: "could not create the libcurl multi engine")
         }
         core = TransportCore(engine: EngineHandle(engine))

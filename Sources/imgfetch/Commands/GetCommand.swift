@@ -126,7 +126,9 @@ enum GetCommand {
 /// Builds the pipeline a command runs: the disk cache, the loader (libcurl on demand), libvips on demand.
 enum Pipelines {
     static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil) -> ImagePipeline {
-        ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit),
+        var limits = limits
+        limits.totalRate = settings.totalRate
+        return ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit),
                            network: settings.lowDataMode.network, limits: limits, maxFrames: settings.maxFrames, remote: remote)
     }
 }

@@ -55,6 +55,14 @@ enum NetworkSettings {
         return n
     }
 
+    /// `--limit-rate-total`: the whole run's bytes per second (every transfer, origin and tier); nil
+    /// when not given.
+    static func totalRate(_ parsed: ParsedCommand) throws(UsageError) -> Int64? {
+        guard let v = try parsed.parse("limit-rate-total", ValueParsers.byteSize) else { return nil }
+        guard v > 0 else { throw UsageError("invalid value '0' for '--limit-rate-total': expected at least 1 byte per second") }
+        return v
+    }
+
     /// `HOST:PORT:ADDR[,ADDR]...` as curl's `--resolve` takes it (HOST a name without blanks or
     /// control characters, PORT 1-65535, each ADDR an IP address, IPv6 in brackets or not).
     static func resolveEntry(_ text: String) throws(UsageError) -> String {
