@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 
 static int reserve(unsigned char **buf, size_t *cap, size_t need) {
     if (need <= *cap) return 0;
@@ -24,18 +23,6 @@ static int reserve(unsigned char **buf, size_t *cap, size_t need) {
     *buf = p;
     *cap = n;
     return 0;
-}
-
-int ifc_bucket_ready(ifc_bucket *b) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-    if (now > b->refilled_at) {
-        b->tokens += (now - b->refilled_at) * b->rate;
-        if (b->tokens > b->capacity) b->tokens = b->capacity;
-        b->refilled_at = now;
-    }
-    return b->tokens > 0;
 }
 
 size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {

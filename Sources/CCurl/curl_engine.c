@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 void ifc_running_unlink(ifc_engine *e, xfer *x) {
     if (x->prev != NULL) x->prev->next = x->next; else e->running = x->next;
@@ -49,12 +48,7 @@ ifc_engine *ifc_engine_new(long max_total, long max_per_host, long long rate_tot
     e->next_id = 1;
     if (rate_total > 0) {
         e->has_bucket = 1;
-        e->bucket.rate = (double)rate_total;
-        e->bucket.capacity = e->bucket.rate / 10 > 1 ? e->bucket.rate / 10 : 1;
-        e->bucket.tokens = e->bucket.capacity;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        e->bucket.refilled_at = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+        ifc_bucket_init(&e->bucket, rate_total);
     }
     return e;
 }
@@ -89,6 +83,10 @@ void ifc_engine_free(ifc_engine *e) {
         d = next;
     }
     cu.multi_cleanup(e->multi);
+    if (e->share != NULL) {
+        cu.share_cleanup(e->share);
+        pthread_mutex_destroy(&e->cookie_lock);
+    }
     pthread_mutex_destroy(&e->lock);
     free(e);
 }
@@ -152,6 +150,7 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     }
     x->insecure = r->insecure;
     x->max_recv_speed = r->max_recv_speed;
+    x->cookies = r->cookies;
     x->low_speed_limit = r->low_speed_limit;
     x->low_speed_time = r->low_speed_time;
     x->method = r->method;
@@ -248,43 +247,6 @@ static void start_waiting(ifc_engine *e) {
     }
 }
 
-/* The overall cap: while the bucket holds tokens, paused transfers are resumed, one at a time and
- * starting one further along the running list each round (none is starved); curl_easy_pause may
- * deliver the held data at once, taking from the bucket (or pausing the transfer again). Returns
- * the number still paused. */
-static int unpause_ready(ifc_engine *e) {
-    int paused = 0;
-    for (xfer *x = e->running; x != NULL; x = x->next) {
-        if (x->paused) x->paused = 2;   /* a candidate of this round */
-        paused += x->paused != 0;
-    }
-    if (paused == 0) return 0;
-    unsigned long start = e->unpause_turn++ % (unsigned long)paused;
-    /* First the candidates from `start` on, then those before it (still marked 2). */
-    for (int pass = 0; pass < 2; pass++) {
-        unsigned long index = 0;
-        for (xfer *x = e->running; x != NULL; x = x->next) {
-            if (x->paused != 2) continue;
-            if (pass == 0 && index++ < start) continue;
-            if (!ifc_bucket_ready(&e->bucket)) break;
-            x->paused = 0;
-            cu.easy_pause(x->easy, CURLPAUSE_CONT);   /* may call ifc_write_cb, which may pause it again */
-        }
-    }
-    paused = 0;
-    for (xfer *x = e->running; x != NULL; x = x->next) {
-        if (x->paused) x->paused = 1;
-        paused += x->paused;
-    }
-    return paused;
-}
-
-/* How long until the bucket holds a token again, in ms (at least 1). */
-static int bucket_wait_ms(const ifc_bucket *b) {
-    double ms = b->tokens >= 0 ? 1 : -b->tokens / b->rate * 1000 + 1;
-    return ms > 1000 ? 1000 : (int)ms;
-}
-
 int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     if (e == NULL) return 0;
 
@@ -347,7 +309,7 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     start_waiting(e);
 
     int still = 0;
-    int paused = e->has_bucket ? unpause_ready(e) : 0;
+    int paused = e->has_bucket ? ifc_unpause_ready(e) : 0;
     cu.multi_perform(e->multi, &still);
 
     CURLMsg *msg;
@@ -372,7 +334,7 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
         /* A paused transfer waits for the bucket, not for its socket: wake when it has refilled. */
         if (e->has_bucket) {
             for (xfer *x = e->running; x != NULL && paused == 0; x = x->next) paused += x->paused;
-            if (paused > 0 && bucket_wait_ms(&e->bucket) < timeout_ms) timeout_ms = bucket_wait_ms(&e->bucket);
+            if (paused > 0 && ifc_bucket_wait_ms(&e->bucket) < timeout_ms) timeout_ms = ifc_bucket_wait_ms(&e->bucket);
         }
         cu.multi_poll(e->multi, NULL, 0, timeout_ms, &numfds);
     }

@@ -206,6 +206,11 @@ void ifc_start(ifc_engine *e, xfer *x) {
         ok &= SETOPT(CURLOPT_LOW_SPEED_TIME, x->low_speed_time);
     }
     if (e->has_bucket) x->bucket = &e->bucket;
+    if (x->cookies && e->share != NULL) {
+        /* "" turns the cookie engine on without reading a file; the share holds the cookies. */
+        ok &= SETOPT(CURLOPT_SHARE, e->share);
+        ok &= SETOPT(CURLOPT_COOKIEFILE, "");
+    }
     ok &= SETOPT(CURLOPT_WRITEFUNCTION, ifc_write_cb);
     ok &= SETOPT(CURLOPT_WRITEDATA, (void *)x);
     ok &= SETOPT(CURLOPT_HEADERFUNCTION, ifc_header_cb);

@@ -29,6 +29,7 @@ Routes (query parameters compose):
       ?eoi=1             with cut: the cut body closed with a JPEG end marker (FF D9)
       ?pad=BYTES         a JPEG made about BYTES larger by comment segments (COM) after its SOI
                          marker: a valid image of any size
+      ?setcookie=NAME    send "Set-Cookie: NAME=set-by-server; Path=/" (the value is not in the URL)
       ?v=ANY             only makes a distinct URL
   GET /status/CODE       responds CODE with a small text body
   GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
@@ -330,6 +331,8 @@ class Handler(BaseHTTPRequestHandler):
         headers = [("ETag", etag), ("Last-Modified", last_modified)]
         if "cc" in query:
             headers.append(("Cache-Control", query["cc"]))
+        if "setcookie" in query:
+            headers.append(("Set-Cookie", query["setcookie"] + "=set-by-server; Path=/"))
         if query.get("expires") == "now":
             headers.append(("Expires", email.utils.formatdate(time.time() - 3600, usegmt=True)))
 

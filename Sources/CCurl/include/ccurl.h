@@ -73,6 +73,8 @@ typedef struct {
      * `denied` names it. */
     const unsigned char *deny;
     int deny_count;
+    int cookies;                     /* 1: the transfer uses the engine's cookies (ifc_engine_use_cookies):
+                                      * sends those that match it, keeps what Set-Cookie says */
 } ifc_request;
 
 #define IFC_DENY_RULE_SIZE 18
@@ -124,6 +126,15 @@ int ifc_version(char *version, size_t version_len, char *ssl, size_t ssl_len, in
  * transfer's CURLOPT_TIMEOUT keeps running. */
 ifc_engine *ifc_engine_new(long max_total, long max_per_host, long long rate_total);
 void ifc_engine_free(ifc_engine *e);
+/* One cookie engine for every transfer of `e` with ifc_request.cookies (a libcurl share of
+ * CURL_LOCK_DATA_COOKIE, locked by a mutex of the engine's), holding at first the Netscape
+ * cookie-file `lines` ('\n'-separated; NULL or "" for none). libcurl reads no cookie file and
+ * writes no jar itself (CURLOPT_COOKIEJAR is never set). Call once, before the first
+ * ifc_engine_add; 0 on success. */
+int ifc_engine_use_cookies(ifc_engine *e, const char *lines);
+/* Every cookie the engine holds now, as Netscape cookie-file lines each ended by '\n' (malloc'd:
+ * free() it); NULL when ifc_engine_use_cookies was not called or memory ran out. Thread-safe. */
+char *ifc_engine_cookie_list(ifc_engine *e);
 /* Queue a request (thread-safe); returns its id (> 0), 0 on failure. Wakes the loop. */
 uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r);
 /* Abort a queued or running request (thread-safe); it completes with ABORTED_BY_CALLBACK. */

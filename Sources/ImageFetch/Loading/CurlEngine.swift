@@ -10,6 +10,8 @@ public final class CurlEngine: Sendable {
         var maxConnections = 0
         var maxPerHost = 0
         var totalRate: Int64?
+        /// `useCookies`' lines; nil: no cookie engine.
+        var cookies: [String]?
         var closed = false
     }
 
@@ -28,6 +30,19 @@ public final class CurlEngine: Sendable {
         }
     }
 
+    /// One cookie engine for the run (a libcurl share), holding at first `lines` (a cookie file's,
+    /// `CookieFile`): every transfer whose `NetworkOptions.usesCookieEngine` sends the cookies that
+    /// match it and keeps what its responses set. Takes effect if the engine is not running yet.
+    public func useCookies(_ lines: [String]) {
+        state.withLock { $0.cookies = lines }
+    }
+
+    /// The cookies the run holds now (Netscape cookie-file lines), for the jar; nil when no
+    /// transfer started the engine (the jar is then what the cookie file said).
+    public func cookieLines() -> [String]? {
+        state.withLock { $0.transport }?.cookieLines()
+    }
+
     /// The running engine, started now when it is not.
     func transport() throws(FetchError) -> CurlTransport {
         let result: Result<CurlTransport, FetchError> = state.withLock { s in
@@ -35,6 +50,9 @@ public final class CurlEngine: Sendable {
             if let existing = s.transport { return .success(existing) }
             do throws(CurlUnavailable) {
                 let created = try CurlTransport(maxTotalConnections: s.maxConnections, maxPerHost: s.maxPerHost, totalRate: s.totalRate)
+                if let lines = s.cookies, !created.useCookies(lines) {
+                    return .failure(.dependencyMissing("libcurl could not share cookies between transfers"))
+                }
                 s.transport = created
                 return .success(created)
             } catch {

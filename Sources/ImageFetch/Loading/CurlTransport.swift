@@ -158,6 +158,19 @@ extension CurlTransport {
     public func cancelAll() {
         core.cancelAll()
     }
+
+    /// Gives the transfers that ask for cookies (`NetworkOptions.usesCookieEngine`) one cookie
+    /// engine holding `lines` (Netscape cookie-file lines) at first. Before the first transfer.
+    func useCookies(_ lines: [String]) -> Bool {
+        ifc_engine_use_cookies(core.engine.pointer, lines.joined(separator: "\n")) == 0
+    }
+
+    /// Every cookie the cookie engine holds now, as Netscape cookie-file lines; nil without one.
+    func cookieLines() -> [String]? {
+        guard let text = ifc_engine_cookie_list(core.engine.pointer) else { return nil }
+        defer { free(text) }
+        return String(cString: text).split(separator: "\n").map(String.init)
+    }
 }
 
 /// One `perform`'s cancellation, without a lock: 0 before the transfer is submitted, its id while
@@ -253,6 +266,7 @@ private final class TransportCore: Sendable {
                     r.deny = deny.baseAddress
                     r.deny_count = Int32(deny.count / Int(IFC_DENY_RULE_SIZE))
                     r.max_recv_speed = max(0, n.limitRate ?? 0)
+                    r.cookies = n.usesCookieEngine ? 1 : 0
                     if n.speedLimit != nil || n.speedTime != nil {
                         r.low_speed_limit = Int(clamping: max(1, n.speedLimit ?? 1))
                         r.low_speed_time = max(1, n.speedTime ?? 30)

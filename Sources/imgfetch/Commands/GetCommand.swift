@@ -42,6 +42,7 @@ enum GetCommand {
 
         let remote = try settings.remote?.remoteCache()
         let pipeline = Pipelines.make(settings, remote: remote)
+        defer { CookieJarFile.write(settings.network) }
         let outcome = await pipeline.retrieve(settings.request(for: source))
         switch outcome {
         case .failure(let failure):
@@ -80,6 +81,7 @@ enum GetCommand {
         }
         let remote = try settings.remote?.remoteCache()
         let pipeline = Pipelines.make(settings, remote: remote)
+        defer { CookieJarFile.write(settings.network) }
         var failed = 0, notCached = 0, cacheErrors = 0
         for (index, source) in sources.enumerated() {
             let outcome = await pipeline.retrieve(settings.request(for: source))
@@ -128,6 +130,7 @@ enum Pipelines {
     static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil) -> ImagePipeline {
         var limits = limits
         limits.totalRate = settings.totalRate
+        if settings.network.usesCookieEngine { CurlEngine.shared.useCookies(settings.network.cookieFile?.cookies.map(\.line) ?? []) }
         return ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit),
                            network: settings.lowDataMode.network, limits: limits, maxFrames: settings.maxFrames, remote: remote)
     }
