@@ -43,6 +43,8 @@ size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
         long status = 0;
         if (cu.easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK || status < 200 || status > 299)
             x->tap_broken = 1;
+        /* A resumed body: the tap was given the kept bytes first; only their continuation fits. */
+        if (x->range_from > 0 && status != 206) x->tap_broken = 1;
     }
     if (x->tap_only && x->tap_data != NULL && !x->tap_broken) {
         /* Streamed: the tap gets the bytes, the result's body stays empty. */

@@ -151,6 +151,7 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     x->insecure = r->insecure;
     x->max_recv_speed = r->max_recv_speed;
     x->cookies = r->cookies;
+    x->range_from = r->range_from > 0 ? r->range_from : 0;
     x->low_speed_limit = r->low_speed_limit;
     x->low_speed_time = r->low_speed_time;
     x->method = r->method;

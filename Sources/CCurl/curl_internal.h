@@ -132,6 +132,7 @@ typedef struct xfer {
     ifc_bucket *bucket;              /* the engine's, when it has a rate_total; else NULL */
     int paused;                      /* the write callback returned CURL_WRITEFUNC_PAUSE */
     int cookies;                     /* uses the engine's cookie share (ifc_request.cookies) */
+    long long range_from;            /* ifc_request.range_from */
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
 

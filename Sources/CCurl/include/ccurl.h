@@ -73,6 +73,8 @@ typedef struct {
      * `denied` names it. */
     const unsigned char *deny;
     int deny_count;
+    long long range_from;            /* > 0: ask for the body from this byte on (CURLOPT_RANGE "N-"; the
+                                      * caller adds If-Range); a tap then takes only a 206's body */
     int cookies;                     /* 1: the transfer uses the engine's cookies (ifc_engine_use_cookies):
                                       * sends those that match it, keeps what Set-Cookie says */
 } ifc_request;

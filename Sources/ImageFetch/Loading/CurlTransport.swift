@@ -267,6 +267,7 @@ private final class TransportCore: Sendable {
                     r.deny_count = Int32(deny.count / Int(IFC_DENY_RULE_SIZE))
                     r.max_recv_speed = max(0, n.limitRate ?? 0)
                     r.cookies = n.usesCookieEngine ? 1 : 0
+                    r.range_from = max(0, request.rangeFrom)
                     if n.speedLimit != nil || n.speedTime != nil {
                         r.low_speed_limit = Int(clamping: max(1, n.speedLimit ?? 1))
                         r.low_speed_time = max(1, n.speedTime ?? 30)
