@@ -69,6 +69,18 @@ final class ResumeTests: E2ETestCase {
         XCTAssertEqual(partials(), [])
     }
 
+    func testA206OfAnotherVersionIsNeverJoined() throws {
+        // A server that ignores If-Range answers the Range with the new version's bytes (its ETag says so).
+        let path = imagePath("photo.jpg", "drop=60&id=ignored&etag2=%22v2%22&ignoreifrange=1")
+        let r = try get([server.url(path), "--retry", "1", "--retry-delay", "0", "-o", file("a.jpg").path])
+        assertExit(r, 0)
+        XCTAssertEqual(try Data(contentsOf: file("a.jpg")), photo)
+        let requests = try server.requests(path)
+        XCTAssertEqual(requests.map(\.status), [200, 206, 200], "the 206 of another ETag is refused and the body asked for whole")
+        XCTAssertNil(requests.last?.headers["range"])
+        XCTAssertEqual(partials(), [])
+    }
+
     func testNothingIsResumedWithoutAValidator() throws {
         let path = imagePath("photo.jpg", "drop=60&id=noval&noval=1")
         assertExit(try get([server.url(path), "--retry", "1", "--retry-delay", "0", "-o", file("a.jpg").path]), 0)

@@ -36,6 +36,7 @@ Routes (query parameters compose):
       ?noval=1           neither ETag nor Last-Modified
       Range: bytes=N-    answered 206 with Content-Range (416 past the end), unless If-Range names
                          another ETag or date than the response's (then 200, the whole body)
+      ?ignoreifrange=1   a Range is answered 206 whatever If-Range says (a server that ignores it)
       ?v=ANY             only makes a distinct URL
   GET /status/CODE       responds CODE with a small text body
   GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
@@ -376,7 +377,7 @@ class Handler(BaseHTTPRequestHandler):
         wanted = self.headers.get("Range", "")
         if wanted.startswith("bytes=") and wanted.endswith("-") and wanted[6:-1].isdigit():
             if_range = self.headers.get("If-Range")
-            if if_range is None or (if_range in (etag, last_modified) and headers):
+            if if_range is None or (if_range in (etag, last_modified) and headers) or query.get("ignoreifrange") == "1":
                 start = int(wanted[6:-1])
                 if start >= len(data):
                     return self.send_text(416, "range not satisfiable\n",

@@ -44,6 +44,7 @@ public struct PartialSlot: Sendable, Hashable {
         guard let validator = fields["validator"].flatMap(HTTPHeaders.validValue), !validator.isEmpty,
               let length = fields["length"].flatMap(Int64.init), length > 0,
               let created = fields["created"].flatMap(Double.init), now - created <= maxAge, created <= now + 60,
+              length <= budget, directory.status(key + "." + PartialSlot.dataExtension)?.size == length,   // never read a huge file
               let (bytes, _) = try? directory.read(key + "." + PartialSlot.dataExtension), Int64(bytes.count) == length else {
             remove(in: directory)
             return nil

@@ -23,7 +23,7 @@ extension HTTPLoader {
             case 206:
                 guard let range = ContentRange(result.headers["content-range"]), range.start == Int64(partial.bytes.count),
                       partial.total == nil || partial.total == range.total,
-                      etag(result.headers).map({ $0 == partial.validator || !partial.validator.hasPrefix("\"") }) ?? true else {
+                      sameVersion(result.headers, validator: partial.validator) else {
                     slot.remove()
                     return failed && result.curlCode == 42 ? .done : .startOver
                 }
@@ -60,6 +60,13 @@ extension HTTPLoader {
         guard let validator, total.map({ Int64(body.count) < $0 }) ?? true else { return .done }
         slot.save(PartialSlot.Partial(bytes: body, validator: validator, total: total))
         return .done
+    }
+
+    /// Whether a 206 is of the version `validator` names, as far as its own validators say (a server
+    /// that ignored If-Range would send the new version's).
+    static func sameVersion(_ headers: HTTPHeaders, validator: String) -> Bool {
+        if validator.hasPrefix("\"") { return etag(headers).map { $0 == validator } ?? true }
+        return headers.validator("last-modified").map { $0 == validator } ?? true
     }
 
     /// The response's ETag when it is a valid header value.

@@ -24,7 +24,8 @@ public final class HTTPLoader: Sendable {
         if let lastModified = request.lastModified.flatMap(HTTPHeaders.validValue) { headers.append("If-Modified-Since: \(lastModified)") }
         headers += request.network.headerLines
         // The rest of a download that ended early, unless the validator changed (RFC 9110 §13.1.5).
-        let partial = request.etag == nil && request.lastModified == nil ? request.partial?.read() : nil
+        let partial = request.etag == nil && request.lastModified == nil
+            ? request.partial?.read().flatMap { Int64($0.bytes.count) < request.maxBytes ? $0 : nil } : nil
         if let partial { headers.append("If-Range: \(partial.validator)") }
         var transfer = TransferRequest(url: url, headers: headers, connectTimeout: request.connectTimeout,
                                        timeout: request.timeout, maxBytes: request.maxBytes,
