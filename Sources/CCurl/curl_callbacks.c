@@ -29,11 +29,22 @@ size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
     xfer *x = userdata;
     size_t n = size * nmemb;
     if (n == 0) return 0;
+    /* The run's overall cap, first: a paused piece is delivered again, so nothing below may have
+     * seen it. */
+    if (x->bucket != NULL) {
+        if (!ifc_bucket_ready(x->bucket)) {
+            x->paused = 1;
+            return CURL_WRITEFUNC_PAUSE;
+        }
+        x->bucket->tokens -= (double)n;
+    }
     if (x->body_len == 0 && x->tapped_len == 0 && x->tap_data != NULL && !x->tap_broken) {
         /* Only a 2xx body is worth decoding: an error page (a JPEG placeholder on a 404) is not. */
         long status = 0;
         if (cu.easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK || status < 200 || status > 299)
             x->tap_broken = 1;
+        /* A resumed body: the tap was given the kept bytes first; only their continuation fits. */
+        if (x->range_from > 0 && status != 206) x->tap_broken = 1;
     }
     if (x->tap_only && x->tap_data != NULL && !x->tap_broken) {
         /* Streamed: the tap gets the bytes, the result's body stays empty. */

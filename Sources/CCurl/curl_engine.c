@@ -27,7 +27,7 @@ void ifc_running_unlink(ifc_engine *e, xfer *x) {
  * Engine lifecycle
  * ------------------------------------------------------------------------------------------- */
 
-ifc_engine *ifc_engine_new(long max_total, long max_per_host) {
+ifc_engine *ifc_engine_new(long max_total, long max_per_host, long long rate_total) {
     if (ifc_load(NULL, 0) != 0) return NULL;
     ifc_engine *e = calloc(1, sizeof *e);
     if (e == NULL) return NULL;
@@ -46,6 +46,10 @@ ifc_engine *ifc_engine_new(long max_total, long max_per_host) {
     e->max_total = max_total > 0 ? max_total : 0;
     e->max_per_host = max_per_host > 0 ? max_per_host : 0;
     e->next_id = 1;
+    if (rate_total > 0) {
+        e->has_bucket = 1;
+        ifc_bucket_init(&e->bucket, rate_total);
+    }
     return e;
 }
 
@@ -79,9 +83,14 @@ void ifc_engine_free(ifc_engine *e) {
         d = next;
     }
     cu.multi_cleanup(e->multi);
+    if (e->share != NULL) {
+        cu.share_cleanup(e->share);
+        pthread_mutex_destroy(&e->cookie_lock);
+    }
     pthread_mutex_destroy(&e->lock);
     free(e);
 }
+
 
 /* ---------------------------------------------------------------------------------------------
  * Thread-safe entry points
@@ -141,6 +150,8 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     }
     x->insecure = r->insecure;
     x->max_recv_speed = r->max_recv_speed;
+    x->cookies = r->cookies;
+    x->range_from = r->range_from > 0 ? r->range_from : 0;
     x->low_speed_limit = r->low_speed_limit;
     x->low_speed_time = r->low_speed_time;
     x->method = r->method;
@@ -299,6 +310,7 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     start_waiting(e);
 
     int still = 0;
+    int paused = e->has_bucket ? ifc_unpause_ready(e) : 0;
     cu.multi_perform(e->multi, &still);
 
     CURLMsg *msg;
@@ -320,6 +332,11 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
     /* Finished results are waiting: return now so the caller delivers them without delay. */
     if (e->done_head == NULL) {
         int numfds = 0;
+        /* A paused transfer waits for the bucket, not for its socket: wake when it has refilled. */
+        if (e->has_bucket) {
+            for (xfer *x = e->running; x != NULL && paused == 0; x = x->next) paused += x->paused;
+            if (paused > 0 && ifc_bucket_wait_ms(&e->bucket) < timeout_ms) timeout_ms = ifc_bucket_wait_ms(&e->bucket);
+        }
         cu.multi_poll(e->multi, NULL, 0, timeout_ms, &numfds);
     }
 

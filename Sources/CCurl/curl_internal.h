@@ -29,6 +29,10 @@ typedef CURLMcode (*fn_multi_setopt)(CURLM *, CURLMoption, ...);
 typedef CURLMcode (*fn_multi_cleanup)(CURLM *);
 typedef struct curl_slist *(*fn_slist_append)(struct curl_slist *, const char *);
 typedef void (*fn_slist_free_all)(struct curl_slist *);
+typedef CURLcode (*fn_easy_pause)(CURL *, int);
+typedef CURLSH *(*fn_share_init)(void);
+typedef CURLSHcode (*fn_share_setopt)(CURLSH *, CURLSHoption, ...);
+typedef CURLSHcode (*fn_share_cleanup)(CURLSH *);
 
 struct ifc_curl_api {
     fn_global_init global_init;
@@ -48,6 +52,10 @@ struct ifc_curl_api {
     fn_multi_cleanup multi_cleanup;
     fn_slist_append slist_append;
     fn_slist_free_all slist_free_all;
+    fn_easy_pause easy_pause;
+    fn_share_init share_init;
+    fn_share_setopt share_setopt;
+    fn_share_cleanup share_cleanup;
 };
 
 /* The libcurl functions, resolved once by ifc_load (curl_loader.c). */
@@ -62,6 +70,23 @@ extern struct ifc_curl_api cu;
 
 /* Cap on the pre-allocation from Content-Length when no byte cap was given. */
 #define PRESIZE_LIMIT (64LL * 1024 * 1024)
+
+/* The engine's one token bucket (ifc_engine_new's rate_total), loop thread only. `tokens` may go
+ * below zero: a piece is taken whole whenever the bucket holds anything, so a piece larger than
+ * the bucket still passes, and the debt is paid before the next one. */
+typedef struct ifc_bucket {
+    double rate;                     /* bytes per second, > 0 */
+    double capacity;                 /* the largest burst: a tenth of a second's worth */
+    double tokens;
+    double refilled_at;              /* CLOCK_MONOTONIC seconds of the last refill */
+} ifc_bucket;
+
+/* curl_bucket.c (loop thread): */
+void ifc_bucket_init(ifc_bucket *b, long long rate);
+/* Refills `b` for the time passed; 1 when it holds a token (a piece may be taken). */
+int ifc_bucket_ready(ifc_bucket *b);
+/* How long until the bucket holds a token again, in ms (1 to 1000). */
+int ifc_bucket_wait_ms(const ifc_bucket *b);
 
 typedef struct xfer {
     struct xfer *next;               /* pending queue or running list */
@@ -104,6 +129,10 @@ typedef struct xfer {
     size_t hdr_len, hdr_cap;
     int too_large;
     int oom;
+    ifc_bucket *bucket;              /* the engine's, when it has a rate_total; else NULL */
+    int paused;                      /* the write callback returned CURL_WRITEFUNC_PAUSE */
+    int cookies;                     /* uses the engine's cookie share (ifc_request.cookies) */
+    long long range_from;            /* ifc_request.range_from */
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
 
@@ -120,6 +149,9 @@ void ifc_start(ifc_engine *e, xfer *x);
 void ifc_finish(ifc_engine *e, xfer *x, int code, const char *message, int attached);
 /* curl_engine.c: */
 void ifc_running_unlink(ifc_engine *e, xfer *x);
+/* curl_bucket.c: unpauses paused transfers while the engine's bucket holds tokens; the number
+ * still paused. */
+int ifc_unpause_ready(ifc_engine *e);
 
 typedef struct done_node {
     struct done_node *next;
@@ -150,6 +182,14 @@ struct ifc_engine {
     xfer *waiting_head, *waiting_tail;
     int waiting_count;
     done_node *done_head, *done_tail;
+    int has_bucket;                  /* rate_total > 0: every transfer takes from `bucket` */
+    ifc_bucket bucket;
+    unsigned long unpause_turn;      /* which paused transfer is unpaused first (round robin) */
+    /* ifc_engine_use_cookies: set before the first transfer, then only read. The share is used
+     * by the loop thread's handles and by ifc_engine_cookie_list on any thread: libcurl takes
+     * cookie_lock around every use (CURLSHOPT_LOCKFUNC). */
+    CURLSH *share;
+    pthread_mutex_t cookie_lock;
 };
 
 /* Transfer callbacks (curl_callbacks.c), called on the loop thread. */

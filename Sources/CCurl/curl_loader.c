@@ -68,6 +68,10 @@ static void load_libcurl(void) {
     RESOLVE(multi_cleanup, "curl_multi_cleanup");
     RESOLVE(slist_append, "curl_slist_append");
     RESOLVE(slist_free_all, "curl_slist_free_all");
+    RESOLVE(easy_pause, "curl_easy_pause");
+    RESOLVE(share_init, "curl_share_init");
+    RESOLVE(share_setopt, "curl_share_setopt");
+    RESOLVE(share_cleanup, "curl_share_cleanup");
 #undef RESOLVE
     {
         CURLcode rc = cu.global_init(CURL_GLOBAL_DEFAULT);

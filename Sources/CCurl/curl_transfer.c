@@ -205,6 +205,17 @@ void ifc_start(ifc_engine *e, xfer *x) {
         ok &= SETOPT(CURLOPT_LOW_SPEED_LIMIT, x->low_speed_limit > 0 ? x->low_speed_limit : 1L);
         ok &= SETOPT(CURLOPT_LOW_SPEED_TIME, x->low_speed_time);
     }
+    if (x->range_from > 0) {
+        char range[32];
+        snprintf(range, sizeof range, "%lld-", x->range_from);
+        ok &= SETOPT(CURLOPT_RANGE, range);   /* copied by libcurl */
+    }
+    if (e->has_bucket) x->bucket = &e->bucket;
+    if (x->cookies && e->share != NULL) {
+        /* "" turns the cookie engine on without reading a file; the share holds the cookies. */
+        ok &= SETOPT(CURLOPT_SHARE, e->share);
+        ok &= SETOPT(CURLOPT_COOKIEFILE, "");
+    }
     ok &= SETOPT(CURLOPT_WRITEFUNCTION, ifc_write_cb);
     ok &= SETOPT(CURLOPT_WRITEDATA, (void *)x);
     ok &= SETOPT(CURLOPT_HEADERFUNCTION, ifc_header_cb);

@@ -44,7 +44,7 @@ final class NetworkOptionsTests: XCTestCase {
         n.headers = [.init(name: "Authorization", value: "Bearer tok3n")]
         n.cookie = "sid=c00kie"
         n.user = "bob:pa55"
-        let part = try XCTUnwrap(try n.keyPart(credentials: secretA))
+        let part = try XCTUnwrap(try n.keyPart(credentials: secretA, source: .http("https://example.com/a.jpg")))
         let encoded = String(decoding: KeyEncoding.bytes(part), as: UTF8.self)
         for secret in ["tok3n", "c00kie", "pa55"] {
             XCTAssertFalse(encoded.contains(secret))

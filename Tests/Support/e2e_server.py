@@ -27,6 +27,16 @@ Routes (query parameters compose):
       ?lm=VALUE          send VALUE (percent-decoded) as Last-Modified
       ?cut=PERCENT       only the first PERCENT % of the fixture, served as if it were whole
       ?eoi=1             with cut: the cut body closed with a JPEG end marker (FF D9)
+      ?pad=BYTES         a JPEG made about BYTES larger by comment segments (COM) after its SOI
+                         marker: a valid image of any size
+      ?setcookie=NAME    send "Set-Cookie: NAME=set-by-server; Path=/" (the value is not in the URL)
+      ?drop=PERCENT&id=ID  the first request for ID gets PERCENT % of its body (of the whole
+                         Content-Length), then the connection closes (a transfer cut after PERCENT %)
+      ?etag2=VALUE&id=ID requests for ID after its first one get the ETag VALUE (a changed resource)
+      ?noval=1           neither ETag nor Last-Modified
+      Range: bytes=N-    answered 206 with Content-Range (416 past the end), unless If-Range names
+                         another ETag or date than the response's (then 200, the whole body)
+      ?ignoreifrange=1   a Range is answered 206 whatever If-Range says (a server that ignores it)
       ?v=ANY             only makes a distinct URL
   GET /status/CODE       responds CODE with a small text body
   GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
@@ -40,8 +50,9 @@ Routes (query parameters compose):
   GET /hang?seconds=S    sleeps S seconds, then answers 200 with a small text body
   GET /redirect?to=URL   302 to URL (&code=301|303|307|308 another status, &cc=VALUE a Cache-Control)
   GET /__stats           JSON {"total", "paths": {path+query: count}, "log": [{"path", "method",
-                         "headers", "t", "status"}]} (header names lower-cased; t: arrival time in
-                         seconds since the epoch; status: the response code, once sent);
+                         "headers", "t", "status", "sent"}]} (header names lower-cased; t: arrival
+                         time in seconds since the epoch; status: the response code, once sent;
+                         sent: the body bytes written);
                          /__stats and /__reset are not counted
   GET|POST /__reset      clears counts, log and flaky counters
   POST /__script?id=ID   sets what the next requests of /script/ID get (a JSON body):
@@ -107,6 +118,17 @@ def load_fixture(name):
     return cached
 
 
+def pad_jpeg(data, extra):
+    """`data` (a JPEG) with comment segments of about `extra` bytes in all after its SOI."""
+    pieces = [data[:2]]
+    while extra > 0:
+        n = min(extra, 65533)
+        pieces.append(b"\xff\xfe" + (n + 2).to_bytes(2, "big") + b"p" * n)
+        extra -= n + 4
+    pieces.append(data[2:])
+    return b"".join(pieces)
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "imgfetch-e2e/1.0"
@@ -129,6 +151,10 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command == "HEAD":
             return
+        entry = getattr(self, "log_entry", None)
+        if entry is not None:
+            with LOCK:
+                entry["sent"] = len(body) if short is None else min(short, len(body))
         if chunked:
             step = 16 * 1024
             for i in range(0, len(body), step):
@@ -142,9 +168,15 @@ class Handler(BaseHTTPRequestHandler):
         elif trickle_ms > 0:
             step = 4000
             for i in range(0, len(body), step):
+                if entry is not None:
+                    with LOCK:
+                        entry["sent"] = i   # what the client may have had when it went away
                 self.wfile.write(body[i:i + step])
                 self.wfile.flush()
                 time.sleep(trickle_ms / 1000.0)
+            if entry is not None:
+                with LOCK:
+                    entry["sent"] = len(body)
         else:
             self.wfile.write(body)
         self.wfile.flush()
@@ -313,6 +345,9 @@ class Handler(BaseHTTPRequestHandler):
         if "cut" in query:
             data = data[:len(data) * int(query["cut"]) // 100] + (b"\xff\xd9" if query.get("eoi") == "1" else b"")
             etag = '"cut-%s-%s"' % (query["cut"], query.get("eoi", "0"))
+        if "pad" in query and data[:2] == b"\xff\xd8":
+            data = pad_jpeg(data, int(query["pad"]))
+            etag = '"pad-%s-%s"' % (query["pad"], etag.strip('"'))
         ext = os.path.splitext(name)[1].lower()
         content_type = CONTENT_TYPES.get(ext, "application/octet-stream")
         last_modified = email.utils.formatdate(mtime, usegmt=True)
@@ -321,9 +356,21 @@ class Handler(BaseHTTPRequestHandler):
         if "lm" in query:
             last_modified = query["lm"]
 
+        first = True
+        if "id" in query:
+            with LOCK:
+                seen = FLAKY.get("id:" + query["id"], 0)
+                FLAKY["id:" + query["id"]] = seen + 1
+            first = seen == 0
+            if not first and "etag2" in query:
+                etag = query["etag2"]
         headers = [("ETag", etag), ("Last-Modified", last_modified)]
+        if query.get("noval") == "1":
+            headers = []
         if "cc" in query:
             headers.append(("Cache-Control", query["cc"]))
+        if "setcookie" in query:
+            headers.append(("Set-Cookie", query["setcookie"] + "=set-by-server; Path=/"))
         if query.get("expires") == "now":
             headers.append(("Expires", email.utils.formatdate(time.time() - 3600, usegmt=True)))
 
@@ -336,10 +383,25 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             return
 
-        self.send_body(200, data, content_type, headers=headers,
+        status = 200
+        wanted = self.headers.get("Range", "")
+        if wanted.startswith("bytes=") and wanted.endswith("-") and wanted[6:-1].isdigit():
+            if_range = self.headers.get("If-Range")
+            if if_range is None or (if_range in (etag, last_modified) and headers) or query.get("ignoreifrange") == "1":
+                start = int(wanted[6:-1])
+                if start >= len(data):
+                    return self.send_text(416, "range not satisfiable\n",
+                                          headers=[("Content-Range", "bytes */%d" % len(data))])
+                headers.append(("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data))))
+                data = data[start:]
+                status = 206
+        short = int(query["short"]) if "short" in query else None
+        if "drop" in query and first:
+            short = len(data) * int(query["drop"]) // 100
+        self.send_body(status, data, content_type, headers=headers,
                        chunked=query.get("chunked") == "1",
                        trickle_ms=float(query.get("trickle", "0")),
-                       short=int(query["short"]) if "short" in query else None)
+                       short=short)
 
     def not_modified(self, etag, mtime):
         inm = self.headers.get("If-None-Match")

@@ -73,6 +73,10 @@ typedef struct {
      * `denied` names it. */
     const unsigned char *deny;
     int deny_count;
+    long long range_from;            /* > 0: ask for the body from this byte on (CURLOPT_RANGE "N-"; the
+                                      * caller adds If-Range); a tap then takes only a 206's body */
+    int cookies;                     /* 1: the transfer uses the engine's cookies (ifc_engine_use_cookies):
+                                      * sends those that match it, keeps what Set-Cookie says */
 } ifc_request;
 
 #define IFC_DENY_RULE_SIZE 18
@@ -116,9 +120,23 @@ int ifc_version(char *version, size_t version_len, char *ssl, size_t ssl_len, in
                 char *err, size_t errlen);
 /* max_total: transfers at once; max_per_host: transfers at once per host (by the request URL's
  * authority); 0 = unlimited. Both also cap libcurl's connections. Transfers beyond them wait in the
- * engine, not in libcurl, so their timeouts start only when they are sent. */
-ifc_engine *ifc_engine_new(long max_total, long max_per_host);
+ * engine, not in libcurl, so their timeouts start only when they are sent.
+ * rate_total: bytes per second of response data across every transfer of the engine together
+ * (0 = none): one token bucket, taken from in the write callback; a transfer that finds it empty
+ * is paused (CURL_WRITEFUNC_PAUSE: libcurl stops reading its socket and delivers the same data
+ * again) and unpaused by the loop thread (curl_easy_pause) once the bucket has refilled. A paused
+ * transfer's CURLOPT_TIMEOUT keeps running. */
+ifc_engine *ifc_engine_new(long max_total, long max_per_host, long long rate_total);
 void ifc_engine_free(ifc_engine *e);
+/* One cookie engine for every transfer of `e` with ifc_request.cookies (a libcurl share of
+ * CURL_LOCK_DATA_COOKIE, locked by a mutex of the engine's), holding at first the Netscape
+ * cookie-file `lines` ('\n'-separated; NULL or "" for none). libcurl reads no cookie file and
+ * writes no jar itself (CURLOPT_COOKIEJAR is never set). Call once, before the first
+ * ifc_engine_add; 0 on success. */
+int ifc_engine_use_cookies(ifc_engine *e, const char *lines);
+/* Every cookie the engine holds now, as Netscape cookie-file lines each ended by '\n' (malloc'd:
+ * free() it); NULL when ifc_engine_use_cookies was not called or memory ran out. Thread-safe. */
+char *ifc_engine_cookie_list(ifc_engine *e);
 /* Queue a request (thread-safe); returns its id (> 0), 0 on failure. Wakes the loop. */
 uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r);
 /* Abort a queued or running request (thread-safe); it completes with ABORTED_BY_CALLBACK. */

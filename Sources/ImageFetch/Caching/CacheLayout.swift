@@ -8,6 +8,8 @@
 /// DIR/v1/<2 hex>/<key>.meta     an entry's metadata (key: 64 lowercase hex digits)
 /// DIR/v1/<2 hex>/<key>.<ext>    its image (ext: jpg png webp avif gif img)
 /// DIR/v1/tmp/.tmp-<pid>-<n>     a write in progress
+/// DIR/v1/partial/<key>.part     the first bytes of a download that ended early, to be resumed,
+/// DIR/v1/partial/<key>.pmeta    and what they are (`PartialSlot`)
 /// DIR/v1/usage, DIR/v1/lock     the size total (a hint) and the eviction lock
 /// DIR/v1/secret                 the per-cache secret of credential digests (with its own
 ///                               `.tmp-<pid>-<n>` in `v1/` while it is made)

@@ -70,6 +70,9 @@ extension DiskCache {
             } else if name == CacheLayout.temporaryDirectory {
                 guard let temporary = try? version.subdirectory(name) else { return path }
                 for file in temporary.list() where !CacheLayout.isTemporary(file) { return path + "/" + file }
+            } else if name == PartialSlot.directoryName {
+                guard let partials = try? version.subdirectory(name) else { return path }
+                for file in partials.list() where !PartialSlot.isPartialName(file) { return path + "/" + file }
             } else if name == CacheLayout.legacyModuleDirectory {
                 guard version.status(name)?.isDirectory == true else { return path }
             } else if name == CacheLayout.usageFile || name == CacheLayout.lockFile || name == CacheLayout.secretFile

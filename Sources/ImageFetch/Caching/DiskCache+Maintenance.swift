@@ -38,7 +38,7 @@ extension DiskCache {
     }
 
     /// Removes every entry (files named as entries only: anything else in the directory stays),
-    /// the temporary files and the usage total. Returns the number of entries removed.
+    /// the temporary files, the partial downloads and the usage total. Returns the number of entries removed.
     public func clear() -> Int {
         guard let version = try? openVersion() else { return 0 }
         let count = version.withLock(CacheLayout.lockFile) { () -> Int in
@@ -54,6 +54,7 @@ extension DiskCache {
             return count
         }
         cleanTemporaryFiles(olderThan: 0, in: version)
+        removePartials(all: true)
         writeUsage(0, version)
         return count
     }
@@ -95,6 +96,7 @@ extension DiskCache {
             removed.bytes = removed.bytes.saturatingAdd(evicted.bytes)
         }
         cleanTemporaryFiles(olderThan: 3600, in: version)
+        removePartials(all: false)
         return removed
     }
 

@@ -20,8 +20,12 @@ public protocol ImageCaching: Sendable {
     /// Keys the credentials of sources that carry them (see `CredentialDigest`). Default: this
     /// process's ephemeral secret, right for a cache that keeps nothing on disk.
     var credentials: CredentialDigest { get }
+    /// Where a download of the entry `key` that ends early is kept to be resumed (`PartialSlot`);
+    /// nil (the default) for a cache that keeps no partial downloads.
+    func partialSlot(for key: CacheKey) -> PartialSlot?
 }
 
 extension ImageCaching {
     public var credentials: CredentialDigest { .ephemeral }
+    public func partialSlot(for key: CacheKey) -> PartialSlot? { nil }
 }

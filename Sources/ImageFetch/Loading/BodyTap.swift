@@ -2,7 +2,9 @@
 /// The http loader calls `onData` for each piece of the final response's body (a 2xx one), in
 /// order, on its transfer thread, then `onEnd` exactly once (complete = 1 only when every byte of a
 /// completed transfer went through `onData`), before the load returns, whatever happens. Loaders of
-/// other sources never call either. Both must return at once.
+/// other sources never call either. Both must return at once. A resumed download
+/// (`LoadRequest.partial`) first gives `onData` the kept bytes, on the caller's thread before the
+/// transfer is queued (the queueing's mutex orders it before the transfer thread's calls).
 ///
 /// `@unchecked Sendable`: `context` is an opaque pointer only ever passed back to the two C
 /// functions, which synchronise internally (see jpeg_stream.c); its owner keeps it alive until the

@@ -9,6 +9,9 @@ public final class CurlEngine: Sendable {
         var transport: CurlTransport?
         var maxConnections = 0
         var maxPerHost = 0
+        var totalRate: Int64?
+        /// `useCookies`' lines; nil: no cookie engine.
+        var cookies: [String]?
         var closed = false
     }
 
@@ -16,13 +19,28 @@ public final class CurlEngine: Sendable {
 
     public init() {}
 
-    /// At most `connections` transfers at once (0: no cap) and `perHost` to one host: every
-    /// transfer of the process, the tier's included. Takes effect if the engine is not running yet.
-    public func limit(connections: Int, perHost: Int) {
+    /// At most `connections` transfers at once (0: no cap) and `perHost` to one host, and at most
+    /// `totalRate` bytes per second of response data all together (nil: no cap): every transfer of
+    /// the process, the tier's included. Takes effect if the engine is not running yet.
+    public func limit(connections: Int, perHost: Int, totalRate: Int64? = nil) {
         state.withLock { s in
             s.maxConnections = max(0, connections)
             s.maxPerHost = max(0, perHost)
+            s.totalRate = totalRate.flatMap { $0 > 0 ? $0 : nil }
         }
+    }
+
+    /// One cookie engine for the run (a libcurl share), holding at first `lines` (a cookie file's,
+    /// `CookieFile`): every transfer whose `NetworkOptions.usesCookieEngine` sends the cookies that
+    /// match it and keeps what its responses set. Takes effect if the engine is not running yet.
+    public func useCookies(_ lines: [String]) {
+        state.withLock { $0.cookies = lines }
+    }
+
+    /// The cookies the run holds now (Netscape cookie-file lines), for the jar; nil when no
+    /// transfer started the engine (the jar is then what the cookie file said).
+    public func cookieLines() -> [String]? {
+        state.withLock { $0.transport }?.cookieLines()
     }
 
     /// The running engine, started now when it is not.
@@ -31,7 +49,10 @@ public final class CurlEngine: Sendable {
             if s.closed { return .failure(.cancelled) }
             if let existing = s.transport { return .success(existing) }
             do throws(CurlUnavailable) {
-                let created = try CurlTransport(maxTotalConnections: s.maxConnections, maxPerHost: s.maxPerHost)
+                let created = try CurlTransport(maxTotalConnections: s.maxConnections, maxPerHost: s.maxPerHost, totalRate: s.totalRate)
+                if let lines = s.cookies, !created.useCookies(lines) {
+                    return .failure(.dependencyMissing("libcurl could not share cookies between transfers"))
+                }
                 s.transport = created
                 return .success(created)
             } catch {

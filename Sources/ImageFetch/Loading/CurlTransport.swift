@@ -116,12 +116,14 @@ public struct CurlUnavailable: Error, Sendable {
 public final class CurlTransport: Sendable {
     private let core: TransportCore
 
-    public init(maxTotalConnections: Int = 0, maxPerHost: Int = 0) throws(CurlUnavailable) {
+    /// `totalRate`: bytes per second of response data across all of this transport's transfers
+    /// together (one token bucket in the engine, see `ifc_engine_new`); nil: no cap.
+    public init(maxTotalConnections: Int = 0, maxPerHost: Int = 0, totalRate: Int64? = nil) throws(CurlUnavailable) {
         var err = [CChar](repeating: 0, count: 512)
         if ifc_load(&err, err.count) != 0 {
             throw CurlUnavailable(message: String(decoding: err.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
-        guard let engine = ifc_engine_new(maxTotalConnections, maxPerHost) else {
+        guard let engine = ifc_engine_new(maxTotalConnections, maxPerHost, max(0, totalRate ?? 0)) else {
             throw CurlUnavailable(message: "could not create the libcurl multi engine")
         }
         core = TransportCore(engine: EngineHandle(engine))
@@ -155,6 +157,19 @@ extension CurlTransport {
     /// a connection freed by one abort never starts another queued transfer.
     public func cancelAll() {
         core.cancelAll()
+    }
+
+    /// Gives the transfers that ask for cookies (`NetworkOptions.usesCookieEngine`) one cookie
+    /// engine holding `lines` (Netscape cookie-file lines) at first. Before the first transfer.
+    func useCookies(_ lines: [String]) -> Bool {
+        ifc_engine_use_cookies(core.engine.pointer, lines.joined(separator: "\n")) == 0
+    }
+
+    /// Every cookie the cookie engine holds now, as Netscape cookie-file lines; nil without one.
+    func cookieLines() -> [String]? {
+        guard let text = ifc_engine_cookie_list(core.engine.pointer) else { return nil }
+        defer { free(text) }
+        return String(cString: text).split(separator: "\n").map(String.init)
     }
 }
 
@@ -251,6 +266,8 @@ private final class TransportCore: Sendable {
                     r.deny = deny.baseAddress
                     r.deny_count = Int32(deny.count / Int(IFC_DENY_RULE_SIZE))
                     r.max_recv_speed = max(0, n.limitRate ?? 0)
+                    r.cookies = n.usesCookieEngine ? 1 : 0
+                    r.range_from = max(0, request.rangeFrom)
                     if n.speedLimit != nil || n.speedTime != nil {
                         r.low_speed_limit = Int(clamping: max(1, n.speedLimit ?? 1))
                         r.low_speed_time = max(1, n.speedTime ?? 30)

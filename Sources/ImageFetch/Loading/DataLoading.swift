@@ -19,6 +19,9 @@ public struct LoadRequest: Sendable, Hashable {
     public var errorResponses = false
     /// Headers, credentials, TLS, proxy and speed of an http(s) request, whole (see `NetworkOptions`).
     public var network: NetworkOptions
+    /// Where an http download that ends early is kept, and resumed from by the next load of it
+    /// (`HTTPLoader`: `Range` + `If-Range`); nil = never kept. Loaders of other sources ignore it.
+    public var partial: PartialSlot?
     /// Where an http body goes as it arrives (decoding while downloading); nil = nowhere.
     /// Loaders of other sources ignore it.
     @NotCounted public var bodyTap: BodyTap? = nil

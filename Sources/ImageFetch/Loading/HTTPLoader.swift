@@ -23,26 +23,48 @@ public final class HTTPLoader: Sendable {
         if let etag = request.etag.flatMap(HTTPHeaders.validValue) { headers.append("If-None-Match: \(etag)") }
         if let lastModified = request.lastModified.flatMap(HTTPHeaders.validValue) { headers.append("If-Modified-Since: \(lastModified)") }
         headers += request.network.headerLines
+        // The rest of a download that ended early, unless the validator changed (RFC 9110 §13.1.5).
+        let partial = request.etag == nil && request.lastModified == nil
+            ? request.partial?.read().flatMap { Int64($0.bytes.count) < request.maxBytes ? $0 : nil } : nil
+        if let partial { headers.append("If-Range: \(partial.validator)") }
         var transfer = TransferRequest(url: url, headers: headers, connectTimeout: request.connectTimeout,
                                        timeout: request.timeout, maxBytes: request.maxBytes,
                                        maxRedirects: 0,   // never followed in libcurl: the pipeline follows each hop
                                        userAgent: request.network.userAgent ?? HTTPLoader.userAgent)
         transfer.network = request.network
         transfer.tap = request.bodyTap
+        if let partial {
+            transfer.rangeFrom = Int64(partial.bytes.count)
+            transfer.maxBytes = max(1, request.maxBytes - Int64(partial.bytes.count))   // the cap is on the whole body
+            // A streamed decode sees the body whole and in order: the kept bytes first, then a 206's
+            // continuation (any other answer ends the tap incomplete: the body is decoded after).
+            partial.bytes.withUnsafeBytes { raw in request.bodyTap.map { $0.onData($0.context, raw.baseAddress, raw.count) } }
+        }
         let transport: CurlTransport
         do { transport = try sharedTransport() } catch {
             request.bodyTap?.end(complete: false)
             throw error
         }
         let requestTime = FileSystem.now()
-        let result = await transport.perform(transfer)
+        var result = await transport.perform(transfer)
         let responseTime = FileSystem.now()
+        let received = Int64(result.body.count)
+        if let slot = request.partial {
+            switch HTTPLoader.reconcile(&result, partial: partial, slot: slot) {
+            case .done: break
+            case .startOver:
+                // Not the continuation asked for: the kept bytes go, and the whole body is asked for.
+                var again = request
+                again.bodyTap = nil   // its tap has ended
+                return try await load(again)
+            }
+        }
         let failure = HTTPLoader.classify(result, request: request)
         if let failure {
             guard request.errorResponses, case .httpStatus = failure else { throw failure }
         }
         var response = LoadResponse(bytes: result.body, notModified: result.httpStatus == 304, headers: result.headers,
-                                    downloadedBytes: Int64(result.body.count))
+                                    downloadedBytes: received)
         response.status = result.httpStatus
         if let failure {
             response.failure = failure

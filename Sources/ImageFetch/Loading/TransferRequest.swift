@@ -29,6 +29,9 @@ public struct TransferRequest: Sendable {
     /// of any size costs no memory here (`maxBytes` still caps it); another status's body is kept,
     /// at most 64 KiB of it (`tooLarge` beyond). Default false.
     public var tapOnly = false
+    /// > 0: a GET of the body from this byte on (`Range: bytes=N-`, CURLOPT_RANGE); the caller adds
+    /// `If-Range`. With `tap`, only a 206's body goes to it. Default 0.
+    public var rangeFrom: Int64 = 0
     /// GET (default), HEAD or PUT.
     public var method: TransferMethod = .get
     /// The body of a PUT, sent whole with its Content-Length (never `Expect: 100-continue`); ignored

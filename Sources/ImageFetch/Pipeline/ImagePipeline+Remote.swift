@@ -41,7 +41,7 @@ extension ImagePipeline {
         case plain
         /// Asked for with credentials: a URL's userinfo (its own or its origin's), or anything of
         /// the request's own sent to it (any header: an API key or a token may have any name; a
-        /// cookie, `-u`, a netrc file): only what says `public`. The rule `cache push` applies
+        /// cookie, a cookie file's cookie for its host, `-u`, a netrc file): only what says `public`. The rule `cache push` applies
         /// (`RemoteSync.mayShare`: an entry recorded as `shaped`), so both share the same entries.
         case credentialed
         /// Fetched without the origin's identity proven (`NetworkOptions.verifiesOrigin` false:
@@ -55,7 +55,7 @@ extension ImagePipeline {
         guard remote != nil else { return .plain }
         if !network.verifiesOrigin { return .never }
         let credentialed = source.hasCredentials || (origin?.hasCredentials ?? false)
-            || !network.sent(to: source, origin: origin ?? source).shapesNothing
+            || !network.sent(to: source, origin: origin ?? source).shapesNothing || !network.jarLines(for: source).isEmpty
         return credentialed ? .credentialed : .plain
     }
 

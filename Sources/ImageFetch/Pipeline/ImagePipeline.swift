@@ -154,6 +154,8 @@ public final class ImagePipeline: Sendable {
                                network: request.network.sent(to: source, origin: origin ?? source))
         load.redirectedFrom = redirectedFrom
         load.errorResponses = source.isNetwork
+        // A download that ends early is kept and resumed by the next attempt or run (HTTPLoader).
+        if source.isNetwork, stale == nil { load.partial = cache.partialSlot(for: keys.output) }
         if source.isNetwork, let stale {
             // Read from the cache directory: a value that is not a valid header value is never sent.
             load.etag = stale.entry.etag.flatMap(HTTPHeaders.validValue)

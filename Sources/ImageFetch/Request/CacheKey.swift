@@ -13,7 +13,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     public init(source: Source, processing: Processing, network: NetworkOptions = NetworkOptions(),
                 credentials: CredentialDigest) throws(FetchError) {
         self.init(EntryKey(identity: try source.identity(credentials: credentials), image: processing,
-                           network: source.isNetwork ? try network.keyPart(credentials: credentials) : nil))
+                           network: source.isNetwork ? try network.keyPart(credentials: credentials, source: source) : nil))
     }
 
     /// The key of a source with no credentials (one with credentials is keyed under this process's
@@ -27,7 +27,7 @@ public struct CacheKey: Sendable, Hashable, CustomStringConvertible {
     public init(responseOf source: Source, network: NetworkOptions = NetworkOptions(),
                 credentials: CredentialDigest) throws(FetchError) {
         self.init(EntryKey(identity: try source.identity(credentials: credentials), kind: .response,
-                           network: source.isNetwork ? try network.keyPart(credentials: credentials) : nil))
+                           network: source.isNetwork ? try network.keyPart(credentials: credentials, source: source) : nil))
     }
 
     init(digest: String) { rawValue = digest }

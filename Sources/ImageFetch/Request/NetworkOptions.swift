@@ -53,6 +53,12 @@ public struct NetworkOptions: Sendable, Hashable {
     public var referer: String?
     /// `Cookie` header value (`k=v; k2=v2`), sent and never stored; nil = none.
     public var cookie: String?
+    /// The cookie file (`-b FILE`) read when the run started: libcurl's cookie engine starts with
+    /// it, and a request's keys include a digest of its lines that match the request's host. nil = none.
+    public var cookieFile: CookieFile?
+    /// Where the run's cookies are written at its end (`-c FILE`, written by the CLI); nil = no jar.
+    /// Either this or `cookieFile` turns the cookie engine on (`usesCookieEngine`).
+    public var cookieJar: String?
     /// `USER:PASSWORD` for Basic authentication; nil = none (a URL's userinfo still applies).
     public var user: String?
     /// A netrc file whose entry for the host is used (required); nil = none.
@@ -94,10 +100,17 @@ public struct NetworkOptions: Sendable, Hashable {
         return lines
     }
 
-    /// Whether the request sends anything that identifies its user (headers, cookie, -u, netrc).
+    /// Whether the request sends anything that identifies its user (headers, cookie, a cookie
+    /// file, -u, netrc).
     public var carriesIdentity: Bool {
-        cookie != nil || user != nil || netrcFile != nil || headers.contains(where: \.carriesIdentity)
+        cookie != nil || cookieFile != nil || user != nil || netrcFile != nil || headers.contains(where: \.carriesIdentity)
     }
+
+    /// Transfers keep and send cookies as curl does (the run's one cookie engine, `CurlEngine.useCookies`).
+    public var usesCookieEngine: Bool { cookieFile != nil || cookieJar != nil }
+
+    /// The cookie file's lines sent to `source` (`CookieFile.lines(for:)`), none without one.
+    public func jarLines(for source: Source) -> [String] { cookieFile?.lines(for: source) ?? [] }
 
     /// Whether a response proves it came from the origin: its certificate verified (not `-k`) and
     /// its address found by name resolution (no `resolve` entry).
@@ -120,6 +133,8 @@ public struct NetworkOptions: Sendable, Hashable {
         var userAgent: String?
         var referer: String?
         var cookie: String?
+        /// The digest of the cookie file's lines that match the host (nil: none match).
+        var cookieFile: String?
         var user: String?
         var netrcFile: String?
         /// true with `locationTrusted`, else nil (absent: the keys made before it stay).
@@ -138,8 +153,10 @@ public struct NetworkOptions: Sendable, Hashable {
         headers.isEmpty && userAgent == nil && referer == nil && cookie == nil && user == nil && netrcFile == nil && !locationTrusted
     }
 
-    public func keyPart(credentials: CredentialDigest) throws(FetchError) -> KeyPart? {
-        if shapesNothing { return nil }
+    /// What the request adds to the keys of `source`: see `KeyPart`.
+    public func keyPart(credentials: CredentialDigest, source: Source) throws(FetchError) -> KeyPart? {
+        let jar = jarLines(for: source)
+        if shapesNothing && jar.isEmpty { return nil }
         var keyed: [KeyedHeader] = []
         for header in headers {
             let name = header.name.lowercased()
@@ -154,6 +171,7 @@ public struct NetworkOptions: Sendable, Hashable {
             return try credentials.hex(kind, value)
         }
         return KeyPart(headers: keyed, userAgent: userAgent, referer: referer, cookie: try digest(.cookie, cookie),
+                       cookieFile: try digest(.cookieFile, jar.isEmpty ? nil : jar.joined(separator: "\n")),
                        user: try digest(.user, user), netrcFile: try digest(.netrc, netrcFile),
                        locationTrusted: locationTrusted ? true : nil)
     }
@@ -196,6 +214,7 @@ extension CredentialDigest.Kind {
     /// An identity-bearing request header (`name:value`).
     public static let header = CredentialDigest.Kind("header")
     public static let cookie = CredentialDigest.Kind("cookie")
+    public static let cookieFile = CredentialDigest.Kind("cookie-file")
     public static let user = CredentialDigest.Kind("user")
     public static let netrc = CredentialDigest.Kind("netrc")
 }

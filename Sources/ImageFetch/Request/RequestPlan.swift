@@ -48,7 +48,7 @@ public struct RequestPlan: Sendable {
     public func keys(for source: Source) throws(FetchError) -> EntryKeys {
         // The identity and the request shaping once (a data: URL's identity digests all its bytes).
         EntryKeys(identity: try source.identity(credentials: credentials), processing: processing, encoded: encoded,
-                  network: source.isNetwork ? try request.network.keyPart(credentials: credentials) : nil)
+                  network: source.isNetwork ? try request.network.keyPart(credentials: credentials, source: source) : nil)
     }
 
     /// The key `failure` records name: nil when it cannot be made (an unusable credential secret)

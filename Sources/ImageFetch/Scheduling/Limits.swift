@@ -9,6 +9,9 @@ public struct Limits: Sendable, Hashable {
     public var perHost = 0
     /// Requests started per second (`--rate`), evenly spaced; nil: no cap.
     public var rate: Double?
+    /// Bytes per second of response data across every libcurl transfer of the run together, the
+    /// origin's and the tier's (`--limit-rate-total`): one token bucket in the curl engine; nil: no cap.
+    public var totalRate: Int64?
     /// Images decoded and encoded at once: default the number of cores.
     public var processing = ProcessingPool.coreCount
     /// Uploads to the remote tier at once.

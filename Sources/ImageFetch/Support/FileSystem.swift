@@ -87,11 +87,12 @@ public enum FileSystem {
     }
 
     /// Writes `bytes` to a new temporary file in `directory`, fsyncs it, and renames it to `path`:
-    /// readers see the old file or the new one, never a torn one. Returns nothing; throws on failure
-    /// after removing the temporary file.
-    public static func writeAtomically(_ bytes: [UInt8], to path: String, temporaryDirectory directory: String, sync: Bool = true) throws(Failure) {
+    /// readers see the old file or the new one, never a torn one. The new file has `mode` less the
+    /// umask. Returns nothing; throws on failure after removing the temporary file.
+    public static func writeAtomically(_ bytes: [UInt8], to path: String, temporaryDirectory directory: String, sync: Bool = true,
+                                       mode: mode_t = 0o644) throws(Failure) {
         let tmp = directory + "/" + temporaryName()
-        let (fd, slot) = TemporaryFiles.create(tmp, mode: 0o644)
+        let (fd, slot) = TemporaryFiles.create(tmp, mode: mode)
         guard fd >= 0 else { throw Failure(errno: errno, path: directory, operation: "create in") }
         defer { TemporaryFiles.forget(slot) }
         var failure = writeAll(fd: fd, bytes).map { Failure(errno: $0, path: tmp, operation: "write") }

@@ -42,6 +42,7 @@ enum GetCommand {
 
         let remote = try settings.remote?.remoteCache()
         let pipeline = Pipelines.make(settings, remote: remote)
+        defer { CookieJarFile.write(settings.network) }
         let outcome = await pipeline.retrieve(settings.request(for: source))
         Report.lowDataDecision(settings)
         switch outcome {
@@ -82,6 +83,7 @@ enum GetCommand {
         }
         let remote = try settings.remote?.remoteCache()
         let pipeline = Pipelines.make(settings, remote: remote)
+        defer { CookieJarFile.write(settings.network) }
         var failed = 0, notCached = 0, cacheErrors = 0
         for (index, source) in sources.enumerated() {
             let outcome = await pipeline.retrieve(settings.request(for: source))
@@ -135,6 +137,9 @@ enum GetCommand {
 enum Pipelines {
     static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil) -> ImagePipeline {
         if settings.allowJXL { VipsBridge.allowJXL() }
+        var limits = limits
+        limits.totalRate = settings.totalRate
+        if settings.network.usesCookieEngine { CurlEngine.shared.useCookies(settings.network.cookieFile?.cookies.map(\.line) ?? []) }
         return ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit),
                            network: settings.networkConditions, limits: limits, maxFrames: settings.maxFrames, remote: remote)
     }

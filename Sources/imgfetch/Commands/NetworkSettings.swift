@@ -12,7 +12,11 @@ enum NetworkSettings {
         n.headers = try parsed.values("header").map { text throws(UsageError) in try header(text, option: "--header") }
         n.userAgent = try parsed.value("user-agent").map { v throws(UsageError) in try fieldValue(v, option: "--user-agent") }
         n.referer = try parsed.value("referer").map { v throws(UsageError) in try fieldValue(v, option: "--referer") }
-        n.cookie = try parsed.value("cookie").map { v throws(UsageError) in try cookie(v, option: "--cookie") }
+        if let v = parsed.value("cookie") {
+            // curl's rule: a value with '=' is cookies to send, one without is a cookie file.
+            if v.contains("=") { n.cookie = try cookie(v, option: "--cookie") } else { n.cookieFile = try cookieFile(v) }
+        }
+        n.cookieJar = try parsed.value("cookie-jar").map { v throws(UsageError) in try cookieJar(v) }
         n.user = try parsed.value("user").map { v throws(UsageError) in try user(v, option: "--user") }
         if let file = parsed.value("netrc-file") {
             n.netrcFile = try readableFile(file, option: "--netrc-file")
@@ -56,6 +60,14 @@ enum NetworkSettings {
         return n
     }
 
+    /// `--limit-rate-total`: the whole run's bytes per second (every transfer, origin and tier); nil
+    /// when not given.
+    static func totalRate(_ parsed: ParsedCommand) throws(UsageError) -> Int64? {
+        guard let v = try parsed.parse("limit-rate-total", ValueParsers.byteSize) else { return nil }
+        guard v > 0 else { throw UsageError("invalid value '0' for '--limit-rate-total': expected at least 1 byte per second") }
+        return v
+    }
+
     /// `HOST:PORT:ADDR[,ADDR]...` as curl's `--resolve` takes it (HOST a name without blanks or
     /// control characters, PORT 1-65535, each ADDR an IP address, IPv6 in brackets or not).
     static func resolveEntry(_ text: String) throws(UsageError) -> String {
@@ -95,12 +107,42 @@ enum NetworkSettings {
         return text
     }
 
-    /// `k=v[; k2=v2]`, never shown in a message. (curl reads a file for a value without `=`; not here.)
+    /// `k=v[; k2=v2]`, never shown in a message. (A value without `=` names a cookie file: `cookieFile`.)
     static func cookie(_ text: String, option: String) throws(UsageError) -> String {
         guard text.contains("="), HTTPHeaders.validValue(text) != nil else {
-            throw UsageError("invalid value for '\(option)': expected 'NAME=VALUE[; NAME=VALUE]...' without control characters (cookie files are not read)")
+            throw UsageError("invalid value for '\(option)': expected 'NAME=VALUE[; NAME=VALUE]...' without control characters")
         }
         return text
+    }
+
+    /// `-b FILE`: a Netscape cookie file, read now (at most 1 MiB), its values never shown; `-b ''`
+    /// turns the cookie engine on with no cookies, as curl's.
+    static func cookieFile(_ path: String) throws(UsageError) -> CookieFile {
+        if path.isEmpty { return CookieFile() }
+        let shown = Source.abbreviated(path)
+        let file = try readableFile(path, option: "--cookie")
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readRegular(file, maxBytes: CookieFile.maxBytes) } catch {
+            let reason = error.errno == EFBIG ? "larger than 1 MiB" : String(cString: strerror(error.errno))
+            throw UsageError("invalid value '\(shown)' for '--cookie': cannot read the cookie file (\(reason))")
+        }
+        do { return try CookieFile(parsing: bytes) } catch {
+            throw UsageError("invalid value '\(shown)' for '--cookie': line \(error.line) of the cookie file: \(error.reason) (expected a Netscape cookie file: DOMAIN, TAILMATCH, PATH, SECURE, EXPIRES, NAME, VALUE separated by tabs)")
+        }
+    }
+
+    /// `-c FILE`: where the jar is written at the end; its directory must exist and it must not be
+    /// a directory (found now, not after the run).
+    static func cookieJar(_ path: String) throws(UsageError) -> String {
+        let shown = Source.abbreviated(path)
+        guard !path.isEmpty, !path.hasSuffix("/"), !FileSystem.isDirectory(path) else {
+            throw UsageError("invalid value '\(shown)' for '--cookie-jar': expected a file name")
+        }
+        let directory = path.lastIndex(of: "/").map { path[..<$0].isEmpty ? "/" : String(path[..<$0]) } ?? "."
+        guard FileSystem.isDirectory(directory) else {
+            throw UsageError("invalid value '\(shown)' for '--cookie-jar': no such directory")
+        }
+        return path
     }
 
     /// `USER:PASSWORD`, never shown. Nothing is prompted for: a missing password is an error.

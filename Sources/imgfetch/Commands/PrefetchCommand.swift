@@ -35,6 +35,7 @@ enum PrefetchCommand {
         let progress = showProgress ? ProgressBar(total: reader.countSources()) : nil
         let remote = try settings.remote?.remoteCache(limits: limits)
         let pipeline = Pipelines.make(settings, limits: limits, remote: remote)
+        defer { CookieJarFile.write(settings.network) }
         let prefetcher = Prefetcher(pipeline: pipeline, limits: limits)
         let started = FileSystem.monotonic()
 

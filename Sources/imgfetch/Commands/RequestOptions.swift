@@ -22,6 +22,8 @@ struct RequestOptions {
     let networkConditions: NetworkConditions
     /// The remote cache tier (`RemoteSettings`); nil = none.
     var remote: RemoteSettings?
+    /// `--limit-rate-total`: bytes per second of the whole run (`Limits.totalRate`); nil = none.
+    var totalRate: Int64?
     var json: Bool
     var quiet: Bool
     var verbose: Bool
@@ -86,6 +88,9 @@ struct RequestOptions {
         self.options = options
         network = try NetworkSettings.parse(parsed, environment: environment)
         remote = try RemoteSettings.tier(from: parsed, environment: environment, proxy: network.proxy, noProxy: network.noProxy)
+        totalRate = try NetworkSettings.totalRate(parsed)
+        // The overall cap is the curl engine's: the tier's reads go through it too.
+        if totalRate != nil { remote?.store.directReads = false }
 
         lowDataSource = try parsed.value("low-data-source").map { text throws(UsageError) in try RequestOptions.source(text, option: "--low-data-source") }
         alternatives = try parsed.values("alt").map { text throws(UsageError) in try RequestOptions.source(text, option: "--alt") }

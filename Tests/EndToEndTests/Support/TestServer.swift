@@ -18,6 +18,8 @@ final class TestServer {
         var t: Double
         /// The response code, once sent.
         var status: Int?
+        /// The body bytes the server wrote (at most), once it started writing.
+        var sent: Int? = nil
     }
 
     struct Stats {
@@ -97,7 +99,8 @@ final class TestServer {
                      method: $0["method"] as? String ?? "",
                      headers: ($0["headers"] as? [String: Any] ?? [:]).compactMapValues { $0 as? String },
                      t: ($0["t"] as? NSNumber)?.doubleValue ?? -1,
-                     status: ($0["status"] as? NSNumber)?.intValue)
+                     status: ($0["status"] as? NSNumber)?.intValue,
+                     sent: ($0["sent"] as? NSNumber)?.intValue)
         }
         return Stats(total: (object["total"] as? NSNumber)?.intValue ?? -1, paths: paths, log: log)
     }

@@ -42,6 +42,8 @@ final class RequestKeysTests: XCTestCase {
         "network.userAgent": { $0.network.userAgent = "Bot/1" },
         "network.referer": { $0.network.referer = "https://r.example/" },
         "network.cookie": { $0.network.cookie = "k=v" },
+        "network.cookieFile": { $0.network.cookieFile = try! CookieFile(parsing: Array("example.com\tFALSE\t/\tFALSE\t0\tk\tv\n".utf8)) },
+        "network.cookieJar": { $0.network.cookieJar = "/jar" },
         "network.user": { $0.network.user = "u:p" },
         "network.netrcFile": { $0.network.netrcFile = "/n" },
         "network.tls.caFile": { $0.network.tls.caFile = "/ca.pem" },
