@@ -13,6 +13,16 @@
 
 typedef struct ifc_engine ifc_engine;
 
+/* A progress meter that transfers write and any thread reads (relaxed atomics): what a progress
+ * line shows while a download runs. One meter may serve many transfers (see ifc_meter_read). */
+typedef struct ifc_meter ifc_meter;
+ifc_meter *ifc_meter_new(void);
+void ifc_meter_free(ifc_meter *m);
+/* total: body bytes every transfer of the meter received so far (only grows); current: of the
+ * response that wrote last, its body bytes so far and its Content-Length (-1 when not sent);
+ * running: its transfers in libcurl now (started, not finished; queued ones are not counted). */
+void ifc_meter_read(const ifc_meter *m, long long *total, long long *current, long long *expected, int *running);
+
 /* Optional string settings of a request (ifc_request.strings), NULL = libcurl's default. */
 enum {
     IFC_S_CAINFO = 0,     /* CURLOPT_CAINFO: a CA bundle file */
@@ -73,6 +83,8 @@ typedef struct {
      * `denied` names it. */
     const unsigned char *deny;
     int deny_count;
+    ifc_meter *meter;                /* NULL = none; else written on the loop thread as the body
+                                      * arrives; it must outlive the transfer */
 } ifc_request;
 
 #define IFC_DENY_RULE_SIZE 18

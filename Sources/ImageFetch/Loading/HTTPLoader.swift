@@ -29,12 +29,14 @@ public final class HTTPLoader: Sendable {
                                        userAgent: request.network.userAgent ?? HTTPLoader.userAgent)
         transfer.network = request.network
         transfer.tap = request.bodyTap
+        transfer.meter = request.meter
         let transport: CurlTransport
         do { transport = try sharedTransport() } catch {
             request.bodyTap?.end(complete: false)
             throw error
         }
         let requestTime = FileSystem.now()
+        defer { withExtendedLifetime(request.meter) {} }   // the transfer writes it until perform returns
         let result = await transport.perform(transfer)
         let responseTime = FileSystem.now()
         let failure = HTTPLoader.classify(result, request: request)
