@@ -22,8 +22,8 @@ final class PrefetchRun {
     /// With `--output-dir`: finished lines held until every earlier item is done, by position.
     private var held: [Int: Prefetcher.Completion<LineTag>] = [:]
     private var nextPosition = 0
-    /// With `--save-failed`: the failed lines as written, in the order they failed.
-    private(set) var failedLines: [[UInt8]] = []
+    /// With `--save-failed`: the failed lines as written, by line number.
+    private(set) var failedLines: [(line: Int, text: [UInt8])] = []
 
     init(settings: RequestOptions, listName: String, progress: ProgressBar?, outputDir: OutputDirectory?) {
         self.settings = settings
@@ -82,7 +82,7 @@ final class PrefetchRun {
         case (_, .failure(let failure)?):
             summary.record(.failure(failure))
             let source = completion.request?.source.description ?? ""
-            if let text = completion.tag.text { failedLines.append(text) }
+            if let text = completion.tag.text { failedLines.append((completion.tag.line, text)) }
             if settings.json { record = ResultRecord.failure(failure, source: source, line: completion.tag.line).text }
             if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
             problems.append(Report.problem(of: failure, source: source))
@@ -106,10 +106,10 @@ final class PrefetchRun {
         for notice in notices { Console.errorLine("retry: " + notice.message) }
     }
 
-    /// Writes the failed lines to `path` (`--save-failed`), atomically; a message when it cannot.
+    /// Writes the failed lines to `path` (`--save-failed`), in list order, atomically; a message when it cannot.
     func saveFailed(to path: String) -> String? {
         var bytes: [UInt8] = []
-        for line in failedLines { bytes += line; bytes.append(10) }
+        for failed in failedLines.sorted(by: { $0.line < $1.line }) { bytes += failed.text; bytes.append(10) }
         do { try FileSystem.writeOutput(bytes, to: path) } catch {
             return "cannot write --save-failed \(path): \(error.message)"
         }
