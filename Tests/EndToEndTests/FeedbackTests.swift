@@ -222,3 +222,44 @@ final class FeedbackTests: E2ETestCase {
         XCTAssertEqual(try String(contentsOf: saved, encoding: .utf8), failing + "\n", "the lines that failed before the interrupt")
     }
 }
+
+/// Notices come as each retry is decided, not with the result: while the retry's wait (a
+/// Retry-After of 20 s) runs, the notice is already on stderr, in get and in prefetch.
+final class FeedbackTimingTests: E2ETestCase {
+    func assertNoticeBeforeTheEnd(_ args: [String]) throws {
+        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
+        let err = file("err-\(UUID().uuidString.prefix(6)).txt")
+        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = args
+        process.environment = Imgfetch.baseEnvironment(home: home)
+        process.currentDirectoryURL = work
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: err)
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var stderr = ""
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline && process.isRunning {
+            stderr = (try? String(contentsOf: err, encoding: .utf8)) ?? ""
+            if stderr.contains("imgfetch: retry: ") { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        XCTAssertTrue(process.isRunning, "still waiting for the retry when the notice is out")
+        XCTAssertTrue(stderr.contains("HTTP 503; will retry in 20 s, 1 retry left"), "\(args[0]): \(stderr)")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+    }
+
+    func testGetAnnouncesTheRetryWhileItWaits() throws {
+        try assertNoticeBeforeTheEnd(["get", "--cache-dir", cacheDir.path, server.url("/flaky/wait-get?fail=1&retry_after=20"),
+                                      "--retry", "1", "-o", file("out.jpg").path])
+    }
+
+    func testPrefetchAnnouncesTheRetryWhileItWaits() throws {
+        let list = try writeList([server.url("/flaky/wait-prefetch?fail=1&retry_after=20")])
+        try assertNoticeBeforeTheEnd(["prefetch", "--cache-dir", cacheDir.path, "--retry", "1", "--progress", list.path])
+    }
+}

@@ -51,11 +51,21 @@ enum PrefetchCommand {
         let interrupted = Interrupts.onSignal { _ in stop() }
         let run = PrefetchRun(settings: settings, listName: listName, progress: progress, outputDir: outputDir)
         run.transfers = pipeline.activity.meter
-        for await completion in results {
+        // The reader's own timer: retry notices as they are decided and a live bar, even while no
+        // result arrives (every transfer waiting for its retry).
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 100_000_000)
+                results.wake()
+            }
+        }
+        while let event = await results.nextEvent() {
             run.notices(await pipeline.activity.takeNotices())
+            guard case .completion(let completion) = event else { run.refresh(); continue }
             if run.take(completion) { stop() }   // stdout's reader went away (`| head -1`): as an interrupt
             if let remote { run.uploadWarnings(await remote.uploader.takeWarnings()) }
         }
+        ticker.cancel()
         run.drain()
         run.notices(await pipeline.activity.takeNotices())
         // Before exiting: the uploads still queued, at most --remote-timeout (none after an interrupt).

@@ -91,12 +91,18 @@ final class PrefetchRun {
         }
         if let progress, !problems.isEmpty { progress.finish() }
         for problem in problems { Console.errorLine(problem) }
+        refresh(force: !problems.isEmpty)
+        guard let record, !outputClosed else { return }
+        if FileSystem.writeAll(fd: 1, Array((record + "\n").utf8)) == EPIPE { outputClosed = true }
+    }
+
+    /// Redraws the bar (throttled unless `force`): the counts so far, the transfers' bytes/s and
+    /// how many are in flight.
+    func refresh(force: Bool = false) {
         // Malformed lines and other shards' lines are done too: the total counts every source line.
         let done = summary.total + summary.malformed + summary.skippedByShard
         progress?.update(done: done, failed: summary.failed, bytes: summary.bytesDownloaded, transfers: transfers?.reading(),
-                         force: !problems.isEmpty)
-        guard let record, !outputClosed else { return }
-        if FileSystem.writeAll(fd: 1, Array((record + "\n").utf8)) == EPIPE { outputClosed = true }
+                         force: force)
     }
 
     /// Retry notices as the pipeline decided them, above the bar: a line each (none with --quiet).
