@@ -190,8 +190,16 @@ final class FeedbackTests: E2ETestCase {
     }
 
     func testSaveFailedIsWrittenOnSIGINT() throws {
+        try assertSaveFailedIsWritten(on: SIGINT, exiting: 130)
+    }
+
+    func testSaveFailedIsWrittenOnSIGTERM() throws {
+        try assertSaveFailedIsWritten(on: SIGTERM, exiting: 143)
+    }
+
+    func assertSaveFailedIsWritten(on signal: Int32, exiting code: Int32) throws {
         guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
-        let failing = server.url("/status/404") + " referer=https://b.example/"
+        let failing = server.url("/status/404?s=\(signal)") + " referer=https://b.example/"
         let list = try writeList([failing] + (0..<3).map { server.url("/slow/tiny.jpg?seconds=10&v=\($0)") })
         let saved = file("failed.txt")
         let err = file("err.txt")
@@ -213,12 +221,12 @@ final class FeedbackTests: E2ETestCase {
             if stderr.contains("HTTP 404"), try server.totalRequests() >= 4 { break }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        kill(process.processIdentifier, SIGINT)
+        kill(process.processIdentifier, signal)
         let stop = Date().addingTimeInterval(10)
         while process.isRunning && Date() < stop { Thread.sleep(forTimeInterval: 0.01) }
-        XCTAssertFalse(process.isRunning, "stops after SIGINT")
+        XCTAssertFalse(process.isRunning, "stops after the signal")
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertEqual(process.terminationStatus, code)
         XCTAssertEqual(try String(contentsOf: saved, encoding: .utf8), failing + "\n", "the lines that failed before the interrupt")
     }
 }
