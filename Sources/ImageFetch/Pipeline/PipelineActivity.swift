@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What a pipeline is doing now, for a caller to read on its own schedule: the transfers' meter
 /// (bytes, length, transfers running) and the retry notices not yet taken. Values the caller asks
 /// for, never callbacks: the library prints nothing.
@@ -5,27 +7,42 @@ public final class PipelineActivity: Sendable {
     /// Every http transfer of the pipeline counts on it.
     public let meter = TransferMeter()
     private let notices = NoticeBoard()
+    /// Notices posted and not yet taken (an atomic: a reader with none to take never awaits the board).
+    private let waiting = Atomic<Int>(0)
 
     public init() {}
 
     /// The retry notices posted since the last call, oldest first.
-    public func takeNotices() async -> [RetryNotice] { await notices.take() }
+    public func takeNotices() async -> [RetryNotice] {
+        guard waiting.load(ordering: .acquiring) > 0 else { return [] }
+        let taken = await notices.take()
+        waiting.subtract(taken.posts, ordering: .releasing)
+        return taken.notices
+    }
 
-    func post(_ notice: RetryNotice) async { await notices.post(notice) }
+    func post(_ notice: RetryNotice) async {
+        await notices.post(notice)
+        waiting.add(1, ordering: .releasing)
+    }
 }
 
 /// The notices waiting for their reader (at most `limit`: the oldest are dropped beyond it).
 actor NoticeBoard {
     static let limit = 1000
     private var waiting: [RetryNotice] = []
+    private var dropped = 0
 
     func post(_ notice: RetryNotice) {
-        if waiting.count >= NoticeBoard.limit { waiting.removeFirst() }
+        if waiting.count >= NoticeBoard.limit {
+            waiting.removeFirst()
+            dropped += 1
+        }
         waiting.append(notice)
     }
 
-    func take() -> [RetryNotice] {
-        defer { waiting = [] }
-        return waiting
+    /// The notices waiting, and how many posts they stand for (those dropped included).
+    func take() -> (notices: [RetryNotice], posts: Int) {
+        defer { waiting = []; dropped = 0 }
+        return (waiting, waiting.count + dropped)
     }
 }
