@@ -38,6 +38,7 @@ final class GetFeedback: Sendable {
         -> Result<ImageResult, RetrievalFailure> {
         let plan = pipeline.plan(request)
         if let hit = pipeline.freshHit(plan) { return .success(hit) }
+        guard meter || !quiet else { return await pipeline.retrieve(plan) }   // nothing to show
         let feedback = GetFeedback(pipeline.activity, meter: meter, quiet: quiet)
         let outcome = await pipeline.retrieve(plan)
         await feedback.stop()
