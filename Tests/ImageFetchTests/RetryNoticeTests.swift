@@ -46,3 +46,33 @@ final class RetryNoticeTests: XCTestCase {
         XCTAssertEqual(notices, [])
     }
 }
+
+/// `nextNotices` waits for a post (no timer) and never hangs a cancelled reader.
+final class PipelineActivityTests: XCTestCase {
+    let notice = RetryNotice(source: "https://example.com/a.jpg", cause: .httpStatus(503, retryAfter: nil), wait: 1, retriesLeft: 2)
+
+    func testAWaitingReaderGetsTheNextPost() async {
+        let activity = PipelineActivity()
+        let reader = Task { await activity.nextNotices() }
+        try? await Task.sleep(nanoseconds: 20_000_000)
+        await activity.post(notice)
+        let got = await reader.value
+        XCTAssertEqual(got, [notice])
+        let again = await activity.takeNotices()
+        XCTAssertEqual(again, [], "taken once")
+    }
+
+    func testACancelledReaderReturns() async {
+        let activity = PipelineActivity()
+        for delay in [0, 1_000_000, 20_000_000] as [UInt64] {
+            let reader = Task { await activity.nextNotices() }
+            if delay > 0 { try? await Task.sleep(nanoseconds: delay) }
+            reader.cancel()
+            let got = await reader.value
+            XCTAssertEqual(got, [])
+        }
+        await activity.post(notice)
+        let later = await activity.nextNotices()
+        XCTAssertEqual(later, [notice], "a post before the wait is returned at once")
+    }
+}

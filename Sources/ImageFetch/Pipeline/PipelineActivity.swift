@@ -20,6 +20,16 @@ public final class PipelineActivity: Sendable {
         return taken.notices
     }
 
+    /// The notices posted since the last take, once there is at least one: it waits for the next
+    /// post (no timer). It returns at once, possibly with none, when the calling task is cancelled.
+    public func nextNotices() async -> [RetryNotice] {
+        let board = notices
+        await withTaskCancellationHandler { await board.awaitPost() } onCancel: { Task { await board.release() } }
+        let taken = await board.take()
+        waiting.subtract(taken.posts, ordering: .releasing)
+        return taken.notices
+    }
+
     func post(_ notice: RetryNotice) async {
         await notices.post(notice)
         waiting.add(1, ordering: .releasing)
@@ -31,6 +41,8 @@ actor NoticeBoard {
     static let limit = 1000
     private var waiting: [RetryNotice] = []
     private var dropped = 0
+    /// A reader waiting in `awaitPost`.
+    private var reader: CheckedContinuation<Void, Never>?
 
     func post(_ notice: RetryNotice) {
         if waiting.count >= NoticeBoard.limit {
@@ -38,6 +50,21 @@ actor NoticeBoard {
             dropped += 1
         }
         waiting.append(notice)
+        release()
+    }
+
+    /// Returns once a notice is waiting, or when `release` is called; at once when one is waiting
+    /// or the calling task is cancelled (its cancel handler's `release` may then come before or
+    /// after this: either way nothing hangs, and a later reader woken by it only looks again).
+    func awaitPost() async {
+        guard waiting.isEmpty, !Task.isCancelled else { return }
+        release()   // one reader at a time: an earlier one is let go
+        await withCheckedContinuation { reader = $0 }
+    }
+
+    func release() {
+        reader?.resume()
+        reader = nil
     }
 
     /// The notices waiting, and how many posts they stand for (those dropped included).

@@ -2,8 +2,8 @@ import ImageFetch
 
 /// What `get` shows while it works: the retry notices, on stderr as the pipeline decides them
 /// (one line each, none with --quiet), and, when `meter`, the download meter once the retrieval
-/// has taken `delay` (cleared at `stop()`). It reads the pipeline's activity on its own timer:
-/// the library calls nothing back. Started only when the image is not a fresh hit, so a hit
+/// has taken `delay` (cleared at `stop()`). It reads the pipeline's activity, on its own timer
+/// with the meter, else as notices are posted: the library calls nothing back. Started only when the image is not a fresh hit, so a hit
 /// costs nothing. One task draws (this one) until `stop()` returns; then the caller prints.
 final class GetFeedback: Sendable {
     /// Seconds before the meter appears (a quick download never shows one), and between readings.
@@ -21,10 +21,12 @@ final class GetFeedback: Sendable {
                 line?.clear()
                 for notice in notices { Console.errorLine("retry: " + notice.message) }
             }
-            while !Task.isCancelled {
+            // Off a terminal: the notices as they are posted, no timer.
+            while !meter && !Task.isCancelled { show(await activity.nextNotices()) }
+            while meter && !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: UInt64(GetFeedback.interval * 1e9))
                 show(await activity.takeNotices())
-                guard meter, !Task.isCancelled, FileSystem.monotonic() - started >= GetFeedback.delay else { continue }
+                guard !Task.isCancelled, FileSystem.monotonic() - started >= GetFeedback.delay else { continue }
                 if line == nil { line = DownloadMeter() }
                 line?.draw(activity.meter.reading())
             }
