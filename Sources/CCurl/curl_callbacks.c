@@ -38,6 +38,8 @@ size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
         }
         x->bucket->tokens -= (double)n;
     }
+    /* Counted once, after the cap: a paused piece comes again. */
+    ifc_meter_count(x, n);
     if (x->body_len == 0 && x->tapped_len == 0 && x->tap_data != NULL && !x->tap_broken) {
         /* Only a 2xx body is worth decoding: an error page (a JPEG placeholder on a 404) is not. */
         long status = 0;
@@ -95,6 +97,7 @@ size_t ifc_header_cb(char *buffer, size_t size, size_t nitems, void *userdata) {
         x->body_len = 0;
         x->tapped_len = 0;
         x->presized = 0;
+        x->metered = 0;
         return n;
     }
     size_t len = n;

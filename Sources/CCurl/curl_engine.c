@@ -126,6 +126,7 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     x->tap_end = r->tap_end;
     x->tap_ctx = r->tap_ctx;
     x->tap_only = r->tap_only && r->tap_data != NULL;
+    x->meter = r->meter;
     x->url = strdup(r->url);
     x->host = url_host(r->url);
     x->user_agent = r->user_agent != NULL ? strdup(r->user_agent) : NULL;

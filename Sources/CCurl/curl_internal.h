@@ -119,6 +119,9 @@ typedef struct xfer {
     int deny_count;
     char denied[64];                 /* the last address refused (loop thread) */
     struct curl_slist *resolve;      /* CURLOPT_RESOLVE's list */
+    ifc_meter *meter;                /* not owned; NULL = none */
+    int metered;                     /* the meter knows this response (its Content-Length) */
+    int meter_running;               /* counted among the meter's running transfers */
     /* running state (loop thread only) */
     CURL *easy;
     struct curl_slist *slist;
@@ -135,6 +138,11 @@ typedef struct xfer {
     long long range_from;            /* ifc_request.range_from */
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
+
+/* curl_meter.c (loop thread): counts `n` body bytes of `x`'s response on its meter, if any. */
+void ifc_meter_count(xfer *x, size_t n);
+/* Counts `x` among its meter's running transfers (running = 1, once) or no longer (0, once). */
+void ifc_meter_running(xfer *x, int running);
 
 /* curl_transfer.c (loop thread): */
 /* Ends the tap of `x`, once. */

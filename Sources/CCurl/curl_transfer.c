@@ -21,6 +21,7 @@ void ifc_tap_end(xfer *x, int complete) {
 void ifc_xfer_free(xfer *x) {
     if (x == NULL) return;
     ifc_tap_end(x, 0);
+    ifc_meter_running(x, 0);
     if (x->easy != NULL) cu.easy_cleanup(x->easy);
     if (x->slist != NULL) cu.slist_free_all(x->slist);
     free(x->url);
@@ -238,6 +239,7 @@ void ifc_start(ifc_engine *e, xfer *x) {
         return;
     }
     running_insert(e, x);
+    ifc_meter_running(x, 1);
 }
 
 #undef SETOPT

@@ -13,6 +13,16 @@
 
 typedef struct ifc_engine ifc_engine;
 
+/* A progress meter that transfers write and any thread reads (relaxed atomics): what a progress
+ * line shows while a download runs. One meter may serve many transfers (see ifc_meter_read). */
+typedef struct ifc_meter ifc_meter;
+ifc_meter *ifc_meter_new(void);
+void ifc_meter_free(ifc_meter *m);
+/* total: body bytes every transfer of the meter received so far (only grows); current: of the
+ * response that wrote last, its body bytes so far and its Content-Length (-1 when not sent);
+ * running: its transfers in libcurl now (started, not finished; queued ones are not counted). */
+void ifc_meter_read(const ifc_meter *m, long long *total, long long *current, long long *expected, int *running);
+
 /* Optional string settings of a request (ifc_request.strings), NULL = libcurl's default. */
 enum {
     IFC_S_CAINFO = 0,     /* CURLOPT_CAINFO: a CA bundle file */
@@ -77,6 +87,8 @@ typedef struct {
                                       * caller adds If-Range); a tap then takes only a 206's body */
     int cookies;                     /* 1: the transfer uses the engine's cookies (ifc_engine_use_cookies):
                                       * sends those that match it, keeps what Set-Cookie says */
+    ifc_meter *meter;                /* NULL = none; else written on the loop thread as the body
+                                      * arrives; it must outlive the transfer */
 } ifc_request;
 
 #define IFC_DENY_RULE_SIZE 18

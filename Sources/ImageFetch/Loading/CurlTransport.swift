@@ -276,6 +276,7 @@ private final class TransportCore: Sendable {
                         let slots = raw.bindMemory(to: UnsafePointer<CChar>?.self)
                         for (index, value) in strings.enumerated() { slots[index] = value.map { UnsafePointer($0) } }
                     }
+                    r.meter = request.meter?.pointer
                     if let tap = request.tap {
                         r.tap_data = tap.onData
                         r.tap_end = tap.onEnd

@@ -25,6 +25,8 @@ public struct LoadRequest: Sendable, Hashable {
     /// Where an http body goes as it arrives (decoding while downloading); nil = nowhere.
     /// Loaders of other sources ignore it.
     @NotCounted public var bodyTap: BodyTap? = nil
+    /// Counts an http body as it arrives (a progress line); nil = none. Not part of the download key.
+    @NotCounted public var meter: TransferMeter? = nil
 
     public init(source: Source, etag: String? = nil, lastModified: String? = nil, allowsConstrainedNetworkAccess: Bool = true,
                 connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20,

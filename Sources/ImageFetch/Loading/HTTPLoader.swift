@@ -40,12 +40,14 @@ public final class HTTPLoader: Sendable {
             // continuation (any other answer ends the tap incomplete: the body is decoded after).
             partial.bytes.withUnsafeBytes { raw in request.bodyTap.map { $0.onData($0.context, raw.baseAddress, raw.count) } }
         }
+        transfer.meter = request.meter
         let transport: CurlTransport
         do { transport = try sharedTransport() } catch {
             request.bodyTap?.end(complete: false)
             throw error
         }
         let requestTime = FileSystem.now()
+        defer { withExtendedLifetime(request.meter) {} }   // the transfer writes it until perform returns
         var result = await transport.perform(transfer)
         let responseTime = FileSystem.now()
         let received = Int64(result.body.count)

@@ -25,6 +25,9 @@ public struct TransferRequest: Sendable {
     public var network = NetworkOptions()
     /// Receives the body as it arrives; its `onEnd` is called exactly once before `perform` returns.
     public var tap: BodyTap?
+    /// Counts the body as it arrives (a progress line's reading); nil = none. Its owner keeps it
+    /// alive until `perform` has returned.
+    public var meter: TransferMeter?
     /// With `tap`: a 2xx body goes to the tap only and the result's `body` stays empty, so a body
     /// of any size costs no memory here (`maxBytes` still caps it); another status's body is kept,
     /// at most 64 KiB of it (`tooLarge` beyond). Default false.

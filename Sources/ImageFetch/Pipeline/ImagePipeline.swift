@@ -9,6 +9,8 @@ public final class ImagePipeline: Sendable {
     public let sleeper: any Sleeping
     /// The remote cache tier behind the local cache (`ImagePipeline+Remote`); nil = none (default).
     public let remote: RemoteCache?
+    /// What the pipeline is doing now (transfers' bytes, retry notices), read by the caller.
+    public let activity = PipelineActivity()
 
     public init(cache: any ImageCaching, memoryCache: MemoryCache? = MemoryCache(), loader: any DataLoading = SourceLoader(),
                 processor: any ImageProcessing = VipsProcessor(), pool: ProcessingPool = ProcessingPool(),
@@ -56,6 +58,7 @@ public final class ImagePipeline: Sendable {
                 result.attempts = retrieval.attempts
                 result.milliseconds = retrieval.elapsedMilliseconds
                 if !retrieval.warnings.isEmpty { result.warnings = retrieval.warnings + result.warnings }
+                result.retries = retrieval.retries
                 return .success(result)
             } catch {
                 retrieval.failures.append(SourceFailure(source: source.description, error: error, attempts: retrieval.attempts - before))
@@ -65,6 +68,7 @@ public final class ImagePipeline: Sendable {
         var failure = RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
                                        milliseconds: retrieval.elapsedMilliseconds, key: plan.failureKey)
         failure.warnings = retrieval.warnings
+        failure.retries = retrieval.retries
         return .failure(failure)
     }
 
@@ -156,6 +160,7 @@ public final class ImagePipeline: Sendable {
         load.errorResponses = source.isNetwork
         // A download that ends early is kept and resumed by the next attempt or run (HTTPLoader).
         if source.isNetwork, stale == nil { load.partial = cache.partialSlot(for: keys.output) }
+        load.meter = activity.meter
         if source.isNetwork, let stale {
             // Read from the cache directory: a value that is not a valid header value is never sent.
             load.etag = stale.entry.etag.flatMap(HTTPHeaders.validValue)
@@ -190,6 +195,10 @@ public final class ImagePipeline: Sendable {
                 }
                 switch options.retry.decision(beforeRetry: attempt, after: error, elapsed: retrieval.elapsedSeconds) {
                 case .retry(let wait):
+                    let notice = RetryNotice(source: source.description, cause: error, wait: wait,
+                                             retriesLeft: options.retry.maxRetries - attempt + 1)
+                    retrieval.retries.append(notice)
+                    await activity.post(notice)
                     try await sleeper.sleep(seconds: wait)
                     continue
                 case .waitBeyondLimit(let wait):

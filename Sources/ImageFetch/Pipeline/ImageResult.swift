@@ -43,6 +43,8 @@ public struct ImageResult: Sendable {
     public var staleReason: String? = nil
     /// Served within a stale-while-revalidate window: `ImagePipeline.revalidate` should follow.
     public var needsRevalidation = false
+    /// The retries made on the way, as they were announced (`PipelineActivity.takeNotices`).
+    public var retries: [RetryNotice] = []
 }
 
 extension ImageResult {
@@ -63,6 +65,8 @@ public struct RetrievalFailure: Error, Sendable {
     /// Non-fatal problems met on the way (the remote cache tier's: a store that failed, an object
     /// that did not verify), as in `ImageResult.warnings`.
     public var warnings: [String] = []
+    /// The retries made before giving up, as they were announced.
+    public var retries: [RetryNotice] = []
 
     public init(error: FetchError, attempts: Int, milliseconds: Double, key: CacheKey?) {
         self.error = error

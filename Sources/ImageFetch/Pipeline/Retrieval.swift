@@ -11,6 +11,8 @@ struct Retrieval {
     var failures: [SourceFailure] = []
     /// Warnings met on the way (the remote tier's), added to the result.
     var warnings: [String] = []
+    /// The retries decided so far, as announced (`RetryNotice`).
+    var retries: [RetryNotice] = []
 
     init(plan: RequestPlan, started: Double) {
         self.plan = plan

@@ -95,6 +95,27 @@ public final class Prefetcher: Sendable {
 
         /// Stops reading requests and cancels the retrievals in flight (as cancelling the reader does).
         public func cancel() { driver.cancel() }
+
+        /// What `nextEvent` returns: a finished item, or a wake-up (`wake`) while none had finished.
+        public enum Event: Sendable {
+            case completion(Completion<Tag>)
+            case woken
+        }
+
+        /// As the iterator's `next`, but `.woken` when `wake()` is called while it waits, so that the
+        /// one reader can do its own periodic work (redraw, show notices) between results; nil at the end.
+        public func nextEvent() async -> Event? {
+            let driver = self.driver
+            let received = await withTaskCancellationHandler { await channel.receive() } onCancel: { driver.cancel() }
+            switch received {
+            case .value(let completion): return .completion(completion)
+            case .woken: return .woken
+            case .finished: return nil
+            }
+        }
+
+        /// Wakes a reader waiting in `nextEvent` (from any task, e.g. the reader's timer).
+        public func wake() { channel.wake() }
     }
 
     /// Identical requests in flight share one retrieval; the later ones report it as coalesced.

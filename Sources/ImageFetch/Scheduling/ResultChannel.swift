@@ -1,12 +1,21 @@
 /// A bounded hand-over of values from many producing tasks to one consumer: `send` waits while
 /// `capacity` values are undelivered, so a slow consumer holds back the work instead of letting
 /// finished images pile up in memory. `finish` ends the sequence after the values already sent.
+/// `wake` hands a consumer waiting in `receive` a `.woken` instead (its own timer: it may do other
+/// work, then wait again).
 final class ResultChannel<Element: Sendable>: Sendable {
+    /// What `receive` returns.
+    enum Received {
+        case value(Element)
+        case finished
+        case woken
+    }
+
     private struct State {
         var buffer: [Element] = []
         var head = 0
         var finished = false
-        var receiver: CheckedContinuation<Element?, Never>?
+        var receiver: CheckedContinuation<Received, Never>?
         var senders: [CheckedContinuation<Void, Never>] = []
         var undelivered: Int { buffer.count - head }
     }
@@ -21,7 +30,7 @@ final class ResultChannel<Element: Sendable>: Sendable {
         let delivered = state.withLock { s -> Bool in
             if let receiver = s.receiver {
                 s.receiver = nil
-                receiver.resume(returning: element)
+                receiver.resume(returning: .value(element))
                 return true
             }
             guard s.undelivered < capacity else { return false }
@@ -33,7 +42,7 @@ final class ResultChannel<Element: Sendable>: Sendable {
             state.withLock { s in
                 if let receiver = s.receiver {
                     s.receiver = nil
-                    receiver.resume(returning: element)
+                    receiver.resume(returning: .value(element))
                     sender.resume()
                     return
                 }
@@ -45,22 +54,43 @@ final class ResultChannel<Element: Sendable>: Sendable {
 
     /// The next value; nil once finished and drained.
     func next() async -> Element? {
+        while true {
+            switch await receive() {
+            case .value(let element): return element
+            case .finished: return nil
+            case .woken: continue
+            }
+        }
+    }
+
+    /// The next value, `.finished` once finished and drained, or `.woken` when `wake` was called
+    /// while it waited.
+    func receive() async -> Received {
         // Without suspending when a value is waiting.
-        let ready = state.withLock { s -> Element?? in
-            if s.head < s.buffer.count { return .some(take(&s)) }
-            return s.finished ? .some(nil) : nil
+        let ready = state.withLock { s -> Received? in
+            if s.head < s.buffer.count { return .value(take(&s)) }
+            return s.finished ? .finished : nil
         }
         if let ready { return ready }
-        return await withCheckedContinuation { (receiver: CheckedContinuation<Element?, Never>) in
+        return await withCheckedContinuation { (receiver: CheckedContinuation<Received, Never>) in
             state.withLock { s in
                 if s.head < s.buffer.count {
-                    receiver.resume(returning: take(&s))
+                    receiver.resume(returning: .value(take(&s)))
                 } else if s.finished {
-                    receiver.resume(returning: nil)
+                    receiver.resume(returning: .finished)
                 } else {
                     s.receiver = receiver
                 }
             }
+        }
+    }
+
+    /// Resumes a consumer waiting in `receive` with `.woken`; nothing when none waits.
+    func wake() {
+        state.withLock { s in
+            guard let receiver = s.receiver else { return }
+            s.receiver = nil
+            receiver.resume(returning: .woken)
         }
     }
 
@@ -78,7 +108,7 @@ final class ResultChannel<Element: Sendable>: Sendable {
             s.finished = true
             if let receiver = s.receiver, s.head == s.buffer.count {
                 s.receiver = nil
-                receiver.resume(returning: nil)
+                receiver.resume(returning: .finished)
             }
         }
     }

@@ -82,7 +82,7 @@ enum Specs {
         name: "get", abstract: "Fetch one image, to stdout or -o FILE (several with --output-dir DIR).",
         usage: "imgfetch get [options] SOURCE...",
         options: [.value("output", short: "o", valueName: "FILE", help: "Write the image to FILE (- for stdout). A regular file is replaced atomically, keeping its mode; a device, FIFO or /dev/stdout is written in place; a symlink is written through. Without it, stdout when stdout is not a terminal. One source only.", completion: .file)]
-            + retrieval(formatDefault: "-o FILE's extension, else original") + network + remoteCache + outputDir,
+            + retrieval(formatDefault: "-o FILE's extension, else original") + network + remoteCache + outputDir + getFeedback,
         positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL. Several need --output-dir.", arity: .oneOrMore, completion: .file)],
         discussion: """
         With several sources (--output-dir), the exit code is 1 when any failed (3 when every failure was not cached), else 4 after a cache error, else 0.
@@ -104,6 +104,7 @@ enum Specs {
             .value("shard", valueName: "K/N|auto|auto/N", help: "Only the K-th of N deterministic slices of the list (by a hash of the source). auto: K and N from a Slurm array (SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT) or a Cloud Run job (CLOUD_RUN_TASK_INDEX, _COUNT); auto/N: K from JOB_COMPLETION_INDEX (Kubernetes Indexed Jobs) or AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch)."),
             .flag("progress", help: "Show the progress bar even when stderr is not a terminal."),
             .flag("no-progress", help: "Never show the progress bar."),
+            saveFailed,
         ],
         positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line; - or nothing reads stdin.", arity: .optional, completion: .file)],
         discussion: """

@@ -43,7 +43,8 @@ enum GetCommand {
         let remote = try settings.remote?.remoteCache()
         let pipeline = Pipelines.make(settings, remote: remote)
         defer { CookieJarFile.write(settings.network) }
-        let outcome = await pipeline.retrieve(settings.request(for: source))
+        let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
+        let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
         Report.lowDataDecision(settings)
         switch outcome {
         case .failure(let failure):
@@ -85,8 +86,9 @@ enum GetCommand {
         let pipeline = Pipelines.make(settings, remote: remote)
         defer { CookieJarFile.write(settings.network) }
         var failed = 0, notCached = 0, cacheErrors = 0
+        let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         for (index, source) in sources.enumerated() {
-            let outcome = await pipeline.retrieve(settings.request(for: source))
+            let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
             switch outcome.flatMap({ result in outputDir.write(result, source: source, line: index + 1).map { (result, $0) } }) {
             case .failure(let failure):
                 Report.failure(failure, source: source.description, settings: settings)

@@ -20,6 +20,7 @@ enum PrefetchCommand {
         limits.rate = try parsed.double("rate", range: 0.001...100_000)
         limits.perHost = try parsed.int("per-host", range: 1...256) ?? 0
         let shard = try ShardSetting.from(parsed)
+        let saveFailed = try FeedbackOptions.saveFailedPath(parsed)
         let listPath = parsed.positional("LIST")
         let listName = (listPath == nil || listPath == "-") ? "stdin" : listPath!
         let reader: ListReader
@@ -39,7 +40,8 @@ enum PrefetchCommand {
         let prefetcher = Prefetcher(pipeline: pipeline, limits: limits)
         let started = FileSystem.monotonic()
 
-        let items = ListItems(reader: reader, settings: settings, shard: shard, takesNames: outputDir != nil)
+        let items = ListItems(reader: reader, settings: settings, shard: shard, takesNames: outputDir != nil,
+                              keepsText: saveFailed != nil)
         let results = prefetcher.results(for: items)
         let stop: @Sendable () -> Void = {
             pipeline.cancelAllLoads()   // first, so no freed connection starts a queued transfer
@@ -48,11 +50,24 @@ enum PrefetchCommand {
         }
         let interrupted = Interrupts.onSignal { _ in stop() }
         let run = PrefetchRun(settings: settings, listName: listName, progress: progress, outputDir: outputDir)
-        for await completion in results {
+        run.transfers = pipeline.activity.meter
+        // The reader's own timer: retry notices as they are decided and a live bar, even while no
+        // result arrives (every transfer waiting for its retry).
+        let ticker = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: 100_000_000)
+                results.wake()
+            }
+        }
+        while let event = await results.nextEvent() {
+            run.notices(await pipeline.activity.takeNotices())
+            guard case .completion(let completion) = event else { run.refresh(); continue }
             if run.take(completion) { stop() }   // stdout's reader went away (`| head -1`): as an interrupt
             if let remote { run.uploadWarnings(await remote.uploader.takeWarnings()) }
         }
+        ticker.cancel()
         run.drain()
+        run.notices(await pipeline.activity.takeNotices())
         // Before exiting: the uploads still queued, at most --remote-timeout (none after an interrupt).
         if let remote, let timeout = settings.remote?.timeout {
             run.uploadWarnings(await remote.uploader.finish(timeout: interrupted.happened ? 0 : timeout))
@@ -60,10 +75,17 @@ enum PrefetchCommand {
         }
         progress?.finish()
         Report.lowDataDecision(settings)
+        // Also after Ctrl-C or SIGTERM: the lines that failed so far.
+        var saveError = false
+        if let saveFailed, let problem = run.saveFailed(to: saveFailed) {
+            Console.errorLine(problem)
+            saveError = true
+        }
         let summary = run.summary
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
         if let signal = interrupted.signal { return ExitCode(signal: signal) }
         if run.outputClosed { return .outputClosed }
+        if saveError { return .failed }
         if let failure = reader.readFailure {
             Console.errorLine("cannot read the list \(listName): \(failure)")
             return .usage

@@ -28,7 +28,8 @@ enum ResultRecord {
             if placeholders.contains(.thumbhash) { o.add("thumbhash", p.thumbhash) }
             o.add("average_color", p.averageColorHex)
         }
-        if !r.warnings.isEmpty { o.add("warnings", strings: r.warnings) }
+        let warnings = r.retries.map { "retry: " + $0.message } + r.warnings
+        if !warnings.isEmpty { o.add("warnings", strings: warnings) }
         if let cacheError = r.cacheError { o.add("cache_error", object: error(cacheError)) }
         if let file { o.add("file", file) }
         if kept { o.add("output", "kept") }
@@ -48,7 +49,8 @@ enum ResultRecord {
         o.add("attempts", f.attempts)
         o.add("ms", f.milliseconds)
         o.add("error", object: error(f.error))
-        if !f.warnings.isEmpty { o.add("warnings", strings: f.warnings) }
+        let warnings = f.retries.map { "retry: " + $0.message } + f.warnings
+        if !warnings.isEmpty { o.add("warnings", strings: warnings) }
         if let line { o.add("line", line) }
         return o
     }

@@ -14,6 +14,8 @@ struct LineTag: Sendable {
     var position: Int
     var line: Int
     var kind: Kind
+    /// The line as written (without its line end), kept for `--save-failed` only.
+    var text: [UInt8]? = nil
 }
 
 /// The lines of a prefetch list as the prefetcher's items, read as slots free up (on the
@@ -26,6 +28,8 @@ struct ListItems: AsyncSequence, Sendable {
     let shard: Shard?
     /// `--output-dir` is given (a line's `name=` needs it).
     let takesNames: Bool
+    /// `--save-failed` is given: each tag keeps its line's text.
+    var keepsText = false
 
     struct AsyncIterator: AsyncIteratorProtocol {
         let items: ListItems
@@ -37,7 +41,7 @@ struct ListItems: AsyncSequence, Sendable {
             while let line = await nextLine() {
                 guard let kind = item(line) else { continue }
                 defer { position += 1 }
-                let tag = LineTag(position: position, line: line.number, kind: kind.tag)
+                let tag = LineTag(position: position, line: line.number, kind: kind.tag, text: items.keepsText ? line.bytes : nil)
                 return Prefetcher.Item(tag: tag, request: kind.request)
             }
             return nil

@@ -12,6 +12,8 @@ final class PrefetchRun {
     let listName: String
     let progress: ProgressBar?
     let outputDir: OutputDirectory?
+    /// The pipeline's transfers, read for the bar's bytes/s and transfers in flight.
+    var transfers: TransferMeter?
     private(set) var summary = PrefetchSummary()
     /// Set when a write to stdout found its reader gone (EPIPE).
     private(set) var outputClosed = false
@@ -20,6 +22,8 @@ final class PrefetchRun {
     /// With `--output-dir`: finished lines held until every earlier item is done, by position.
     private var held: [Int: Prefetcher.Completion<LineTag>] = [:]
     private var nextPosition = 0
+    /// With `--save-failed`: the failed lines as written, by line number.
+    private(set) var failedLines: [(line: Int, text: [UInt8])] = []
 
     init(settings: RequestOptions, listName: String, progress: ProgressBar?, outputDir: OutputDirectory?) {
         self.settings = settings
@@ -78,6 +82,7 @@ final class PrefetchRun {
         case (_, .failure(let failure)?):
             summary.record(.failure(failure))
             let source = completion.request?.source.description ?? ""
+            if let text = completion.tag.text { failedLines.append((completion.tag.line, text)) }
             if settings.json { record = ResultRecord.failure(failure, source: source, line: completion.tag.line).text }
             if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
             problems.append(Report.problem(of: failure, source: source))
@@ -86,11 +91,35 @@ final class PrefetchRun {
         }
         if let progress, !problems.isEmpty { progress.finish() }
         for problem in problems { Console.errorLine(problem) }
-        // Malformed lines and other shards' lines are done too: the total counts every source line.
-        let done = summary.total + summary.malformed + summary.skippedByShard
-        progress?.update(done: done, failed: summary.failed, bytes: summary.bytesDownloaded, force: !problems.isEmpty)
+        refresh(force: !problems.isEmpty)
         guard let record, !outputClosed else { return }
         if FileSystem.writeAll(fd: 1, Array((record + "\n").utf8)) == EPIPE { outputClosed = true }
+    }
+
+    /// Redraws the bar (throttled unless `force`): the counts so far, the transfers' bytes/s and
+    /// how many are in flight.
+    func refresh(force: Bool = false) {
+        // Malformed lines and other shards' lines are done too: the total counts every source line.
+        let done = summary.total + summary.malformed + summary.skippedByShard
+        progress?.update(done: done, failed: summary.failed, bytes: summary.bytesDownloaded, transfers: transfers?.reading(),
+                         force: force)
+    }
+
+    /// Retry notices as the pipeline decided them, above the bar: a line each (none with --quiet).
+    func notices(_ notices: [RetryNotice]) {
+        guard !settings.quiet, !notices.isEmpty else { return }
+        progress?.finish()
+        for notice in notices { Console.errorLine("retry: " + notice.message) }
+    }
+
+    /// Writes the failed lines to `path` (`--save-failed`), in list order, atomically; a message when it cannot.
+    func saveFailed(to path: String) -> String? {
+        var bytes: [UInt8] = []
+        for failed in failedLines.sorted(by: { $0.line < $1.line }) { bytes += failed.text; bytes.append(10) }
+        do { try FileSystem.writeOutput(bytes, to: path) } catch {
+            return "cannot write --save-failed \(path): \(error.message)"
+        }
+        return nil
     }
 
     /// Remote uploads' failures (or the abandonment of the rest): a warning line each.

@@ -1,0 +1,21 @@
+import ArgumentKit
+import ImageFetch
+
+/// The feedback options' values: `get`'s meter switch and `prefetch --save-failed FILE`.
+enum FeedbackOptions {
+    /// Whether `get` may show its download meter: stderr is a terminal, neither `--no-progress`
+    /// nor `--quiet`.
+    static func showsMeter(_ parsed: ParsedCommand, quiet: Bool) -> Bool {
+        !parsed.flag("no-progress") && !quiet && Console.stderrIsTerminal
+    }
+
+    /// `--save-failed FILE`, checked before any work: a directory or a dangling link is a usage error.
+    static func saveFailedPath(_ parsed: ParsedCommand) throws(UsageError) -> String? {
+        guard let path = parsed.value("save-failed") else { return nil }
+        guard !path.isEmpty else { throw UsageError("--save-failed needs a file name", commandPath: ["prefetch"]) }
+        do { _ = try FileSystem.outputKind(path) } catch {
+            throw UsageError("invalid value '\(path)' for '--save-failed': \(error.message)", commandPath: ["prefetch"])
+        }
+        return path
+    }
+}

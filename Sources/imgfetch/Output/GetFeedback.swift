@@ -1,0 +1,55 @@
+import ImageFetch
+
+/// What `get` shows while it works: the retry notices, on stderr as the pipeline decides them
+/// (one line each, none with --quiet), and, when `meter`, the download meter once the retrieval
+/// has taken `delay` (cleared at `stop()`). It reads the pipeline's activity, on its own timer
+/// with the meter, else as notices are posted: the library calls nothing back. Started only when the image is not a fresh hit, so a hit
+/// costs nothing. One task draws (this one) until `stop()` returns; then the caller prints.
+final class GetFeedback: Sendable {
+    /// Seconds before the meter appears (a quick download never shows one), and between readings.
+    static let delay = 0.5
+    static let interval = 0.1
+
+    private let task: Task<Void, Never>
+
+    init(_ activity: PipelineActivity, meter: Bool, quiet: Bool) {
+        task = Task {
+            let started = FileSystem.monotonic()
+            var line: DownloadMeter?
+            func show(_ notices: [RetryNotice]) {
+                guard !quiet, !notices.isEmpty else { return }
+                line?.clear()
+                for notice in notices { Console.errorLine("retry: " + notice.message) }
+            }
+            // Off a terminal: the notices as they are posted, no timer.
+            while !meter && !Task.isCancelled { show(await activity.nextNotices()) }
+            while meter && !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: UInt64(GetFeedback.interval * 1e9))
+                show(await activity.takeNotices())
+                guard !Task.isCancelled, FileSystem.monotonic() - started >= GetFeedback.delay else { continue }
+                if line == nil { line = DownloadMeter() }
+                line?.draw(activity.meter.reading())
+            }
+            line?.clear()
+            show(await activity.takeNotices())
+        }
+    }
+
+    /// `pipeline.retrieve(request)`, with feedback while it works unless the image is a fresh hit.
+    static func retrieve(_ request: ImageRequest, with pipeline: ImagePipeline, meter: Bool, quiet: Bool) async
+        -> Result<ImageResult, RetrievalFailure> {
+        let plan = pipeline.plan(request)
+        if let hit = pipeline.freshHit(plan) { return .success(hit) }
+        guard meter || !quiet else { return await pipeline.retrieve(plan) }   // nothing to show
+        let feedback = GetFeedback(pipeline.activity, meter: meter, quiet: quiet)
+        let outcome = await pipeline.retrieve(plan)
+        await feedback.stop()
+        return outcome
+    }
+
+    /// Takes the last notices and clears the meter; stderr is the caller's again when it returns.
+    func stop() async {
+        task.cancel()
+        await task.value
+    }
+}
