@@ -35,30 +35,21 @@ static void (*f_unref)(void *object);
 static int (*f_sharpen)(VipsImage *in, VipsImage **out, ...);
 static int (*f_get_interpretation)(const VipsImage *image);
 
-#define FRESOLVE(ptr, name)                                                          \
-    do {                                                                             \
-        *(void **)(&ptr) = dlsym(handle, name);                                      \
-        if (ptr == NULL) {                                                           \
-            snprintf(err, errlen, "libvips: missing symbol %s", name);              \
-            return -1;                                                               \
-        }                                                                            \
-    } while (0)
-
 int ifv__finish_resolve(void *handle, char *err, size_t errlen) {
-    FRESOLVE(f_copy, "vips_copy");
-    FRESOLVE(f_flatten, "vips_flatten");
-    FRESOLVE(f_colourspace, "vips_colourspace");
-    FRESOLVE(f_get_fields, "vips_image_get_fields");
-    FRESOLVE(f_remove, "vips_image_remove");
-    FRESOLVE(f_get_typeof, "vips_image_get_typeof");
-    FRESOLVE(f_hasalpha, "vips_image_hasalpha");
-    FRESOLVE(f_get_bands, "vips_image_get_bands");
-    FRESOLVE(f_array_double_new, "vips_array_double_new");
-    FRESOLVE(f_area_unref, "vips_area_unref");
-    FRESOLVE(f_strfreev, "g_strfreev");
-    FRESOLVE(f_unref, "g_object_unref");
-    FRESOLVE(f_sharpen, "vips_sharpen");
-    FRESOLVE(f_get_interpretation, "vips_image_get_interpretation");
+    IFV_RESOLVE(f_copy, "vips_copy");
+    IFV_RESOLVE(f_flatten, "vips_flatten");
+    IFV_RESOLVE(f_colourspace, "vips_colourspace");
+    IFV_RESOLVE(f_get_fields, "vips_image_get_fields");
+    IFV_RESOLVE(f_remove, "vips_image_remove");
+    IFV_RESOLVE(f_get_typeof, "vips_image_get_typeof");
+    IFV_RESOLVE(f_hasalpha, "vips_image_hasalpha");
+    IFV_RESOLVE(f_get_bands, "vips_image_get_bands");
+    IFV_RESOLVE(f_array_double_new, "vips_array_double_new");
+    IFV_RESOLVE(f_area_unref, "vips_area_unref");
+    IFV_RESOLVE(f_strfreev, "g_strfreev");
+    IFV_RESOLVE(f_unref, "g_object_unref");
+    IFV_RESOLVE(f_sharpen, "vips_sharpen");
+    IFV_RESOLVE(f_get_interpretation, "vips_image_get_interpretation");
     return 0;
 }
 

@@ -6,6 +6,17 @@
 
 #include "cvips.h"
 
+/* In a `*_resolve(void *handle, char *err, size_t errlen)` function: `ptr` = dlsym(handle, name),
+ * or a message naming the symbol in err and return -1 (the caller includes dlfcn.h and stdio.h). */
+#define IFV_RESOLVE(ptr, name)                                                      \
+    do {                                                                            \
+        *(void **)(&ptr) = dlsym(handle, name);                                     \
+        if (ptr == NULL) {                                                          \
+            snprintf(err, errlen, "libvips: missing symbol %s", name);             \
+            return -1;                                                              \
+        }                                                                           \
+    } while (0)
+
 /* Called inside ifv_load, after vips_init: when ifv_restrict_modules took effect, opens the heif
  * and jxl modules of the libvips containing `vips_symbol` (version major.minor) by absolute path. */
 void ifv_load_format_modules(void *vips_symbol, int major, int minor);

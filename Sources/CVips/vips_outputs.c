@@ -40,36 +40,27 @@ static void (*o_error)(const char *domain, const char *fmt, ...);
 static void (*o_unref)(void *object);
 static void (*o_free)(void *mem);
 
-#define ORESOLVE(ptr, name)                                                         \
-    do {                                                                            \
-        *(void **)(&ptr) = dlsym(handle, name);                                     \
-        if (ptr == NULL) {                                                          \
-            snprintf(err, errlen, "libvips: missing symbol %s", name);             \
-            return -1;                                                              \
-        }                                                                           \
-    } while (0)
-
 int ifv__outputs_resolve(void *handle, char *err, size_t errlen) {
-    ORESOLVE(o_copy_memory, "vips_image_copy_memory");
-    ORESOLVE(o_write_to_buffer, "vips_image_write_to_buffer");
-    ORESOLVE(o_extract_band, "vips_extract_band");
-    ORESOLVE(o_min, "vips_min");
-    ORESOLVE(o_thumbnail_image, "vips_thumbnail_image");
-    ORESOLVE(o_thumbnail_buffer, "vips_thumbnail_buffer");
-    ORESOLVE(o_new_from_buffer, "vips_image_new_from_buffer");
-    ORESOLVE(o_colourspace, "vips_colourspace");
-    ORESOLVE(o_bandjoin_const1, "vips_bandjoin_const1");
-    ORESOLVE(o_cast, "vips_cast");
-    ORESOLVE(o_crop, "vips_crop");
-    ORESOLVE(o_write_to_memory, "vips_image_write_to_memory");
-    ORESOLVE(o_hasalpha, "vips_image_hasalpha");
-    ORESOLVE(o_get_bands, "vips_image_get_bands");
-    ORESOLVE(o_get_width, "vips_image_get_width");
-    ORESOLVE(o_get_page_height, "vips_image_get_page_height");
-    ORESOLVE(o_get_height, "vips_image_get_height");
-    ORESOLVE(o_error, "vips_error");
-    ORESOLVE(o_unref, "g_object_unref");
-    ORESOLVE(o_free, "g_free");
+    IFV_RESOLVE(o_copy_memory, "vips_image_copy_memory");
+    IFV_RESOLVE(o_write_to_buffer, "vips_image_write_to_buffer");
+    IFV_RESOLVE(o_extract_band, "vips_extract_band");
+    IFV_RESOLVE(o_min, "vips_min");
+    IFV_RESOLVE(o_thumbnail_image, "vips_thumbnail_image");
+    IFV_RESOLVE(o_thumbnail_buffer, "vips_thumbnail_buffer");
+    IFV_RESOLVE(o_new_from_buffer, "vips_image_new_from_buffer");
+    IFV_RESOLVE(o_colourspace, "vips_colourspace");
+    IFV_RESOLVE(o_bandjoin_const1, "vips_bandjoin_const1");
+    IFV_RESOLVE(o_cast, "vips_cast");
+    IFV_RESOLVE(o_crop, "vips_crop");
+    IFV_RESOLVE(o_write_to_memory, "vips_image_write_to_memory");
+    IFV_RESOLVE(o_hasalpha, "vips_image_hasalpha");
+    IFV_RESOLVE(o_get_bands, "vips_image_get_bands");
+    IFV_RESOLVE(o_get_width, "vips_image_get_width");
+    IFV_RESOLVE(o_get_page_height, "vips_image_get_page_height");
+    IFV_RESOLVE(o_get_height, "vips_image_get_height");
+    IFV_RESOLVE(o_error, "vips_error");
+    IFV_RESOLVE(o_unref, "g_object_unref");
+    IFV_RESOLVE(o_free, "g_free");
     return 0;
 }
 
