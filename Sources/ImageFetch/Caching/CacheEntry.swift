@@ -31,6 +31,22 @@ public struct CacheEntry: Sendable, Equatable {
     /// Asked for with headers, a cookie or credentials (`NetworkOptions.keyPart`): a shared cache
     /// may hold it only when its response says `public` (`cache push`). Default false.
     public var shaped = false
+    /// Why the entry is kept, which orders eviction (`DiskCache+Candidates.swift`). Default `requested`.
+    public var kept: Kept = .requested
+
+    /// Eviction takes the lowest tier first, least recently used first within a tier.
+    public enum Kept: String, Sendable, Comparable {
+        // A future `partial` (a resumable download) goes below `byproduct`: trimmed first.
+        /// A source's original kept beside the variant asked for (`--no-keep-original` not given):
+        /// it only saves a download when another size is asked for later.
+        case byproduct
+        /// An output that was asked for (a variant, or the original asked for as it is).
+        case requested
+
+        /// Eviction order: lower goes first. Also the digit the candidate list records.
+        public var tier: UInt8 { self == .byproduct ? 1 : 2 }
+        public static func < (a: Kept, b: Kept) -> Bool { a.tier < b.tier }
+    }
 
     public init(key: String, identity: String, source: String, variant: String, format: String, width: Int, height: Int,
                 bytes: Int64, checksum: String, created: Double, expires: Double?, etag: String? = nil,
@@ -108,6 +124,8 @@ extension CacheEntry {
         }
         add("vary", vary)
         add("shaped", shaped ? "1" : nil)
+        // Older builds ignore the field (and keep such an entry as any other).
+        add("kept", kept == .byproduct ? Kept.byproduct.rawValue : nil)
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -122,7 +140,7 @@ extension CacheEntry {
               bytes[bytes.count - endBytes.count - 1] == UInt8(ascii: "\n") else { return nil }
         var key: String?, identity: String?, source: String?, variant: String?, format: String?
         var width: Int?, height: Int?, size: Int64?, checksum: String?, created: Double?
-        var expires: Double?, etag: String?, lastModified: String?, mustRevalidate = false, shaped = false
+        var expires: Double?, etag: String?, lastModified: String?, mustRevalidate = false, shaped = false, kept = Kept.requested
         var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
@@ -156,6 +174,7 @@ extension CacheEntry {
             case 6 where name.elementsEqual("header".utf8): if headerLines.count < 32 && value.utf8.count <= 2100 { headerLines.append(value) }
             case 4 where name.elementsEqual("vary".utf8): vary = value.utf8.count <= 8_192 ? value : nil
             case 6 where name.elementsEqual("shaped".utf8): shaped = value == "1"
+            case 4 where name.elementsEqual("kept".utf8): kept = Kept(rawValue: value) ?? .requested
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -177,6 +196,7 @@ extension CacheEntry {
         }
         entry.vary = vary
         entry.shaped = shaped
+        entry.kept = kept
         return entry
     }
 

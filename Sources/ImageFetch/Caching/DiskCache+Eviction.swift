@@ -1,31 +1,157 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
+/// The size limit, store by store. Every store adds its footprint to `v1/usage` under the cache's
+/// lock (a few microseconds). A store that takes the cache over its hard limit then deletes entries
+/// from the candidate list (`DiskCache+Candidates.swift`), `batchSize` at a time, each batch under
+/// the lock (the first in the same hold as its count), until the cache fits again: a few entries for
+/// a store of ordinary size. When the list is used up (or void), the store rebuilds it by a scan that
+/// holds no lock, so the stores of other processes go on meanwhile; with `deferredScans` (`get`) it
+/// evicts from a sample instead and the scan runs in another process (`DiskCache+Sampling.swift`).
+/// A crash anywhere leaves a valid cache: entries go metadata first, the list is replaced by rename,
+/// a store is counted before its commit, and a stale cursor or total only makes the next store do more.
 extension DiskCache {
     var usagePath: String { root + "/" + CacheLayout.usageFile }
     var lockPath: String { root + "/" + CacheLayout.lockFile }
     /// The largest total `v1/usage` may hold; anything else there is ignored (and recounted).
     static let usageLimit: Int64 = 1 << 62
+    /// Candidates deleted under one hold of the lock.
+    static let batchSize = 32
 
-    /// Accounts for a write and, when the hard limit is exceeded, evicts least recently used entries
-    /// down to the low-water mark (`DiskCache+Trim.swift`).
-    /// The first write of a process reads `v1/usage` (or scans once when it is missing).
-    func recordWrite(_ bytes: Int64, keeping key: String, in version: DirectoryHandle) {
-        guard let limit = sizeLimit else { return }
+    /// Adds a write's footprint to the running total, before the write (`store`), and, when that
+    /// takes the cache over the limit, deletes a first batch of candidates in the same hold of the
+    /// lock (most stores need no other). Returns whether the cache then fits and what was evicted;
+    /// nil without a limit. The first write of a process reads `v1/usage` (or scans once when it is
+    /// missing).
+    func reserve(_ bytes: Int64, keeping key: String, kept: CacheEntry.Kept,
+                 in version: DirectoryHandle) -> (fits: Bool, evicted: CacheRemoval)? {
+        guard let limit = sizeLimit else { return nil }
         // The running total is shared by every process using the directory: re-read and update it
-        // under the lock on each write (a few microseconds), so one process sees another's writes.
-        let total: Int64 = version.withLock(CacheLayout.lockFile) {
-            let updated: Int64
-            if let shared = readUsage(version) {
-                updated = shared.saturatingAdd(bytes)
-            } else {
-                updated = scanTotal(version)  // already includes the entry just written
+        // under the lock on each write, so one process sees another's writes.
+        return version.withLock(CacheLayout.lockFile) {
+            let updated = (readUsage(version) ?? scanTotal(version)).saturatingAdd(bytes)
+            // A list would delete outputs asked for while this newer by-product stays: it is cut to
+            // its by-products (its count rewritten), so the store that uses them up lists again.
+            if kept == .byproduct, let header = candidateHeader(version), header.firstRequested < header.count {
+                version.patch(Array(EvictionCandidates.digits(max(header.cursor, header.firstRequested)).utf8),
+                              at: CacheLayout.candidatesFile, offset: EvictionCandidates.countOffset)
             }
-            writeUsage(updated, version)
-            return updated
+            guard updated > limit else {
+                writeUsage(updated, version)
+                return (true, CacheRemoval())
+            }
+            let batch = evictBatch(toFit: limit, usage: updated, keeping: key, in: version)
+            return (batch.fits, batch.removal)
         }
-        if total > limit { evict(toFit: DiskCache.lowWater(of: limit), keeping: key, in: version) }
+    }
+
+    /// Evicts until the cache fits its limit when the running total says it does not (a store of
+    /// another process, or one killed before its eviction, may have left it over): what `get` and
+    /// `prefetch` run before they end, so the limit holds when a command ends. One small read when
+    /// the cache fits. Also records this process's evictions in the running totals.
+    @discardableResult
+    public func fitLimit() -> CacheRemoval {
+        guard let version = (try? openVersion()) ?? nil else { return CacheRemoval() }
+        defer { flushEvictionTotals(version) }
+        guard let limit = sizeLimit, let usage = readUsage(version), usage > limit else { return CacheRemoval() }
+        return evictIncrementally(toFit: limit, keeping: nil, in: version)
+    }
+
+    /// One batch, with the lock held: deletes up to `batchSize` candidates from the cursor on until
+    /// `usage` fits `limit`, and writes the total and the cursor. `exhausted`: the list is used up
+    /// (or void) and the cache does not fit.
+    func evictBatch(toFit limit: Int64, usage total: Int64, keeping key: String?,
+                    in version: DirectoryHandle) -> (fits: Bool, exhausted: Bool, removal: CacheRemoval) {
+        var usage = total
+        guard var (header, records) = candidateBatch(version, limit: DiskCache.batchSize) else {
+            writeUsage(max(0, usage), version)
+            return (usage <= limit, usage > limit, CacheRemoval())
+        }
+        var batch = CacheRemoval()
+        var shards: [String: DirectoryHandle] = [:]
+        // The entry being stored may be listed (a by-product listed by its own store's scan, or the
+        // entry it replaces): it stays, and the cursor stops at it, so that the next store can take it.
+        var kept: Int?
+        for record in records {
+            if usage <= limit { break }
+            header.cursor += 1
+            guard record.key != key else {
+                if kept == nil { kept = header.cursor - 1 }
+                continue
+            }
+            let name = shardName(record.key)
+            if shards[name] == nil { shards[name] = try? version.subdirectory(name) }
+            guard let shard = shards[name], let footprint = removeCandidate(record, in: shard) else { continue }
+            usage -= footprint
+            batch.count += 1
+            batch.bytes = saturatingAdd(batch.bytes, max(0, footprint - 512))
+        }
+        let exhausted = header.cursor >= header.count && usage > limit
+        // Only when this store is done: a store going on to the next batch must get past it.
+        if let kept, usage <= limit { header.cursor = kept }
+        if !records.isEmpty {
+            version.patch(Array(EvictionCandidates.digits(header.cursor).utf8), at: CacheLayout.candidatesFile,
+                          offset: EvictionCandidates.cursorOffset)
+        }
+        writeUsage(max(0, usage), version)
+        addEvictionTotals(batch, version)
+        return (usage <= limit, exhausted, batch)
+    }
+
+    /// Deletes candidates in batches until the cache holds at most `limit` bytes; rebuilds the list
+    /// when it runs out. Falls back to the exact eviction (`evict(toFit:)`) when lists do not suffice
+    /// (entries used since they were listed), so the hard limit holds when the store returns.
+    func evictIncrementally(toFit limit: Int64, keeping key: String?, in version: DirectoryHandle) -> CacheRemoval {
+        var removal = CacheRemoval()
+        var scans = 0
+        while true {
+            let (fits, exhausted) = version.withLock(CacheLayout.lockFile) { () -> (Bool, Bool) in
+                guard let usage = readUsage(version) else { return (false, true) }
+                guard usage > limit else { return (true, false) }
+                let batch = evictBatch(toFit: limit, usage: usage, keeping: key, in: version)
+                removal.add(batch.removal)
+                return (batch.fits, batch.exhausted)
+            }
+            if fits { return removal }
+            if exhausted {
+                if deferredScans, let sampled = evictFromSample(toFit: limit, keeping: key, in: version) {
+                    if !scanRunning(version) { scanWanted.store(true, ordering: .relaxed) }
+                    removal.add(sampled)
+                    return removal
+                }
+                scans += 1
+                if scans > 2 { break }
+                rebuildCandidates(version, needed: { total in max(0, total - DiskCache.lowWater(of: limit)) }, keeping: key)
+            }
+        }
+        removal.add(evict(toFit: limit, keeping: key, in: version))
+        return removal
+    }
+
+    /// Removes the listed entry when it is still what the scan saw: no more recently used (an image's
+    /// mtime newer than recorded: a hit or a new store since), in no higher tier. Returns its
+    /// footprint when removed, nil when it was left (or is gone already: another remover).
+    func removeCandidate(_ record: EvictionCandidates.Record, in shard: DirectoryHandle) -> Int64? {
+        var footprint: Int64 = 512, lastAccess = -Double.infinity, tier = CacheEntry.Kept.requested.tier
+        var names: [String] = []
+        for ext in CacheLayout.imageExtensions {
+            let name = record.key + "." + ext
+            guard let status = shard.status(name), status.isRegular else { continue }
+            names.append(name)
+            footprint = saturatingAdd(footprint, max(0, status.size))
+            lastAccess = max(lastAccess, status.modified)
+            if !status.ownerWritable { tier = CacheEntry.Kept.byproduct.tier }
+        }
+        if names.isEmpty {
+            guard let status = shard.status(record.key + ".meta"), status.isRegular else { return nil }
+            lastAccess = status.modified
+        }
+        guard lastAccess <= record.lastAccess, tier <= record.tier else { return nil }
+        guard shard.remove(record.key + ".meta") else { return nil }
+        for name in names { shard.remove(name) }
+        return footprint
     }
 
     /// The running total in `v1/usage`; nil when it is missing, not a regular file, or not a number
@@ -39,10 +165,16 @@ extension DiskCache {
 
     /// Rewritten in place (under the lock), not by rename: it is a hint that every full scan corrects,
     /// and a new inode per store costs more than the store's own metadata.
-    func writeUsage(_ total: Int64, _ version: DirectoryHandle) {
+    /// `padding`: the width the number is padded to with spaces (`scanMarkPadding` marks a scan).
+    @discardableResult
+    func writeUsage(_ total: Int64, _ version: DirectoryHandle, padding: Int = 20) -> Bool {
         let text = String(min(max(total, 0), DiskCache.usageLimit))
-        version.overwrite(Array((text + String(repeating: " ", count: max(0, 20 - text.count)) + "\n").utf8), at: CacheLayout.usageFile)
+        return version.overwrite(Array((text + String(repeating: " ", count: max(0, padding - text.count)) + "\n").utf8),
+                                 at: CacheLayout.usageFile)
     }
+
+    /// The padding of a total written at the start of a candidate scan (`rebuildCandidates`).
+    static let scanMarkPadding = 21
 
     /// The total footprint, from names and file sizes only (`CacheScan`: no `.meta` is read).
     func scanTotal(_ version: DirectoryHandle) -> Int64 {

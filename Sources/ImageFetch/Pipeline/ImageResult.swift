@@ -43,6 +43,8 @@ public struct ImageResult: Sendable {
     public var staleReason: String? = nil
     /// Served within a stale-while-revalidate window: `ImagePipeline.revalidate` should follow.
     public var needsRevalidation = false
+    /// What the cache's size limit evicted to make room for this result's entries (none for a hit).
+    public var evicted = CacheRemoval()
 }
 
 extension ImageResult {

@@ -41,8 +41,9 @@ enum GetCommand {
         }
 
         let remote = try settings.remote?.remoteCache()
-        let pipeline = Pipelines.make(settings, remote: remote)
+        let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
         let outcome = await pipeline.retrieve(settings.request(for: source))
+        defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
         switch outcome {
         case .failure(let failure):
             Report.failure(failure, source: source.description, settings: settings)
@@ -52,6 +53,8 @@ enum GetCommand {
                 Console.errorLine("\(source.description): \(problem)")
                 return .failed
             }
+            // The cache ends within its limit (another process's store may have left it over).
+            result.evicted.add(pipeline.cache.fitLimit())
             // The image is out; its upload (if any) is waited for, its failure a warning of the record.
             if let remote, let timeout = settings.remote?.timeout {
                 result.warnings += await remote.uploader.finish(timeout: timeout)
@@ -79,7 +82,8 @@ enum GetCommand {
             }
         }
         let remote = try settings.remote?.remoteCache()
-        let pipeline = Pipelines.make(settings, remote: remote)
+        let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
+        defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
         var failed = 0, notCached = 0, cacheErrors = 0
         for (index, source) in sources.enumerated() {
             let outcome = await pipeline.retrieve(settings.request(for: source))
@@ -98,6 +102,7 @@ enum GetCommand {
         if let remote, let timeout = settings.remote?.timeout {
             Report.warnings(await remote.uploader.finish(timeout: timeout), settings: settings)
         }
+        pipeline.cache.fitLimit()
         if failed > 0 { return failed == notCached ? .notCached : .failed }
         return cacheErrors > 0 ? .cacheUnusable : .ok
     }
@@ -125,8 +130,12 @@ enum GetCommand {
 
 /// Builds the pipeline a command runs: the disk cache, the loader (libcurl on demand), libvips on demand.
 enum Pipelines {
-    static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil) -> ImagePipeline {
-        ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit),
+    /// `deferredScans`: a store never scans the whole cache (`get`, which a loop runs again and again);
+    /// `BackgroundScan.startIfWanted` then runs the scan in another process.
+    static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil,
+                     deferredScans: Bool = false) -> ImagePipeline {
+        ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit,
+                                            deferredScans: deferredScans),
                            network: settings.lowDataMode.network, limits: limits, maxFrames: settings.maxFrames, remote: remote)
     }
 }
@@ -158,6 +167,10 @@ enum Report {
         var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
         if let file { line += ", written to \(ListParser.quoted(file, limit: 300, marks: false))" }
         if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
+        if result.evicted.count > 0 {
+            let n = result.evicted.count
+            line += ", evicted \(n) entr\(n == 1 ? "y" : "ies") (\(Formatting.size(result.evicted.bytes))) to stay within the cache's size limit"
+        }
         return line
     }
 
