@@ -195,4 +195,31 @@ final class DiskCacheEvictionTests: XCTestCase {
         XCTAssertLessThanOrEqual(footprint(cache), limit)
         XCTAssertEqual(cache.fitLimit().count, 0, "nothing more once it fits")
     }
+
+    /// 8 writers store into one small cache at once (by-products and outputs asked for, lists used
+    /// up and rebuilt by several stores at a time, exact evictions beside stores in flight): the
+    /// running total never counts less than the cache holds, and the cache ends within its limit.
+    func testConcurrentStoresKeepTheRunningTotalAtLeastWhatTheCacheHolds() throws {
+        for round in 0..<6 {
+            let limit: Int64 = 24 * (3000 + 512)
+            let cache = makeCache(sizeLimit: limit)
+            let done = DispatchGroup()
+            for writer in 0..<8 {
+                done.enter()
+                Thread.detachNewThread {
+                    for i in 0..<30 {
+                        _ = try? Self.store(cache, Self.key("w\(round)-\(writer)-\(i)"), size: 2000 + (writer * 131 + i * 17) % 2000,
+                                            kept: i % 2 == 0 ? .byproduct : .requested)
+                    }
+                    done.leave()
+                }
+            }
+            done.wait()
+            let version = try XCTUnwrap(try cache.openVersion())
+            let usage = try XCTUnwrap(cache.readUsage(version)?.total)
+            let held = cache.scanTotal(version)
+            XCTAssertGreaterThanOrEqual(usage, held, "round \(round): the total counts at least what is there")
+            XCTAssertLessThanOrEqual(held, limit, "round \(round): within the limit once every store returned")
+        }
+    }
 }

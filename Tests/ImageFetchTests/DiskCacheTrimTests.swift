@@ -37,7 +37,7 @@ final class DiskCacheTrimTests: XCTestCase {
     }
 
     private func usage(_ cache: DiskCache) -> String {
-        (try? String(contentsOfFile: cache.root + "/usage", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        (try? String(contentsOfFile: cache.root + "/usage", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? ""
     }
 
     /// The candidate list's inode: a new one each time a scan replaces the list.

@@ -155,11 +155,12 @@ extension DiskCache {
     func rebuildCandidates(_ version: DirectoryHandle, needed: (Int64) -> Int64, keeping key: String?) -> Int64? {
         // `keeping`: the entry being stored, which this store must not remove.
         guard let scan = CacheScan(root: root) else { return nil }
-        // The total is rewritten one byte longer (its value unchanged, old readers unaffected): any
-        // store or eviction during the scan rewrites it at its usual length, which the end sees.
-        let marked: Bool = version.withLock(CacheLayout.lockFile) {
-            guard let usage = readUsage(version), !writesInFlight(version) else { return false }
-            return writeUsage(usage, version, padding: DiskCache.scanMarkPadding)
+        // The generation of the total when the scan starts, when the scan may replace the total: a
+        // store counted before this point and still in flight (its temporary file in `v1/tmp`, or its
+        // image renamed and its metadata not yet, an orphan the scan sees) rules it out.
+        let start: Usage? = version.withLock(CacheLayout.lockFile) {
+            let current = readUsage(version)
+            return current?.generation == nil || writesInFlight(version) ? nil : current
         }
         var orphans = false
         let recent = FileSystem.now() - DiskCache.inFlightAge
@@ -187,16 +188,15 @@ extension DiskCache {
               let staged = try? version.stage(file, in: temporary, sync: false) else { return total }
         version.withLock(CacheLayout.lockFile) {
             version.commit(staged, from: temporary, to: CacheLayout.candidatesFile)
-            // The scan's count replaces the running total only when no store or eviction changed the
-            // total while it ran (the file is unchanged) and no write was in flight (stores count
-            // before they write: a temporary file, or an image whose metadata is not yet renamed,
-            // is a store the total counts and the scan may have missed). Else the total stays: it
-            // never counts too little.
-            // (Without a total to mark: when still none, the scan's count is all there is.)
-            let unchanged = marked ? version.status(CacheLayout.usageFile)?.size == Int64(DiskCache.scanMarkPadding + 1)
-                                   : readUsage(version) == nil
-            if unchanged && !orphans && !writesInFlight(version) {
-                writeUsage(total, version)
+            // The scan's count replaces the total only when no store or eviction wrote it while the
+            // scan ran (the same generation) and no store was in flight when it started (above) or
+            // seen half-committed by it (`orphans`). Else the total stays: it never counts too little.
+            // (Without a total at all, the scan's count is all there is.)
+            let current = readUsage(version)
+            if let start, current == start, !orphans {
+                replaceUsage(total, after: current, version)
+            } else if current == nil {
+                replaceUsage(total, after: nil, version)
             }
         }
         return total

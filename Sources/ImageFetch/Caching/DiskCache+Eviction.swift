@@ -15,7 +15,8 @@ import Synchronization
 extension DiskCache {
     var usagePath: String { root + "/" + CacheLayout.usageFile }
     var lockPath: String { root + "/" + CacheLayout.lockFile }
-    /// The largest total `v1/usage` may hold; anything else there is ignored (and recounted).
+    /// The largest total `v1/usage` may hold (`DiskCache+Usage.swift`); anything else there is
+    /// ignored (and recounted).
     static let usageLimit: Int64 = 1 << 62
     /// Candidates deleted under one hold of the lock.
     static let batchSize = 32
@@ -31,7 +32,8 @@ extension DiskCache {
         // The running total is shared by every process using the directory: re-read and update it
         // under the lock on each write, so one process sees another's writes.
         return version.withLock(CacheLayout.lockFile) {
-            let updated = (readUsage(version) ?? scanTotal(version)).saturatingAdd(bytes)
+            let current = readUsage(version)
+            let updated = (current?.total ?? scanTotal(version)).saturatingAdd(bytes)
             // A list would delete outputs asked for while this newer by-product stays: it is cut to
             // its by-products (its count rewritten), so the store that uses them up lists again.
             if kept == .byproduct, let header = candidateHeader(version), header.firstRequested < header.count {
@@ -39,10 +41,10 @@ extension DiskCache {
                               at: CacheLayout.candidatesFile, offset: EvictionCandidates.countOffset)
             }
             guard updated > limit else {
-                writeUsage(updated, version)
+                replaceUsage(updated, after: current, version)
                 return (true, CacheRemoval())
             }
-            let batch = evictBatch(toFit: limit, usage: updated, keeping: key, in: version)
+            let batch = evictBatch(toFit: limit, usage: updated, after: current, keeping: key, in: version)
             return (batch.fits, batch.removal)
         }
     }
@@ -55,18 +57,18 @@ extension DiskCache {
     public func fitLimit() -> CacheRemoval {
         guard let version = (try? openVersion()) ?? nil else { return CacheRemoval() }
         defer { flushEvictionTotals(version) }
-        guard let limit = sizeLimit, let usage = readUsage(version), usage > limit else { return CacheRemoval() }
+        guard let limit = sizeLimit, let usage = readTotal(version), usage > limit else { return CacheRemoval() }
         return evictIncrementally(toFit: limit, keeping: nil, in: version)
     }
 
     /// One batch, with the lock held: deletes up to `batchSize` candidates from the cursor on until
-    /// `usage` fits `limit`, and writes the total and the cursor. `exhausted`: the list is used up
-    /// (or void) and the cache does not fit.
-    func evictBatch(toFit limit: Int64, usage total: Int64, keeping key: String?,
+    /// `usage` fits `limit`, and writes the total (when it is not `current`'s, the record read) and
+    /// the cursor. `exhausted`: the list is used up (or void) and the cache does not fit.
+    func evictBatch(toFit limit: Int64, usage total: Int64, after current: Usage?, keeping key: String?,
                     in version: DirectoryHandle) -> (fits: Bool, exhausted: Bool, removal: CacheRemoval) {
         var usage = total
         guard var (header, records) = candidateBatch(version, limit: DiskCache.batchSize) else {
-            writeUsage(max(0, usage), version)
+            if usage != current?.total { replaceUsage(max(0, usage), after: current, version) }
             return (usage <= limit, usage > limit, CacheRemoval())
         }
         var batch = CacheRemoval()
@@ -95,7 +97,7 @@ extension DiskCache {
             version.patch(Array(EvictionCandidates.digits(header.cursor).utf8), at: CacheLayout.candidatesFile,
                           offset: EvictionCandidates.cursorOffset)
         }
-        writeUsage(max(0, usage), version)
+        if usage != current?.total { replaceUsage(max(0, usage), after: current, version) }
         addEvictionTotals(batch, version)
         return (usage <= limit, exhausted, batch)
     }
@@ -108,9 +110,9 @@ extension DiskCache {
         var scans = 0
         while true {
             let (fits, exhausted) = version.withLock(CacheLayout.lockFile) { () -> (Bool, Bool) in
-                guard let usage = readUsage(version) else { return (false, true) }
-                guard usage > limit else { return (true, false) }
-                let batch = evictBatch(toFit: limit, usage: usage, keeping: key, in: version)
+                guard let current = readUsage(version) else { return (false, true) }
+                guard current.total > limit else { return (true, false) }
+                let batch = evictBatch(toFit: limit, usage: current.total, after: current, keeping: key, in: version)
                 removal.add(batch.removal)
                 return (batch.fits, batch.exhausted)
             }
@@ -152,33 +154,6 @@ extension DiskCache {
         guard shard.remove(record.key + ".meta") else { return nil }
         for name in names { shard.remove(name) }
         return footprint
-    }
-
-    /// The running total in `v1/usage`; nil when it is missing, not a regular file, or not a number
-    /// in 0...`usageLimit` (it is then recounted, never trusted).
-    func readUsage(_ version: DirectoryHandle) -> Int64? {
-        guard let (bytes, _) = try? version.read(CacheLayout.usageFile), bytes.count <= 64 else { return nil }
-        let text = String(decoding: bytes.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }, as: UTF8.self)
-        guard let value = Int64(text), (0...DiskCache.usageLimit).contains(value) else { return nil }
-        return value
-    }
-
-    /// Rewritten in place (under the lock), not by rename: it is a hint that every full scan corrects,
-    /// and a new inode per store costs more than the store's own metadata.
-    /// `padding`: the width the number is padded to with spaces (`scanMarkPadding` marks a scan).
-    @discardableResult
-    func writeUsage(_ total: Int64, _ version: DirectoryHandle, padding: Int = 20) -> Bool {
-        let text = String(min(max(total, 0), DiskCache.usageLimit))
-        return version.overwrite(Array((text + String(repeating: " ", count: max(0, padding - text.count)) + "\n").utf8),
-                                 at: CacheLayout.usageFile)
-    }
-
-    /// The padding of a total written at the start of a candidate scan (`rebuildCandidates`).
-    static let scanMarkPadding = 21
-
-    /// The total footprint, from names and file sizes only (`CacheScan`: no `.meta` is read).
-    func scanTotal(_ version: DirectoryHandle) -> Int64 {
-        CacheScan(root: root)?.total() ?? 0
     }
 }
 

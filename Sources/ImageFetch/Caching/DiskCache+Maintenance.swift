@@ -54,7 +54,7 @@ extension DiskCache {
             return count
         }
         cleanTemporaryFiles(olderThan: 0, in: version)
-        writeUsage(0, version)
+        version.withLock(CacheLayout.lockFile) { replaceUsage(0, after: readUsage(version), version) }
         return count
     }
 

@@ -38,7 +38,8 @@ extension DiskCache {
             at += DiskCache.sampleShards
             sample.sort(by: CandidateHeap.before)
             let fits: Bool = version.withLock(CacheLayout.lockFile) {
-                guard var usage = readUsage(version) else { return false }
+                guard let current = readUsage(version) else { return false }
+                var usage = current.total
                 var batch = CacheRemoval()
                 for record in sample where usage > limit {
                     guard let shard = try? version.subdirectory(shardName(record.key)),
@@ -47,7 +48,7 @@ extension DiskCache {
                     batch.count += 1
                     batch.bytes = saturatingAdd(batch.bytes, max(0, footprint - 512))
                 }
-                writeUsage(max(0, usage), version)
+                if batch.count > 0 { replaceUsage(max(0, usage), after: current, version) }
                 addEvictionTotals(batch, version)
                 removal.add(batch)
                 return usage <= limit

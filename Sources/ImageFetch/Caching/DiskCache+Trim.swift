@@ -29,17 +29,22 @@ extension DiskCache {
         version.withLock(CacheLayout.lockFile) {
             var removal = CacheRemoval()
             guard let scan = CacheScan(root: root) else { return removal }
+            // Stores counted before the lock was taken may still be committing while it is held: their
+            // temporary files are there now, or the scan sees their images without metadata.
+            var settle = Settlement(inFlight: writesInFlight(version))
+            let recent = FileSystem.now() - DiskCache.inFlightAge
+            let orphan: (Double) -> Void = { if $0 >= recent { settle.inFlight = true } }
             // An entry touched by a hit between the two passes is not removed; a further round
             // (rare) then takes the next oldest, so the cache always ends within the limit.
             for _ in 0..<4 {
                 var total: Int64 = 0
                 var ages: [(rank: Double, footprint: Int64)] = []
-                scan.forEachEntry { _, e in
+                scan.forEachEntry(orphan: orphan) { _, e in
                     total = saturatingAdd(total, e.footprint)
                     if e.key != key { ages.append((e.rank, e.footprint)) }
                 }
                 guard total > limit else {
-                    settleUsage(total, removed: removal, version)
+                    settle.write(total, removed: removal, self, version)
                     addEvictionTotals(removal, version)
                     return removal
                 }
@@ -56,7 +61,7 @@ extension DiskCache {
                 ages = []
                 var tieBudget = total - limit - olderBytes
                 var remaining = total
-                scan.forEachEntry { shard, e in
+                scan.forEachEntry(orphan: orphan) { shard, e in
                     guard e.key != key, e.rank <= cutoff else { return }
                     if e.rank == cutoff {
                         guard tieBudget > 0 else { return }
@@ -69,29 +74,33 @@ extension DiskCache {
                     removal.bytes = saturatingAdd(removal.bytes, max(0, e.footprint - 512))
                 }
                 if remaining <= limit {
-                    settleUsage(max(0, remaining), removed: removal, version)
+                    settle.write(max(0, remaining), removed: removal, self, version)
                     addEvictionTotals(removal, version)
                     return removal
                 }
             }
-            settleUsage(scan.total(), removed: removal, version)
+            settle.write(scan.total(), removed: removal, self, version)
             addEvictionTotals(removal, version)
             return removal
         }
     }
 }
 
-extension DiskCache {
-    /// After an exact eviction (under the lock): the scanned total, unless a store counted before
-    /// writing is still in flight (the scan may have missed it): the total then only loses what
-    /// was removed, never going below the scan's count.
-    func settleUsage(_ scanned: Int64, removed: CacheRemoval, _ version: DirectoryHandle) {
-        guard writesInFlight(version), let usage = readUsage(version) else {
-            writeUsage(scanned, version)
+/// How an exact eviction (`evict(toFit:)`, under the lock) sets the total when it ends.
+struct Settlement {
+    /// A store counted before the lock was taken was still committing during the scan (the scan may
+    /// have missed it): the total then only loses what was removed, never going below the scan's count.
+    /// Else (no store can be counted while the lock is held) the scan's count is exact.
+    var inFlight: Bool
+
+    func write(_ scanned: Int64, removed: CacheRemoval, _ cache: DiskCache, _ version: DirectoryHandle) {
+        let current = cache.readUsage(version)
+        guard inFlight, let current else {
+            cache.replaceUsage(scanned, after: current, version)
             return
         }
         let removedFootprint = removed.bytes.saturatingAdd(Int64(removed.count) * 512)
-        writeUsage(max(scanned, usage - removedFootprint), version)
+        cache.replaceUsage(max(scanned, current.total - removedFootprint), after: current, version)
     }
 }
 
