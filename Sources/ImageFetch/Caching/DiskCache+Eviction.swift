@@ -10,8 +10,23 @@ import Synchronization
 /// a store of ordinary size. When the list is used up (or void), the store rebuilds it by a scan that
 /// holds no lock, so the stores of other processes go on meanwhile; with `deferredScans` (`get`) it
 /// evicts from a sample instead and the scan runs in another process (`DiskCache+Sampling.swift`).
-/// A crash anywhere leaves a valid cache: entries go metadata first, the list is replaced by rename,
-/// a store is counted before its commit, and a stale cursor or total only makes the next store do more.
+///
+/// The total (`DiskCache+Usage.swift`) never counts less than the cache holds, so a command that
+/// ends with the total at or under the limit (`fitLimit`) ends with the cache so. Each writer keeps
+/// that: a store is counted before its commit; a removal subtracts what it deleted, after deleting
+/// it; a count by a scan replaces the total only when exact (a candidate scan: no write of the total
+/// between its start and its end, by the generation; an exact eviction: it holds the lock, so only
+/// stores counted before it took the lock can commit meanwhile; either way, no such store in flight).
+/// What a process killed anywhere (kill -9, an OOM kill) leaves:
+/// - a store killed after its count: a temporary file in `v1/tmp` or an image without metadata, never
+///   an entry, and a total too high by its footprint; such a file younger than `inFlightAge` also
+///   keeps every scan's count from replacing the total, so the excess stays until an hour has passed;
+/// - an eviction killed in a batch: entries gone (metadata first, so none half-removed is served),
+///   the total and the cursor not yet written: too high, and listed records already gone are skipped;
+/// - a scan killed: the old list (replaced only by rename), or the new one with the total untouched.
+/// So the next command's store or `fitLimit` sees the cache over its limit whenever it is, and evicts.
+/// A power loss can also lose the last writes of the total (nothing is fsynced by default): it may
+/// then count too little until the next candidate scan's exact count replaces it.
 extension DiskCache {
     var usagePath: String { root + "/" + CacheLayout.usageFile }
     var lockPath: String { root + "/" + CacheLayout.lockFile }
