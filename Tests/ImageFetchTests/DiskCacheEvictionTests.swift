@@ -165,10 +165,18 @@ final class DiskCacheEvictionTests: XCTestCase {
         var bad = line
         bad[3] = UInt8(ascii: "G")
         XCTAssertNil(EvictionCandidates.parseRecords(bad), "a key that is not lowercase hex")
-        var huge = Array(line.prefix(67)) + Array("ffffffffffffffff".utf8) + Array(line.suffix(18))
+        var huge = Array(line.prefix(67)) + Array("ffffffffffffffff".utf8) + Array(line.suffix(23))
         XCTAssertNil(EvictionCandidates.parseRecords(huge), "a footprint out of bounds")
-        huge = Array(line.prefix(84)) + Array(EvictionCandidates.hex16(Double.nan.bitPattern).utf8) + [10]
+        huge = Array(line.prefix(84)) + Array(EvictionCandidates.hex16(Double.nan.bitPattern).utf8) + Array(line.suffix(6))
         XCTAssertNil(EvictionCandidates.parseRecords(huge), "an access time that is not a time")
+        let named = EvictionCandidates.Record(key: r.key, tier: 2, footprint: 9, lastAccess: 5, ext: "webp")
+        XCTAssertEqual(EvictionCandidates.parseRecords(EvictionCandidates.encode(named)), [named], "the image's extension")
+        XCTAssertEqual(named.imageNames, [r.key + ".webp"], "a removal looks up that image only")
+        XCTAssertEqual(r.imageNames.count, CacheLayout.imageExtensions.count, "no extension: every one")
+        for planted in ["exe-", "j/g-", "../."] {
+            let text = String(decoding: EvictionCandidates.encode(named), as: UTF8.self).replacingOccurrences(of: " webp\n", with: " \(planted)\n")
+            XCTAssertNil(EvictionCandidates.parseRecords(Array(text.utf8)), "an extension that is not an image's: \(planted)")
+        }
     }
 
     func testTheKeptFieldRoundTripsAndOldMetadataIsAskedFor() {

@@ -7,11 +7,13 @@ import Glibc
 /// store over the limit deletes a few of them instead of scanning the cache.
 ///
 /// ```
-/// imgfetch-evict 1 <cursor> <count> <first requested>\n      a 56-byte header, numbers 12 digits
-/// <key> <tier> <footprint> <last access>\n                   count records of 101 bytes
+/// imgfetch-evict 2 <cursor> <count> <first requested>\n      a 56-byte header, numbers 12 digits
+/// <key> <tier> <footprint> <last access> <extension>\n       count records of 106 bytes
 /// ```
 /// Footprint and last access are 16 hex digits (the access time is a `Double`'s bit pattern, so it
-/// compares exactly with the image's mtime). The cursor (records before it are gone) is rewritten in
+/// compares exactly with the image's mtime); the extension is the image file's, padded with `-` to
+/// 4 (`----`: not one image file, every extension is tried), so that a removal looks up two names,
+/// not one per image format. The cursor (records before it are gone) is rewritten in
 /// place under the cache's lock, and so is the count when a newer by-product cuts the list to its
 /// by-products; the file itself is replaced by rename, so it is one scan's list.
 ///
@@ -26,11 +28,33 @@ struct EvictionCandidates {
         var tier: UInt8
         var footprint: Int64
         var lastAccess: Double
+        /// The image file's extension; "" when unknown (every image extension is tried).
+        var ext: String = ""
+
+        /// The record of a scanned entry.
+        init(key: String, tier: UInt8, footprint: Int64, lastAccess: Double, ext: String = "") {
+            self.key = key
+            self.tier = tier
+            self.footprint = footprint
+            self.lastAccess = lastAccess
+            self.ext = ext
+        }
+
+        init(_ e: CacheScan.Entry) {
+            let ext = e.dataNames.count == 1 ? e.dataNames[0].split(separator: ".").last.map(String.init) ?? "" : ""
+            self.init(key: e.key, tier: e.tier, footprint: e.footprint, lastAccess: e.lastAccess,
+                      ext: ext.utf8.count <= 4 && CacheLayout.imageExtensions.contains(ext) ? ext : "")
+        }
+
+        /// The image files a removal looks for.
+        var imageNames: [String] {
+            ext.isEmpty ? CacheLayout.imageExtensions.map { key + "." + $0 } : [key + "." + ext]
+        }
     }
 
-    static let magic = "imgfetch-evict 1 "
+    static let magic = "imgfetch-evict 2 "
     static let headerSize = 56
-    static let recordSize = 101
+    static let recordSize = 106
     /// At most this many records (a 6.6 MB file): a cycle that needs more scans again sooner.
     static let maxCandidates = 65_536
 
@@ -77,7 +101,8 @@ struct EvictionCandidates {
 
     static func encode(_ r: Record) -> [UInt8] {
         var line = r.key + " " + String(r.tier) + " "
-        line += hex16(UInt64(max(0, r.footprint))) + " " + hex16(r.lastAccess.bitPattern) + "\n"
+        line += hex16(UInt64(max(0, r.footprint))) + " " + hex16(r.lastAccess.bitPattern) + " "
+        line += r.ext + String(repeating: "-", count: max(0, 4 - r.ext.utf8.count)) + "\n"
         return Array(line.utf8)
     }
 
@@ -88,25 +113,43 @@ struct EvictionCandidates {
 
     /// The records in `bytes` (a whole number of them); nil when any does not parse.
     static func parseRecords(_ bytes: [UInt8]) -> [Record]? {
-        guard bytes.count % recordSize == 0 else { return nil }
+        guard let batch = RecordBatch(bytes) else { return nil }
         var out: [Record] = []
-        out.reserveCapacity(bytes.count / recordSize)
-        var at = 0
-        while at < bytes.count {
-            let line = bytes[at..<(at + recordSize)]
-            at += recordSize
+        out.reserveCapacity(batch.count)
+        for i in 0..<batch.count {
+            guard let record = batch.record(i) else { return nil }
+            out.append(record)
+        }
+        return out
+    }
+
+    /// Records as read, each parsed when it is needed (a store usually needs one of a batch).
+    struct RecordBatch {
+        let bytes: [UInt8]
+        var count: Int { bytes.count / recordSize }
+
+        /// nil unless `bytes` is a whole number of records.
+        init?(_ bytes: [UInt8]) {
+            guard bytes.count % recordSize == 0 else { return nil }
+            self.bytes = bytes
+        }
+
+        /// Record `i`; nil when it does not parse.
+        func record(_ i: Int) -> Record? {
+            let line = bytes[(i * recordSize)..<((i + 1) * recordSize)]
             let key = String(decoding: line.prefix(64), as: UTF8.self)
             let b = line.startIndex
-            guard CacheLayout.isKey(key), line[b + 64] == 32, line[b + 66] == 32, line[b + 83] == 32, line[b + 100] == 10,
+            let ext = String(decoding: line[(b + 101)..<(b + 105)].filter { $0 != UInt8(ascii: "-") }, as: UTF8.self)
+            guard CacheLayout.isKey(key), line[b + 64] == 32, line[b + 66] == 32, line[b + 83] == 32, line[b + 100] == 32,
+                  line[b + 105] == 10, ext.isEmpty || CacheLayout.imageExtensions.contains(ext),
                   let tier = UInt8(String(decoding: line[(b + 65)...(b + 65)], as: UTF8.self)), tier <= 9,
                   let footprint = UInt64(String(decoding: line[(b + 67)..<(b + 83)], as: UTF8.self), radix: 16),
                   let access = UInt64(String(decoding: line[(b + 84)..<(b + 100)], as: UTF8.self), radix: 16),
                   footprint <= UInt64(CacheEntry.maxBytes) + 512 else { return nil }
             let lastAccess = Double(bitPattern: access)
             guard CacheEntry.isTime(lastAccess) else { return nil }
-            out.append(Record(key: key, tier: tier, footprint: Int64(footprint), lastAccess: lastAccess))
+            return Record(key: key, tier: tier, footprint: Int64(footprint), lastAccess: lastAccess, ext: ext)
         }
-        return out
     }
 }
 
@@ -130,7 +173,7 @@ extension DiskCache {
     }
 
     /// The header and up to `limit` records from its cursor on; nil when the list is absent or void.
-    func candidateBatch(_ version: DirectoryHandle, limit: Int) -> (EvictionCandidates, [EvictionCandidates.Record])? {
+    func candidateBatch(_ version: DirectoryHandle, limit: Int) -> (EvictionCandidates, EvictionCandidates.RecordBatch)? {
         guard let (bytes, fileSize) = version.read(CacheLayout.candidatesFile, offset: 0, count: EvictionCandidates.headerSize),
               let header = EvictionCandidates.parseHeader(bytes, size: fileSize) else { return nil }
         guard let records = candidateRecords(version, header, limit: limit) else { return nil }
@@ -138,13 +181,13 @@ extension DiskCache {
     }
 
     /// Up to `limit` records from the cursor on; nil when the list is void (or changed size under us).
-    func candidateRecords(_ version: DirectoryHandle, _ header: EvictionCandidates, limit: Int) -> [EvictionCandidates.Record]? {
+    func candidateRecords(_ version: DirectoryHandle, _ header: EvictionCandidates, limit: Int) -> EvictionCandidates.RecordBatch? {
         let n = min(limit, header.count - header.cursor)
-        guard n > 0 else { return [] }
+        guard n > 0 else { return EvictionCandidates.RecordBatch([]) }
         let offset = EvictionCandidates.headerSize + header.cursor * EvictionCandidates.recordSize
         guard let (bytes, size) = version.read(CacheLayout.candidatesFile, offset: offset, count: n * EvictionCandidates.recordSize),
               EvictionCandidates.isPlausible(size: size, count: header.count) else { return nil }
-        return EvictionCandidates.parseRecords(bytes)
+        return EvictionCandidates.RecordBatch(bytes)
     }
 
     /// Scans the cache (names and stat, `CacheScan`) WITHOUT the lock and persists the candidates
@@ -173,7 +216,7 @@ extension DiskCache {
             // The entry being stored is listed too (the store skips it, the next may take it), but
             // does not count towards what this list frees.
             if e.key == key { keptFootprint = e.footprint }
-            heap.offer(EvictionCandidates.Record(key: e.key, tier: e.tier, footprint: e.footprint, lastAccess: e.lastAccess))
+            heap.offer(EvictionCandidates.Record(e))
         }
         var records = heap.sorted()
         let want = saturatingAdd(needed(total), keptFootprint)

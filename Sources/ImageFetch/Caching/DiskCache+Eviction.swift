@@ -91,8 +91,10 @@ extension DiskCache {
         // The entry being stored may be listed (a by-product listed by its own store's scan, or the
         // entry it replaces): it stays, and the cursor stops at it, so that the next store can take it.
         var kept: Int?
-        for record in records {
+        var void = false
+        for i in 0..<records.count {
             if usage <= limit { break }
+            guard let record = records.record(i) else { void = true; break }   // rebuilt by the next scan
             header.cursor += 1
             guard record.key != key else {
                 if kept == nil { kept = header.cursor - 1 }
@@ -105,10 +107,10 @@ extension DiskCache {
             batch.count += 1
             batch.bytes = saturatingAdd(batch.bytes, max(0, footprint - 512))
         }
-        let exhausted = header.cursor >= header.count && usage > limit
+        let exhausted = (void || header.cursor >= header.count) && usage > limit
         // Only when this store is done: a store going on to the next batch must get past it.
         if let kept, usage <= limit { header.cursor = kept }
-        if !records.isEmpty {
+        if records.count > 0 {
             version.patch(Array(EvictionCandidates.digits(header.cursor).utf8), at: CacheLayout.candidatesFile,
                           offset: EvictionCandidates.cursorOffset)
         }
@@ -140,7 +142,14 @@ extension DiskCache {
                 }
                 scans += 1
                 if scans > 2 { break }
-                rebuildCandidates(version, needed: { total in max(0, total - DiskCache.lowWater(of: limit)) }, keeping: key)
+                // One candidate scan at a time in a process: a store that finds another store's scan
+                // running waits for its list (sleeping, no lock) instead of scanning the cache again.
+                if listing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+                    rebuildCandidates(version, needed: { total in max(0, total - DiskCache.lowWater(of: limit)) }, keeping: key)
+                    listing.store(false, ordering: .releasing)
+                } else {
+                    while listing.load(ordering: .acquiring) { usleep(2000) }
+                }
             }
         }
         removal.add(evict(toFit: limit, keeping: key, in: version))
@@ -153,8 +162,7 @@ extension DiskCache {
     func removeCandidate(_ record: EvictionCandidates.Record, in shard: DirectoryHandle) -> Int64? {
         var footprint: Int64 = 512, lastAccess = -Double.infinity, tier = CacheEntry.Kept.requested.tier
         var names: [String] = []
-        for ext in CacheLayout.imageExtensions {
-            let name = record.key + "." + ext
+        for name in record.imageNames {
             guard let status = shard.status(name), status.isRegular else { continue }
             names.append(name)
             footprint = saturatingAdd(footprint, max(0, status.size))

@@ -29,7 +29,7 @@ extension DiskCache {
                 let name = shards[(start + i) % shards.count]
                 guard let shard = Directory(in: scan.root, name) else { continue }
                 for e in CacheScan.entries(in: shard, shardName: name) where e.key != key {
-                    sample.append(EvictionCandidates.Record(key: e.key, tier: e.tier, footprint: e.footprint, lastAccess: e.lastAccess))
+                    sample.append(EvictionCandidates.Record(e))
                 }
             }
             if at == 0 && sample.count * shards.count <= DiskCache.smallCache * min(DiskCache.sampleShards, shards.count) {

@@ -37,6 +37,8 @@ public final class DiskCache: ImageCaching, Sendable {
     public let deferredScans: Bool
     /// Set when a store evicted from a sample because the candidate list needs a new scan.
     public let scanWanted = Atomic<Bool>(false)
+    /// Set while a store of this process writes the candidate list (`evictIncrementally`).
+    let listing = Atomic<Bool>(false)
     /// Evictions of this process not yet added to `v1/evictions` (`DiskCache+EvictionTotals.swift`).
     let pendingEvictions = Atomic<Int>(0)
     let pendingEvictedBytes = Atomic<Int64>(0)
