@@ -79,16 +79,38 @@ final class CacheLayoutTests: XCTestCase {
         let entry = CacheEntry(key: key.rawValue, identity: "a", source: "a", variant: "original", format: "png",
                                width: 1, height: 1, bytes: 0, checksum: "", created: FileSystem.now(), expires: nil)
         try cache.store([1, 2, 3], entry: entry)
-        for planted in ["9223372036854775800", "-5", "x", String(repeating: "9", count: 100)] {
+        for planted in ["9223372036854775800", "-5", "x", String(repeating: "9", count: 100), "5 gx", "5 g-1", "5 g1 2", "5 7"] {
             FileSystem.overwrite(Array((planted + "\n").utf8), at: cache.usagePath)
             let version = try XCTUnwrap(try cache.openVersion())
             XCTAssertNil(cache.readUsage(version), planted)
             var other = entry
             other.key = CacheKey(source: .http("https://example.com/\(planted)"), processing: .original).rawValue
             try cache.store([4, 5], entry: other)  // no trap; the total is recounted
-            XCTAssertEqual(cache.readUsage(version), 2 * 512 + 5, planted)
+            XCTAssertEqual(cache.readTotal(version), 2 * 512 + 5, planted)
             cache.remove(other)
         }
+    }
+
+    /// `v1/usage` holds the total and its generation; a total alone (an older build's) is read.
+    func testUsageRecordCarriesAGenerationEachWriteAdvances() throws {
+        let cache = DiskCache(directory: temporaryDirectory() + "/cache", sizeLimit: 1 << 20)
+        let key = CacheKey(source: .http("https://example.com/g"), processing: .original)
+        let entry = CacheEntry(key: key.rawValue, identity: "g", source: "g", variant: "original", format: "png",
+                               width: 1, height: 1, bytes: 0, checksum: "", created: FileSystem.now(), expires: nil)
+        try cache.store([1, 2, 3], entry: entry)
+        let version = try XCTUnwrap(try cache.openVersion())
+        let first = try XCTUnwrap(cache.readUsage(version))
+        XCTAssertEqual(first.total, 515)
+        XCTAssertNotNil(first.generation)
+        var other = entry
+        other.key = CacheKey(source: .http("https://example.com/h"), processing: .original).rawValue
+        try cache.store([4], entry: other)
+        let second = try XCTUnwrap(cache.readUsage(version))
+        XCTAssertEqual(second.total, 515 + 513)
+        XCTAssertEqual(second.generation, first.generation.map { $0 + 1 })
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: cache.usagePath)).count, 43, "one fixed width")
+        FileSystem.overwrite(Array("1028                \n".utf8), at: cache.usagePath)
+        XCTAssertEqual(cache.readUsage(version), DiskCache.Usage(total: 1028, generation: nil), "an older build's total")
     }
 
     // MARK: - links

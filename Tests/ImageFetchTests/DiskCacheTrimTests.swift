@@ -37,10 +37,15 @@ final class DiskCacheTrimTests: XCTestCase {
     }
 
     private func usage(_ cache: DiskCache) -> String {
-        (try? String(contentsOfFile: cache.root + "/usage", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        (try? String(contentsOfFile: cache.root + "/usage", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? ""
     }
 
-    func testAFullCacheIsTrimmedToTheLowWaterMarkOncePerCycleAndNeverGoesOverTheLimit() throws {
+    /// The candidate list's inode: a new one each time a scan replaces the list.
+    private func candidatesInode(_ cache: DiskCache) -> UInt64? {
+        (try? FileManager.default.attributesOfItem(atPath: cache.root + "/evict"))?[.systemFileNumber] as? UInt64
+    }
+
+    func testAFullCacheIsScannedOncePerCycleAndNeverGoesOverTheLimit() throws {
         let entry: Int64 = 1000 + 512
         let limit = 50 * entry
         let cache = makeCache(sizeLimit: limit)
@@ -50,27 +55,29 @@ final class DiskCacheTrimTests: XCTestCase {
             FileSystem.touch(cache.dataPath(Self.key("fill-\(i)").rawValue, format: "png"), at: now - 10_000 + Double(i))
         }
         XCTAssertEqual(cache.allEntries().count, 50, "exactly full")
-        var trims = 0
-        var count = 50
+        var scans = 0
+        var inode: UInt64?
         for i in 0..<60 {
-            try Self.store(cache, "more-\(i)")
-            let after = cache.allEntries().count
-            if after < count + 1 {
-                trims += 1
-                XCTAssertLessThanOrEqual(Int64(after) * entry, DiskCache.lowWater(of: limit),
-                                         "a trim goes down to the low-water mark")
-            }
-            count = after
+            let stored = try cache.storeReporting((0..<1000).map { UInt8(truncatingIfNeeded: $0) },
+                                                  entry: CacheEntry(key: Self.key("more-\(i)").rawValue, identity: "m\(i)", source: "m\(i)",
+                                                                    variant: "original", format: "png", width: 1, height: 1, bytes: 0,
+                                                                    checksum: "", created: FileSystem.now(), expires: nil))
+            XCTAssertEqual(stored.evicted.count, 1, "store \(i) into a full cache evicts one entry of its size")
+            let now = candidatesInode(cache)
+            if now != inode { scans += 1; inode = now }
             XCTAssertLessThanOrEqual(footprint(cache), limit, "over the limit after store \(i)")
             XCTAssertNotNil(cache.lookup(Self.key("more-\(i)")), "the entry just stored stays")
         }
-        // 60 stores over a full cache of 50: one trim per 10 stores (80% of 50 = 40), not one per store.
-        XCTAssertGreaterThanOrEqual(trims, 5)
-        XCTAssertLessThanOrEqual(trims, 7, "trims: \(trims)")
+        // 60 stores over a full cache of 50: a scan lists 20% of the limit (10 entries), so one scan
+        // per 10 stores, not one per store.
+        XCTAssertGreaterThanOrEqual(scans, 5)
+        XCTAssertLessThanOrEqual(scans, 7, "scans: \(scans)")
         // Least recently used first: the oldest fill entries went, the newest stores stayed.
         XCTAssertNil(cache.lookup(Self.key("fill-0")))
         XCTAssertNotNil(cache.lookup(Self.key("more-59")))
-        XCTAssertEqual(usage(cache), String(footprint(cache)), "the usage total is exact after a trim")
+        XCTAssertEqual(usage(cache), String(footprint(cache)), "the usage total stays exact")
+        XCTAssertEqual(cache.evictionTotals().evictions, 60, "every eviction is counted")
+        XCTAssertEqual(cache.evictionTotals().evictedBytes, 60_000)
     }
 
     func testAUsageHintThatLiesIsCorrectedByAScan() throws {

@@ -33,6 +33,22 @@ public struct CacheEntry: Sendable, Equatable {
     public var shaped = false
     /// BlurHash, ThumbHash and mean colour of the image (`--placeholder`); nil until asked for once.
     public var placeholders: Placeholders? = nil
+    /// Why the entry is kept, which orders eviction (`DiskCache+Candidates.swift`). Default `requested`.
+    public var kept: Kept = .requested
+
+    /// Eviction takes the lowest tier first, least recently used first within a tier.
+    public enum Kept: String, Sendable, Comparable {
+        // A future `partial` (a resumable download) goes below `byproduct`: trimmed first.
+        /// A source's original kept beside the variant asked for (`--no-keep-original` not given):
+        /// it only saves a download when another size is asked for later.
+        case byproduct
+        /// An output that was asked for (a variant, or the original asked for as it is).
+        case requested
+
+        /// Eviction order: lower goes first. Also the digit the candidate list records.
+        public var tier: UInt8 { self == .byproduct ? 1 : 2 }
+        public static func < (a: Kept, b: Kept) -> Bool { a.tier < b.tier }
+    }
 
     public init(key: String, identity: String, source: String, variant: String, format: String, width: Int, height: Int,
                 bytes: Int64, checksum: String, created: Double, expires: Double?, etag: String? = nil,
@@ -113,6 +129,8 @@ extension CacheEntry {
         add("shaped", shaped ? "1" : nil)
         add("blurhash", placeholders?.blurhash); add("thumbhash", placeholders?.thumbhash)
         add("average_color", placeholders?.averageColorHex)
+        // Older builds ignore the field (and keep such an entry as any other).
+        add("kept", kept == .byproduct ? Kept.byproduct.rawValue : nil)
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -129,6 +147,7 @@ extension CacheEntry {
         var width: Int?, height: Int?, size: Int64?, checksum: String?, created: Double?
         var expires: Double?, etag: String?, lastModified: String?, mustRevalidate = false, shaped = false
         var blurhash: String?, thumbhash: String?, averageColor: String?
+        var kept = Kept.requested
         var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
@@ -165,6 +184,7 @@ extension CacheEntry {
             case 8 where name.elementsEqual("blurhash".utf8): blurhash = value
             case 9 where name.elementsEqual("thumbhash".utf8): thumbhash = value
             case 13 where name.elementsEqual("average_color".utf8): averageColor = value
+            case 4 where name.elementsEqual("kept".utf8): kept = Kept(rawValue: value) ?? .requested
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -188,6 +208,7 @@ extension CacheEntry {
         entry.shaped = shaped
         // Checked as they are read: a malformed value is dropped (computed again when asked for).
         entry.placeholders = Placeholders(blurhash: blurhash, thumbhash: thumbhash, averageColor: averageColor)
+        entry.kept = kept
         return entry
     }
 

@@ -11,6 +11,9 @@
 /// DIR/v1/partial/<key>.part     the first bytes of a download that ended early, to be resumed,
 /// DIR/v1/partial/<key>.pmeta    and what they are (`PartialSlot`)
 /// DIR/v1/usage, DIR/v1/lock     the size total (a hint) and the eviction lock
+/// DIR/v1/evict                  eviction candidates, oldest first (a hint, validated, rebuilt by a scan)
+/// DIR/v1/evictions              running totals of evictions (a hint)
+/// DIR/v1/scanning               marks a candidate scan in the background (stale after 2 minutes)
 /// DIR/v1/secret                 the per-cache secret of credential digests (with its own
 ///                               `.tmp-<pid>-<n>` in `v1/` while it is made)
 /// ```
@@ -32,8 +35,13 @@ public enum CacheLayout {
     static let temporaryDirectory = "tmp"
     static let usageFile = "usage"
     static let lockFile = "lock"
+    static let candidatesFile = "evict"
+    static let evictionTotalsFile = "evictions"
+    static let scanMarkerFile = "scanning"
     static let legacyModuleDirectory = "vips"
     static let secretFile = "secret"
+    /// The regular files of `v1/` besides the shards (each must be a regular file, never a link).
+    static let hintFiles: Set<String> = [usageFile, lockFile, secretFile, candidatesFile, evictionTotalsFile, scanMarkerFile]
 
     /// The extensions an entry's image may have (`ImageFormat.fileExtension`, or `img`).
     static let imageExtensions: Set<String> = Set(ImageFormat.allCases.map(\.fileExtension))

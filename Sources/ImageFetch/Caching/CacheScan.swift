@@ -5,7 +5,8 @@
 ///
 /// An entry is a `<key>.meta` with its image files `<key>.<ext>` in the shard directory `<key prefix 2>`:
 /// - footprint: the image files' sizes plus 512 bytes for the metadata (as `CacheEntry.footprint`);
-/// - last access: the newest image file's mtime (a metadata file without its image: the metadata's mtime).
+/// - last access: the newest image file's mtime (a metadata file without its image: the metadata's mtime);
+/// - tier: a by-product (`CacheEntry.Kept`) when an image file lacks the owner-write bit.
 /// Image files without metadata (a write in progress, an orphan) are not entries; names that are not
 /// a key, links and other non-regular files are skipped.
 struct CacheScan {
@@ -15,6 +16,9 @@ struct CacheScan {
         var lastAccess: Double
         /// Image file names, usually one.
         var dataNames: [String]
+        /// `CacheEntry.Kept.tier`, from the image's owner-write bit (no `.meta` is read): a
+        /// by-product's image is written without it.
+        var tier: UInt8 = CacheEntry.Kept.requested.tier
     }
 
     let root: Directory
@@ -26,10 +30,12 @@ struct CacheScan {
 
     /// Calls `body` for every entry, shard by shard (shards in order; entries in directory order), with the
     /// open shard directory (for removals relative to it).
-    func forEachEntry(_ body: (Directory, Entry) -> Void) {
+    /// `orphan` is called with the mtime of each image file without its metadata (a write in
+    /// progress between its two renames, or a leftover).
+    func forEachEntry(orphan: ((Double) -> Void)? = nil, _ body: (Directory, Entry) -> Void) {
         for shardName in root.sortedNames() where CacheScan.isShardName(shardName) {
             guard let shard = Directory(in: root, shardName) else { continue }
-            for entry in CacheScan.entries(in: shard, shardName: shardName) { body(shard, entry) }
+            for entry in CacheScan.entries(in: shard, shardName: shardName, orphan: orphan) { body(shard, entry) }
         }
     }
 
@@ -38,7 +44,7 @@ struct CacheScan {
     }
 
     /// The entries of one shard directory, in directory order.
-    static func entries(in shard: Directory, shardName: String) -> [Entry] {
+    static func entries(in shard: Directory, shardName: String, orphan: ((Double) -> Void)? = nil) -> [Entry] {
         var metas: [String] = []
         var data: [String: [String]] = [:]
         shard.forEachName { name in
@@ -58,12 +64,19 @@ struct CacheScan {
                 entry.footprint = saturatingAdd(entry.footprint, max(0, status.size))
                 entry.lastAccess = max(entry.lastAccess, status.modified)
                 entry.dataNames.append(name)
+                if !status.ownerWritable { entry.tier = CacheEntry.Kept.byproduct.tier }
             }
             if entry.dataNames.isEmpty {
                 guard let status = shard.status(key + ".meta"), status.isRegular else { continue }
                 entry.lastAccess = status.modified
             }
             out.append(entry)
+        }
+        if let orphan, data.count > metas.count {
+            let committed = Set(metas)
+            for (key, names) in data where !committed.contains(key) {
+                for name in names { if let status = shard.status(name) { orphan(status.modified) } }
+            }
         }
         return out
     }

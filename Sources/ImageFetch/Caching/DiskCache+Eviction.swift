@@ -1,52 +1,183 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
+/// The size limit, store by store. Every store adds its footprint to `v1/usage` under the cache's
+/// lock (a few microseconds). A store that takes the cache over its hard limit then deletes entries
+/// from the candidate list (`DiskCache+Candidates.swift`), `batchSize` at a time, each batch under
+/// the lock (the first in the same hold as its count), until the cache fits again: a few entries for
+/// a store of ordinary size. When the list is used up (or void), the store rebuilds it by a scan that
+/// holds no lock, so the stores of other processes go on meanwhile; with `deferredScans` (`get`) it
+/// evicts from a sample instead and the scan runs in another process (`DiskCache+Sampling.swift`).
+///
+/// The total (`DiskCache+Usage.swift`) never counts less than the cache holds, so a command that
+/// ends with the total at or under the limit (`fitLimit`) ends with the cache so. Each writer keeps
+/// that: a store is counted before its commit; a removal subtracts what it deleted, after deleting
+/// it; a count by a scan replaces the total only when exact (a candidate scan: no write of the total
+/// between its start and its end, by the generation; an exact eviction: it holds the lock, so only
+/// stores counted before it took the lock can commit meanwhile; either way, no such store in flight).
+/// What a process killed anywhere (kill -9, an OOM kill) leaves:
+/// - a store killed after its count: a temporary file in `v1/tmp` or an image without metadata, never
+///   an entry, and a total too high by its footprint; such a file younger than `inFlightAge` also
+///   keeps every scan's count from replacing the total, so the excess stays until an hour has passed;
+/// - an eviction killed in a batch: entries gone (metadata first, so none half-removed is served),
+///   the total and the cursor not yet written: too high, and listed records already gone are skipped;
+/// - a scan killed: the old list (replaced only by rename), or the new one with the total untouched.
+/// So the next command's store or `fitLimit` sees the cache over its limit whenever it is, and evicts.
+/// A power loss can also lose the last writes of the total (nothing is fsynced by default): it may
+/// then count too little until the next candidate scan's exact count replaces it.
 extension DiskCache {
     var usagePath: String { root + "/" + CacheLayout.usageFile }
     var lockPath: String { root + "/" + CacheLayout.lockFile }
-    /// The largest total `v1/usage` may hold; anything else there is ignored (and recounted).
+    /// The largest total `v1/usage` may hold (`DiskCache+Usage.swift`); anything else there is
+    /// ignored (and recounted).
     static let usageLimit: Int64 = 1 << 62
+    /// Candidates deleted under one hold of the lock.
+    static let batchSize = 32
 
-    /// Accounts for a write and, when the hard limit is exceeded, evicts least recently used entries
-    /// down to the low-water mark (`DiskCache+Trim.swift`).
-    /// The first write of a process reads `v1/usage` (or scans once when it is missing).
-    func recordWrite(_ bytes: Int64, keeping key: String, in version: DirectoryHandle) {
-        guard let limit = sizeLimit else { return }
+    /// Adds a write's footprint to the running total, before the write (`store`), and, when that
+    /// takes the cache over the limit, deletes a first batch of candidates in the same hold of the
+    /// lock (most stores need no other). Returns whether the cache then fits and what was evicted;
+    /// nil without a limit. The first write of a process reads `v1/usage` (or scans once when it is
+    /// missing).
+    func reserve(_ bytes: Int64, keeping key: String, kept: CacheEntry.Kept,
+                 in version: DirectoryHandle) -> (fits: Bool, evicted: CacheRemoval)? {
+        guard let limit = sizeLimit else { return nil }
         // The running total is shared by every process using the directory: re-read and update it
-        // under the lock on each write (a few microseconds), so one process sees another's writes.
-        let total: Int64 = version.withLock(CacheLayout.lockFile) {
-            let updated: Int64
-            if let shared = readUsage(version) {
-                updated = shared.saturatingAdd(bytes)
-            } else {
-                updated = scanTotal(version)  // already includes the entry just written
+        // under the lock on each write, so one process sees another's writes.
+        return version.withLock(CacheLayout.lockFile) {
+            let current = readUsage(version)
+            let updated = (current?.total ?? scanTotal(version)).saturatingAdd(bytes)
+            // A list would delete outputs asked for while this newer by-product stays: it is cut to
+            // its by-products (its count rewritten), so the store that uses them up lists again.
+            if kept == .byproduct, let header = candidateHeader(version), header.firstRequested < header.count {
+                version.patch(Array(EvictionCandidates.digits(max(header.cursor, header.firstRequested)).utf8),
+                              at: CacheLayout.candidatesFile, offset: EvictionCandidates.countOffset)
             }
-            writeUsage(updated, version)
-            return updated
+            guard updated > limit else {
+                replaceUsage(updated, after: current, version)
+                return (true, CacheRemoval())
+            }
+            let batch = evictBatch(toFit: limit, usage: updated, after: current, keeping: key, in: version)
+            return (batch.fits, batch.removal)
         }
-        if total > limit { evict(toFit: DiskCache.lowWater(of: limit), keeping: key, in: version) }
     }
 
-    /// The running total in `v1/usage`; nil when it is missing, not a regular file, or not a number
-    /// in 0...`usageLimit` (it is then recounted, never trusted).
-    func readUsage(_ version: DirectoryHandle) -> Int64? {
-        guard let (bytes, _) = try? version.read(CacheLayout.usageFile), bytes.count <= 64 else { return nil }
-        let text = String(decoding: bytes.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") }, as: UTF8.self)
-        guard let value = Int64(text), (0...DiskCache.usageLimit).contains(value) else { return nil }
-        return value
+    /// Evicts until the cache fits its limit when the running total says it does not (a store of
+    /// another process, or one killed before its eviction, may have left it over): what `get` and
+    /// `prefetch` run before they end, so the limit holds when a command ends. One small read when
+    /// the cache fits. Also records this process's evictions in the running totals.
+    @discardableResult
+    public func fitLimit() -> CacheRemoval {
+        guard let version = (try? openVersion()) ?? nil else { return CacheRemoval() }
+        defer { flushEvictionTotals(version) }
+        guard let limit = sizeLimit, let usage = readTotal(version), usage > limit else { return CacheRemoval() }
+        return evictIncrementally(toFit: limit, keeping: nil, in: version)
     }
 
-    /// Rewritten in place (under the lock), not by rename: it is a hint that every full scan corrects,
-    /// and a new inode per store costs more than the store's own metadata.
-    func writeUsage(_ total: Int64, _ version: DirectoryHandle) {
-        let text = String(min(max(total, 0), DiskCache.usageLimit))
-        version.overwrite(Array((text + String(repeating: " ", count: max(0, 20 - text.count)) + "\n").utf8), at: CacheLayout.usageFile)
+    /// One batch, with the lock held: deletes up to `batchSize` candidates from the cursor on until
+    /// `usage` fits `limit`, and writes the total (when it is not `current`'s, the record read) and
+    /// the cursor. `exhausted`: the list is used up (or void) and the cache does not fit.
+    func evictBatch(toFit limit: Int64, usage total: Int64, after current: Usage?, keeping key: String?,
+                    in version: DirectoryHandle) -> (fits: Bool, exhausted: Bool, removal: CacheRemoval) {
+        // Partial downloads go before any entry.
+        var usage = trimPartials(toFit: limit, usage: total, in: version)
+        guard var (header, records) = candidateBatch(version, limit: DiskCache.batchSize) else {
+            if usage != current?.total { replaceUsage(max(0, usage), after: current, version) }
+            return (usage <= limit, usage > limit, CacheRemoval())
+        }
+        var batch = CacheRemoval()
+        var shards: [String: DirectoryHandle] = [:]
+        // The entry being stored may be listed (a by-product listed by its own store's scan, or the
+        // entry it replaces): it stays, and the cursor stops at it, so that the next store can take it.
+        var kept: Int?
+        var void = false
+        for i in 0..<records.count {
+            if usage <= limit { break }
+            guard let record = records.record(i) else { void = true; break }   // rebuilt by the next scan
+            header.cursor += 1
+            guard record.key != key else {
+                if kept == nil { kept = header.cursor - 1 }
+                continue
+            }
+            let name = shardName(record.key)
+            if shards[name] == nil { shards[name] = try? version.subdirectory(name) }
+            guard let shard = shards[name], let footprint = removeCandidate(record, in: shard) else { continue }
+            usage -= footprint
+            batch.count += 1
+            batch.bytes = saturatingAdd(batch.bytes, max(0, footprint - 512))
+        }
+        let exhausted = (void || header.cursor >= header.count) && usage > limit
+        // Only when this store is done: a store going on to the next batch must get past it.
+        if let kept, usage <= limit { header.cursor = kept }
+        if records.count > 0 {
+            version.patch(Array(EvictionCandidates.digits(header.cursor).utf8), at: CacheLayout.candidatesFile,
+                          offset: EvictionCandidates.cursorOffset)
+        }
+        if usage != current?.total { replaceUsage(max(0, usage), after: current, version) }
+        addEvictionTotals(batch, version)
+        return (usage <= limit, exhausted, batch)
     }
 
-    /// The total footprint, from names and file sizes only (`CacheScan`: no `.meta` is read).
-    func scanTotal(_ version: DirectoryHandle) -> Int64 {
-        CacheScan(root: root)?.total() ?? 0
+    /// Deletes candidates in batches until the cache holds at most `limit` bytes; rebuilds the list
+    /// when it runs out. Falls back to the exact eviction (`evict(toFit:)`) when lists do not suffice
+    /// (entries used since they were listed), so the hard limit holds when the store returns.
+    func evictIncrementally(toFit limit: Int64, keeping key: String?, in version: DirectoryHandle) -> CacheRemoval {
+        var removal = CacheRemoval()
+        var scans = 0
+        while true {
+            let (fits, exhausted) = version.withLock(CacheLayout.lockFile) { () -> (Bool, Bool) in
+                guard let current = readUsage(version) else { return (false, true) }
+                guard current.total > limit else { return (true, false) }
+                let batch = evictBatch(toFit: limit, usage: current.total, after: current, keeping: key, in: version)
+                removal.add(batch.removal)
+                return (batch.fits, batch.exhausted)
+            }
+            if fits { return removal }
+            if exhausted {
+                if deferredScans, let sampled = evictFromSample(toFit: limit, keeping: key, in: version) {
+                    if !scanRunning(version) { scanWanted.store(true, ordering: .relaxed) }
+                    removal.add(sampled)
+                    return removal
+                }
+                scans += 1
+                if scans > 2 { break }
+                // One candidate scan at a time in a process: a store that finds another store's scan
+                // running waits for its list (sleeping, no lock) instead of scanning the cache again.
+                if listing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+                    rebuildCandidates(version, needed: { total in max(0, total - DiskCache.lowWater(of: limit)) }, keeping: key)
+                    listing.store(false, ordering: .releasing)
+                } else {
+                    while listing.load(ordering: .acquiring) { usleep(2000) }
+                }
+            }
+        }
+        removal.add(evict(toFit: limit, keeping: key, in: version))
+        return removal
+    }
+
+    /// Removes the listed entry when it is still what the scan saw: no more recently used (an image's
+    /// mtime newer than recorded: a hit or a new store since), in no higher tier. Returns its
+    /// footprint when removed, nil when it was left (or is gone already: another remover).
+    func removeCandidate(_ record: EvictionCandidates.Record, in shard: DirectoryHandle) -> Int64? {
+        var footprint: Int64 = 512, lastAccess = -Double.infinity, tier = CacheEntry.Kept.requested.tier
+        var names: [String] = []
+        for name in record.imageNames {
+            guard let status = shard.status(name), status.isRegular else { continue }
+            names.append(name)
+            footprint = saturatingAdd(footprint, max(0, status.size))
+            lastAccess = max(lastAccess, status.modified)
+            if !status.ownerWritable { tier = CacheEntry.Kept.byproduct.tier }
+        }
+        if names.isEmpty {
+            guard let status = shard.status(record.key + ".meta"), status.isRegular else { return nil }
+            lastAccess = status.modified
+        }
+        guard lastAccess <= record.lastAccess, tier <= record.tier else { return nil }
+        guard shard.remove(record.key + ".meta") else { return nil }
+        for name in names { shard.remove(name) }
+        return footprint
     }
 }
 

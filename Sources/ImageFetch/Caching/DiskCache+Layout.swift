@@ -75,8 +75,7 @@ extension DiskCache {
                 for file in partials.list() where !PartialSlot.isPartialName(file) { return path + "/" + file }
             } else if name == CacheLayout.legacyModuleDirectory {
                 guard version.status(name)?.isDirectory == true else { return path }
-            } else if name == CacheLayout.usageFile || name == CacheLayout.lockFile || name == CacheLayout.secretFile
-                        || CacheLayout.isTemporary(name) {
+            } else if CacheLayout.hintFiles.contains(name) || CacheLayout.isTemporary(name) {
                 guard version.status(name)?.isRegular == true else { return path }
             } else {
                 return path

@@ -55,7 +55,7 @@ extension DiskCache {
         }
         cleanTemporaryFiles(olderThan: 0, in: version)
         removePartials(all: true)
-        writeUsage(0, version)
+        version.withLock(CacheLayout.lockFile) { replaceUsage(0, after: readUsage(version), version) }
         return count
     }
 
@@ -95,6 +95,7 @@ extension DiskCache {
             removed.count += evicted.count
             removed.bytes = removed.bytes.saturatingAdd(evicted.bytes)
         }
+        flushEvictionTotals(version)
         cleanTemporaryFiles(olderThan: 3600, in: version)
         removePartials(all: false)
         return removed
@@ -161,6 +162,9 @@ extension DiskCache {
         public var originalBytes: Int64 = 0
         public var variants = 0
         public var variantBytes: Int64 = 0
+        /// Originals kept as by-products (`CacheEntry.Kept`), of `originals`.
+        public var byproducts = 0
+        public var byproductBytes: Int64 = 0
         public var expired = 0
         public var oldest: Double?
         public var newest: Double?
@@ -174,6 +178,7 @@ extension DiskCache {
             s.bytes = s.bytes.saturatingAdd(e.bytes)
             if e.isOriginal { s.originals += 1; s.originalBytes = s.originalBytes.saturatingAdd(e.bytes) }
             else { s.variants += 1; s.variantBytes = s.variantBytes.saturatingAdd(e.bytes) }
+            if e.kept == .byproduct { s.byproducts += 1; s.byproductBytes = s.byproductBytes.saturatingAdd(e.bytes) }
             if !e.isFresh(at: now) { s.expired += 1 }
             s.oldest = min(s.oldest ?? e.created, e.created)
             s.newest = max(s.newest ?? e.created, e.created)

@@ -16,8 +16,9 @@ import Synchronization
 ///   bounded, no symbolic link inside it is followed (every file is reached relative to a directory
 ///   descriptor, see `DirectoryHandle`), and only files named as entries (`CacheLayout`) are removed.
 /// - Last access is the image file's mtime, set at most once a minute per entry on a hit.
-/// - `sizeLimit` is a hard limit: a store that takes the cache over it evicts least recently used
-///   entries at once. The running total lives in `v1/usage` (recomputed exactly by every full scan).
+/// - `sizeLimit` is a hard limit: a store that takes the cache over it evicts at once, by-product
+///   originals first (`CacheEntry.Kept`), least recently used first, a few entries from the
+///   candidate list (`DiskCache+Eviction.swift`). The running total lives in `v1/usage`.
 public final class DiskCache: ImageCaching, Sendable {
     /// The cache directory given by the user.
     public let directory: String
@@ -30,7 +31,20 @@ public final class DiskCache: ImageCaching, Sendable {
     /// The keyed digest of credentials in sources; its secret is `v1/secret` (0600), made on first use.
     public let credentials: CredentialDigest
 
-    public init(directory: String, sizeLimit: Int64? = 1 << 30, synchronous: Bool = false) {
+    /// A store that finds the candidate list used up does not scan the cache itself: it evicts from
+    /// a sample of shards (`DiskCache+Sampling.swift`) and raises `scanWanted`, so that the caller
+    /// (`get`, a short process) starts the scan in the background. Default off (a scan in the store).
+    public let deferredScans: Bool
+    /// Set when a store evicted from a sample because the candidate list needs a new scan.
+    public let scanWanted = Atomic<Bool>(false)
+    /// Set while a store of this process writes the candidate list (`evictIncrementally`).
+    let listing = Atomic<Bool>(false)
+    /// Evictions of this process not yet added to `v1/evictions` (`DiskCache+EvictionTotals.swift`).
+    let pendingEvictions = Atomic<Int>(0)
+    let pendingEvictedBytes = Atomic<Int64>(0)
+
+    public init(directory: String, sizeLimit: Int64? = 1 << 30, synchronous: Bool = false, deferredScans: Bool = false) {
+        self.deferredScans = deferredScans
         var dir = directory
         while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
         self.directory = dir
@@ -92,20 +106,51 @@ public final class DiskCache: ImageCaching, Sendable {
 
     @discardableResult
     public func store(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> String? {
+        try storeReporting(bytes, entry: entry).path
+    }
+
+    public func storeReporting(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> CacheStore {
         var entry = entry
         entry.bytes = Int64(bytes.count)
         guard CacheLayout.isKey(entry.key) else { throw .cacheUnavailable("not a cache key: \(entry.key)") }
         // An entry that cannot fit even in an empty cache is not stored (it would evict everything).
-        if let sizeLimit, entry.footprint > sizeLimit { return nil }
+        if let sizeLimit, entry.footprint > sizeLimit { return CacheStore(path: nil) }
         if entry.checksum.isEmpty { entry.checksum = Checksum.string(bytes) }
         let meta = entry.encoded()
+        // A by-product's image lacks the owner-write bit: the eviction scan reads names and stat only.
+        let mode: mode_t = entry.kept == .byproduct ? 0o444 : 0o644
+        var reserved: (fits: Bool, evicted: CacheRemoval)?
+        var counted = false
         let version = try write { (version, temporary) throws(FileSystem.Failure) in
             let shard = try version.subdirectory(shardName(entry.key), create: true)
-            try shard.writeAtomically(bytes, to: dataName(entry), via: temporary, sync: synchronous)
+            let staged = try shard.stage(bytes, in: temporary, sync: synchronous, mode: mode)
+            // Counted before it is committed: a process killed in between leaves the total too high
+            // (the next store evicts a little early), never too low (the cache over its limit unseen).
+            // Counted after its temporary file exists, so that a scan sees it in flight
+            // (`rebuildCandidates`: from then until its metadata's rename, a temporary file or an
+            // image without metadata is there).
+            if !counted {
+                counted = true
+                reserved = reserve(entry.footprint, keeping: entry.key, kept: entry.kept, in: version)
+            }
+            guard shard.commit(staged, from: temporary, to: dataName(entry)) else {
+                throw FileSystem.Failure(errno: errno, path: shard.child(dataName(entry)), operation: "rename to")
+            }
             try shard.writeAtomically(meta, to: entry.key + ".meta", via: temporary, sync: synchronous)
         }
-        recordWrite(entry.footprint, keeping: entry.key, in: version)
-        return dataPath(entry)
+        guard let limit = sizeLimit, let reserved else { return CacheStore(path: dataPath(entry)) }
+        var evicted = reserved.evicted
+        if !reserved.fits { evicted.add(evictIncrementally(toFit: limit, keeping: entry.key, in: version)) }
+        return CacheStore(path: dataPath(entry), evicted: evicted)
+    }
+
+    public func promote(_ entry: CacheEntry) {
+        guard entry.kept == .byproduct, CacheLayout.isKey(entry.key), let shard = openShard(of: entry.key) else { return }
+        var asked = entry
+        asked.kept = .requested
+        // The image first: a crash between the two leaves an entry the scan already treats as asked for.
+        shard.makeOwnerWritable(dataName(entry))
+        try? refresh(asked)
     }
 
     public func refresh(_ entry: CacheEntry) throws(FetchError) {

@@ -15,6 +15,14 @@ public protocol ImageCaching: Sendable {
     /// is then not stored at all). Throws `.cacheUnavailable` when the directory cannot be used.
     @discardableResult
     func store(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> String?
+    /// `store`, telling what the size limit evicted to make room (`ImageResult.evicted`).
+    func storeReporting(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> CacheStore
+    /// An entry kept as a by-product that is now asked for as it is becomes an output asked for
+    /// (`CacheEntry.Kept.requested`): eviction then no longer takes it first.
+    func promote(_ entry: CacheEntry)
+    /// Evicts until the cache is within its size limit, when it is not: run before a command ends.
+    @discardableResult
+    func fitLimit() -> CacheRemoval
     /// After a 304: a new expiry (and validators when the server sent new ones), without rewriting bytes.
     func refresh(_ entry: CacheEntry) throws(FetchError)
     /// Keys the credentials of sources that carry them (see `CredentialDigest`). Default: this
@@ -28,4 +36,22 @@ public protocol ImageCaching: Sendable {
 extension ImageCaching {
     public var credentials: CredentialDigest { .ephemeral }
     public func partialSlot(for key: CacheKey) -> PartialSlot? { nil }
+    public func storeReporting(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> CacheStore {
+        CacheStore(path: try store(bytes, entry: entry))
+    }
+    public func promote(_ entry: CacheEntry) {}
+    @discardableResult
+    public func fitLimit() -> CacheRemoval { CacheRemoval() }
+}
+
+/// What one store did: the image file (nil when the entry alone is larger than the size limit) and
+/// the entries the limit evicted to make room for it.
+public struct CacheStore: Sendable {
+    public var path: String?
+    public var evicted: CacheRemoval
+
+    public init(path: String?, evicted: CacheRemoval = CacheRemoval()) {
+        self.path = path
+        self.evicted = evicted
+    }
 }

@@ -37,7 +37,7 @@ public struct PartialSlot: Sendable, Hashable {
     public func read(now: Double = FileSystem.now()) -> Partial? {
         guard let directory = try? open(create: false) else { return nil }
         guard let (meta, _) = try? directory.read(key + "." + PartialSlot.metaExtension) else {
-            directory.remove(key + "." + PartialSlot.dataExtension)
+            removeCounted(in: directory)
             return nil
         }
         let fields = PartialSlot.fields(meta)
@@ -46,15 +46,17 @@ public struct PartialSlot: Sendable, Hashable {
               let created = fields["created"].flatMap(Double.init), now - created <= maxAge, created <= now + 60,
               length <= budget, directory.status(key + "." + PartialSlot.dataExtension)?.size == length,   // never read a huge file
               let (bytes, _) = try? directory.read(key + "." + PartialSlot.dataExtension), Int64(bytes.count) == length else {
-            remove(in: directory)
+            removeCounted(in: directory)
             return nil
         }
         let total = fields["total"].flatMap(Int64.init)
-        if let total, total <= length { remove(in: directory); return nil }
+        if let total, total <= length { removeCounted(in: directory); return nil }
         return Partial(bytes: bytes, validator: validator, total: total)
     }
 
     /// Keeps `partial` (replacing what was kept), then trims the partials to the budget, oldest first.
+    /// Under the cache's lock, counted in its running total (`PartialDownload+Usage.swift`): the new
+    /// footprint before it is written, what it replaces and what the trim removes after.
     public func save(_ partial: Partial, now: Double = FileSystem.now()) {
         guard !partial.bytes.isEmpty, Int64(partial.bytes.count) <= budget,
               HTTPHeaders.validValue(partial.validator) != nil,
@@ -63,22 +65,38 @@ public struct PartialSlot: Sendable, Hashable {
               let temporary = try? version.subdirectory(CacheLayout.temporaryDirectory, create: true) else { return }
         var meta = PartialSlot.magic + "\nvalidator " + partial.validator + "\nlength \(partial.bytes.count)\ncreated \(now)\n"
         if let total = partial.total { meta += "total \(total)\n" }
-        do {
-            // The meta last: a part without its meta is never read.
-            directory.remove(key + "." + PartialSlot.metaExtension)
-            try directory.writeAtomically(partial.bytes, to: key + "." + PartialSlot.dataExtension, via: temporary, sync: false)
-            try directory.writeAtomically(Array(meta.utf8), to: key + "." + PartialSlot.metaExtension, via: temporary, sync: false)
-        } catch {
-            remove(in: directory)
-            return
+        version.withLock(CacheLayout.lockFile) {
+            let replaced = PartialSlot.footprint(of: key, in: directory)
+            let added = Int64(partial.bytes.count + meta.utf8.count)
+            DiskCache.addUsage(added, in: version)
+            do {
+                // The meta last: a part without its meta is never read.
+                directory.remove(key + "." + PartialSlot.metaExtension)
+                try directory.writeAtomically(partial.bytes, to: key + "." + PartialSlot.dataExtension, via: temporary, sync: false)
+                try directory.writeAtomically(Array(meta.utf8), to: key + "." + PartialSlot.metaExtension, via: temporary, sync: false)
+            } catch {
+                remove(in: directory)
+                DiskCache.addUsage(-(added + replaced), in: version)
+                return
+            }
+            let trimmed = PartialSlot.trim(directory, budget: budget, maxAge: maxAge, keeping: key, now: now)
+            DiskCache.addUsage(-(replaced + trimmed), in: version)
         }
-        PartialSlot.trim(directory, budget: budget, maxAge: maxAge, keeping: key, now: now)
     }
 
-    /// Removes what is kept for this download.
+    /// Removes what is kept for this download (and subtracts it from the cache's running total).
     public func remove() {
         guard let directory = try? open(create: false) else { return }
-        remove(in: directory)
+        removeCounted(in: directory)
+    }
+
+    private func removeCounted(in directory: DirectoryHandle) {
+        guard let version = try? DirectoryHandle.open(root, followingLink: false) else { return remove(in: directory) }
+        version.withLock(CacheLayout.lockFile) {
+            let footprint = PartialSlot.footprint(of: key, in: directory)
+            remove(in: directory)
+            DiskCache.addUsage(-footprint, in: version)
+        }
     }
 
     private func remove(in directory: DirectoryHandle) {
@@ -121,12 +139,12 @@ public struct PartialSlot: Sendable, Hashable {
             let key = String(name.prefix(64))
             guard let data = directory.status(key + "." + dataExtension), let meta = directory.status(name),
                   now - meta.modified <= maxAge else {
-                removed += directory.status(key + "." + dataExtension)?.size ?? 0
+                removed += footprint(of: key, in: directory)
                 directory.remove(name)
                 directory.remove(key + "." + dataExtension)
                 continue
             }
-            kept.append((key, meta.modified, data.size))
+            kept.append((key, meta.modified, data.size + meta.size))
         }
         for name in names where name.hasSuffix("." + dataExtension) && !names.contains(String(name.prefix(64)) + "." + metaExtension) {
             // A part whose meta is not written yet may be a save in progress: only an old one goes.
@@ -162,16 +180,19 @@ extension DiskCache {
         return PartialSlot(root: root, key: key.rawValue, maxAge: DiskCache.partialMaxAge, budget: partialBudget)
     }
 
-    /// Removes every partial (`cache clear`), or those older than a day or beyond the budget
-    /// (`cache prune`); returns the bytes removed.
+    /// Removes every partial (`cache clear`, which then writes the total itself), or those older
+    /// than a day or beyond the budget (`cache prune`, subtracted from the total); returns the bytes removed.
     @discardableResult
     public func removePartials(all: Bool) -> Int64 {
         guard let version = try? DirectoryHandle.open(root, followingLink: false),
               let directory = try? version.subdirectory(PartialSlot.directoryName) else { return 0 }
-        let removed = PartialSlot.trim(directory, budget: all ? -1 : partialBudget, maxAge: all ? -1 : DiskCache.partialMaxAge,
-                                       keeping: nil, now: FileSystem.now())
-        if all { for name in directory.list() where PartialSlot.isPartialName(name) { directory.remove(name) } }
-        version.removeDirectory(PartialSlot.directoryName)
-        return removed
+        return version.withLock(CacheLayout.lockFile) {
+            let removed = PartialSlot.trim(directory, budget: all ? -1 : partialBudget, maxAge: all ? -1 : DiskCache.partialMaxAge,
+                                           keeping: nil, now: FileSystem.now())
+            if all { for name in directory.list() where PartialSlot.isPartialName(name) { directory.remove(name) } }
+            version.removeDirectory(PartialSlot.directoryName)
+            if !all { DiskCache.addUsage(-removed, in: version) }
+            return removed
+        }
     }
 }

@@ -7,7 +7,7 @@ extension ImagePipeline {
     /// the retrieval). `path` is empty when the local store failed (`error` says why) or the entry
     /// does not fit in the local cache. With a format given, the image is fetched with its metadata.
     func remoteEntry(_ source: Source, _ keys: RequestPlan.EntryKeys, options: FetchOptions,
-                     retrieval: inout Retrieval) async -> (key: CacheKey, cached: CachedImage, error: FetchError?)? {
+                     retrieval: inout Retrieval) async -> (key: CacheKey, cached: CachedImage, error: FetchError?, evicted: CacheRemoval)? {
         guard let remote, remote.mode.reads, source.isNetwork else { return nil }
         var found: (CacheKey, RemoteCache.Hit)?
         for (key, format) in keys.lookups {
@@ -22,16 +22,26 @@ extension ImagePipeline {
         guard let (key, hit) = found else { return nil }
         var path: String?
         var failure: FetchError?
-        do { path = try cache.store(hit.bytes, entry: hit.entry) } catch { failure = error }
-        return (key, CachedImage(entry: hit.entry, bytes: hit.bytes, path: path ?? ""), failure)
+        // The output asked for, whatever the tier's copy says about how it was kept.
+        var entry = hit.entry
+        entry.kept = .requested
+        var evicted = CacheRemoval()
+        do {
+            let stored = try cache.storeReporting(hit.bytes, entry: entry)
+            path = stored.path
+            evicted = stored.evicted
+        } catch { failure = error }
+        return (key, CachedImage(entry: entry, bytes: hit.bytes, path: path ?? ""), failure, evicted)
     }
 
     /// The result of a remote entry served as it is.
-    func remoteResult(_ source: Source, _ key: CacheKey, _ found: (key: CacheKey, cached: CachedImage, error: FetchError?),
+    func remoteResult(_ source: Source, _ key: CacheKey,
+                      _ found: (key: CacheKey, cached: CachedImage, error: FetchError?, evicted: CacheRemoval),
                       state: CacheState) -> ImageResult {
         var result = makeResult(source, key, found.cached, state)
         if found.cached.path.isEmpty { result.path = nil }
         result.cacheError = found.error
+        result.evicted = found.evicted
         return result
     }
 

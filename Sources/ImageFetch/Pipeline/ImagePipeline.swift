@@ -141,6 +141,7 @@ public final class ImagePipeline: Sendable {
                     var result = servedOffline(source, key, found.cached)
                     if found.cached.path.isEmpty { result.path = nil }
                     result.cacheError = found.error
+                    result.evicted = found.evicted
                     return .image(result)
                 }
                 stale = found.cached
@@ -276,13 +277,17 @@ public final class ImagePipeline: Sendable {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             // The output may be the original itself (`-f X` of a source in X, no resize): stored once.
             if options.keepOriginal && key != keys.original {
-                let original = entry.describing(keys.original, variant: Processing.original.identifier,
+                var original = entry.describing(keys.original, variant: Processing.original.identifier,
                                                 format: image.sourceFormat, width: image.sourceWidth,
                                                 height: image.sourceHeight, bytes: bytes.count)
-                try cache.store(bytes, entry: original)
+                // Kept only to derive other sizes later: evicted before any output asked for.
+                original.kept = .byproduct
+                result.evicted.add(try cache.storeReporting(bytes, entry: original).evicted)
                 await shareUpload(bytes, entry: original, source: source, sharing: sharing)
             }
-            result.path = try cache.store(image.bytes, entry: entry)
+            let stored = try cache.storeReporting(image.bytes, entry: entry)
+            result.path = stored.path
+            result.evicted.add(stored.evicted)
             if let path = result.path { memoryCache?.set(CachedImage(entry: entry, bytes: image.bytes, path: path), for: key) }
         } catch {
             result.cacheError = error
@@ -296,14 +301,22 @@ public final class ImagePipeline: Sendable {
                 options: FetchOptions, sharing: Sharing = .plain) async throws(FetchError) -> ImageResult {
         let image = try await process(original.bytes, processing, maxPixels: options.maxPixels, placeholders: !options.placeholders.isEmpty)
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
-        // The output is the original itself: nothing new to store.
-        if key == keys.original { return makeResult(source, key, original, .hit) }
+        // The output is the original itself: nothing new to store, but it is now asked for.
+        if key == keys.original {
+            cache.promote(original.entry)
+            return makeResult(source, key, original, .hit)
+        }
         var entry = original.entry.describing(key, variant: keys.variant(of: key), format: image.format, width: image.width,
                                               height: image.height, bytes: image.bytes.count)
         entry.placeholders = image.placeholders
         entry.created = FileSystem.now()
+        entry.kept = .requested
         var result = ImageResult(source: source, key: key, cache: .derived, image: image)
-        do { result.path = try cache.store(image.bytes, entry: entry) } catch { result.cacheError = error }
+        do {
+            let stored = try cache.storeReporting(image.bytes, entry: entry)
+            result.path = stored.path
+            result.evicted = stored.evicted
+        } catch { result.cacheError = error }
         await shareUpload(image.bytes, entry: entry, source: source, sharing: sharing)
         return result
     }
@@ -318,7 +331,12 @@ public final class ImagePipeline: Sendable {
             }
             guard let cached = cache.lookup(candidate), format == nil || cached.entry.format == format else { continue }
             let fresh = isFresh(cached.entry, source: source, now: now)
-            if fresh { memoryCache?.set(cached, for: candidate) }
+            if fresh {
+                // The original kept as a by-product is asked for as it is (no processing, or a format
+                // it already has): from now on it is an output asked for.
+                if cached.entry.kept == .byproduct && candidate == keys.original { cache.promote(cached.entry) }
+                memoryCache?.set(cached, for: candidate)
+            }
             return (candidate, cached, fresh)
         }
         return nil

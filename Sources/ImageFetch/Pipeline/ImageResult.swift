@@ -45,6 +45,8 @@ public struct ImageResult: Sendable {
     public var needsRevalidation = false
     /// The retries made on the way, as they were announced (`PipelineActivity.takeNotices`).
     public var retries: [RetryNotice] = []
+    /// What the cache's size limit evicted to make room for this result's entries (none for a hit).
+    public var evicted = CacheRemoval()
 }
 
 extension ImageResult {

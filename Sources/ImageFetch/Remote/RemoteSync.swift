@@ -163,7 +163,10 @@ public enum RemoteSync {
                 throw RemoteStoreError("\(what): the image is missing")
             }
             if let problem = RemoteCache.mismatch(bytes, of: entry) { throw RemoteStoreError("\(what): \(problem.reason)") }
-            do { try cache.store(bytes, entry: entry) } catch {
+            // A pulled original serves only to derive other sizes: a by-product, as a kept one is.
+            var pulled = entry
+            pulled.kept = entry.isOriginal ? .byproduct : .requested
+            do { try cache.store(bytes, entry: pulled) } catch {
                 throw RemoteStoreError("\(what): cannot store it locally: \(error)")
             }
         } catch {

@@ -73,22 +73,97 @@ final class DirectoryHandle: Sendable {
 
     /// Writes `bytes` to a new file in `temporary` and renames it to `name` here: readers see the old
     /// file or the new one, never a torn one. The temporary file is removed on failure.
-    func writeAtomically(_ bytes: [UInt8], to name: String, via temporary: DirectoryHandle, sync: Bool) throws(FileSystem.Failure) {
+    /// `mode` 0o444 marks a by-product image (`FileSystem.Status.ownerWritable`); the umask still applies.
+    func writeAtomically(_ bytes: [UInt8], to name: String, via temporary: DirectoryHandle, sync: Bool,
+                         mode: mode_t = 0o644) throws(FileSystem.Failure) {
+        let staged = try stage(bytes, in: temporary, sync: sync, mode: mode)
+        guard commit(staged, from: temporary, to: name) else {
+            throw FileSystem.Failure(errno: errno, path: child(name), operation: "rename to")
+        }
+    }
+
+    /// A temporary file written by `stage`, still recorded for removal on SIGINT/SIGTERM.
+    struct Staged {
+        var name: String
+        var slot: Int32
+    }
+
+    /// Writes `bytes` to a new temporary file in `temporary` (`commit` renames it into place), so
+    /// that a large file can be written before a lock is taken, or a total counted, for its rename.
+    func stage(_ bytes: [UInt8], in temporary: DirectoryHandle, sync: Bool, mode: mode_t = 0o644) throws(FileSystem.Failure) -> Staged {
         let tmp = FileSystem.temporaryName()
-        // Recorded, so that a process ending on SIGINT/SIGTERM removes it first (TemporaryFiles).
-        let (fd, slot) = TemporaryFiles.create(at: temporary.fd, tmp, path: temporary.child(tmp), mode: 0o644)
+        // Recorded, so that a process ending on SIGINT/SIGTERM removes it first (TemporaryFiles),
+        // until `commit` renames it.
+        let (fd, slot) = TemporaryFiles.create(at: temporary.fd, tmp, path: temporary.child(tmp), mode: mode)
         guard fd >= 0 else { throw FileSystem.Failure(errno: errno, path: temporary.path, operation: "create in") }
-        defer { TemporaryFiles.forget(slot) }
         var failure = FileSystem.writeAll(fd: fd, bytes).map { FileSystem.Failure(errno: $0, path: temporary.child(tmp), operation: "write") }
         if failure == nil, sync, fsync(fd) != 0 { failure = FileSystem.Failure(errno: errno, path: temporary.child(tmp), operation: "fsync") }
         if close(fd) != 0, failure == nil { failure = FileSystem.Failure(errno: errno, path: temporary.child(tmp), operation: "close") }
-        if failure == nil, renameat(temporary.fd, tmp, self.fd, name) != 0 {
-            failure = FileSystem.Failure(errno: errno, path: child(name), operation: "rename to")
-        }
         if let failure {
             unlinkat(temporary.fd, tmp, 0)
+            TemporaryFiles.forget(slot)
             throw failure
         }
+        return Staged(name: tmp, slot: slot)
+    }
+
+    /// Renames the staged file of `temporary` to `name` here (removing it when that fails).
+    @discardableResult
+    func commit(_ staged: Staged, from temporary: DirectoryHandle, to name: String) -> Bool {
+        defer { TemporaryFiles.forget(staged.slot) }
+        if renameat(temporary.fd, staged.name, self.fd, name) == 0 { return true }
+        let failure = errno
+        unlinkat(temporary.fd, staged.name, 0)
+        errno = failure   // the rename's, for the caller's message (and its ENOENT retry)
+        return false
+    }
+
+    /// Up to `count` bytes of the regular file `name` from `offset` (fewer at its end); nil when it
+    /// is missing, a link or not a regular file. `size` is the file's size.
+    func read(_ name: String, offset: Int, count: Int) -> (bytes: [UInt8], size: Int64)? {
+        let fd = openat(self.fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, count >= 0, offset >= 0 else { return nil }
+        var out = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, count - done, off_t(offset + done)) }
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { break }
+            done += n
+        }
+        out.removeSubrange(done...)
+        return (out, Int64(st.st_size))
+    }
+
+    /// Writes `bytes` at `offset` of the existing regular file `name`, in place (not atomic: for a
+    /// field of a hint file whose readers validate it). Returns whether it was written.
+    @discardableResult
+    func patch(_ bytes: [UInt8], at name: String, offset: Int) -> Bool {
+        let fd = openat(self.fd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return false }
+        return bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) } == bytes.count
+    }
+
+    /// Creates the empty regular file `name`; false when anything is there already.
+    func createExclusive(_ name: String) -> Bool {
+        let fd = openat(self.fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        close(fd)
+        return true
+    }
+
+    /// Gives the owner write permission on the regular file `name` (a by-product image becomes an
+    /// image asked for); a link is left alone.
+    func makeOwnerWritable(_ name: String) {
+        var st = stat()
+        guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return }
+        _ = fchmodat(fd, name, (st.st_mode & 0o7777) | S_IWUSR, 0)
     }
 
     /// Writes `bytes` over the start of the regular file `name` (created if missing), without a new

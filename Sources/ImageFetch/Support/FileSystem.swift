@@ -139,6 +139,9 @@ public enum FileSystem {
         public var isDirectory: Bool
         public var isRegular: Bool
         public var isSymbolicLink: Bool
+        /// The owner may write it (`S_IWUSR`). A cache image without it is a by-product
+        /// (`CacheEntry.Kept`): what the cache's name-and-stat scan orders eviction by.
+        public var ownerWritable: Bool
 
         init(_ st: stat) {
             size = Int64(st.st_size)
@@ -146,6 +149,7 @@ public enum FileSystem {
             isDirectory = (st.st_mode & S_IFMT) == S_IFDIR
             isRegular = (st.st_mode & S_IFMT) == S_IFREG
             isSymbolicLink = (st.st_mode & S_IFMT) == S_IFLNK
+            ownerWritable = (st.st_mode & S_IWUSR) != 0
         }
     }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentKit
 import ImageFetch
 
@@ -28,14 +31,24 @@ enum CacheCommands {
             return .ok
         case "prune": return try prune(parsed, cache)
         case "verify": return verify(parsed, cache)
-        case "stats": return stats(parsed, cache)
+        case "stats": return try stats(parsed, cache)
+        case "scan":
+            // The background scan `get` starts: the candidate list, then the cache fitted to the limit.
+            var limit = try parsed.parse("cache-size-limit", ValueParsers.byteSize)
+            if limit == nil { limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", Console.environment, ValueParsers.byteSize) }
+            let sizeLimit: Int64? = limit.map { $0 == 0 ? nil : $0 } ?? (1 << 30)
+            // In the background of the commands that started it: the lowest CPU priority.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+            DiskCache(directory: directory, sizeLimit: sizeLimit).scanCandidates()
+            return .ok
         case "gallery": return try CacheGalleryCommand.run(parsed, cache)
         case "sheet": return try CacheSheetCommand.run(parsed, cache)
-        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, path, gallery, sheet, push, pull)", commandPath: ["cache"])
+        default: throw UsageError("missing cache command (ls, info, rm, clear, prune, verify, stats, scan, path, gallery, sheet, push, pull)", commandPath: ["cache"])
         }
     }
 
-    /// Whether the command removes files: `clear`, `rm`, `prune`, `verify --repair`.
+    /// Whether the command removes files: `clear`, `rm`, `prune`, `verify --repair` (`scan` evicts as
+    /// a store does, from any cache a store may write to).
     static func removes(_ parsed: ParsedCommand) -> Bool {
         switch parsed.path.dropFirst().first {
         case "clear", "rm", "prune": true
@@ -66,6 +79,7 @@ enum CacheCommands {
             o.add("thumbhash", p.thumbhash)
             o.add("average_color", p.averageColorHex)
         }
+        o.add("kept", e.kept.rawValue)
         return o
     }
 
@@ -164,8 +178,12 @@ enum CacheCommands {
         return problems.isEmpty || repair ? .ok : .failed
     }
 
-    static func stats(_ parsed: ParsedCommand, _ cache: DiskCache) -> ExitCode {
+    static func stats(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
         let s = cache.statistics()
+        let totals = cache.evictionTotals()
+        var limit = try parsed.parse("cache-size-limit", ValueParsers.byteSize)
+        if limit == nil { limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", Console.environment, ValueParsers.byteSize) }
+        let sizeLimit: Int64? = limit.map { $0 == 0 ? nil : $0 } ?? (1 << 30)
         if parsed.flag("json") {
             var o = JSONObject()
             o.add("directory", cache.directory)
@@ -175,16 +193,29 @@ enum CacheCommands {
             o.add("original_bytes", s.originalBytes)
             o.add("variants", s.variants)
             o.add("variant_bytes", s.variantBytes)
+            o.add("byproduct_originals", s.byproducts)
+            o.add("byproduct_bytes", s.byproductBytes)
+            o.add("limit", sizeLimit)
+            o.add("evictions", totals.evictions)
+            o.add("evicted_bytes", totals.evictedBytes)
             o.add("expired", s.expired)
             o.add("oldest", s.oldest.map(Formatting.timestamp))
             o.add("newest", s.newest.map(Formatting.timestamp))
             Console.line(o.text)
         } else {
-            let rows = [["directory:", TerminalText.escaped(cache.directory)], ["entries:", "\(s.entries) (\(s.expired) expired)"],
-                        ["bytes:", "\(s.bytes) (\(Formatting.size(s.bytes)))"],
-                        ["originals:", "\(s.originals) (\(Formatting.size(s.originalBytes)))"],
-                        ["variants:", "\(s.variants) (\(Formatting.size(s.variantBytes)))"],
-                        ["oldest:", s.oldest.map(Formatting.timestamp) ?? "-"], ["newest:", s.newest.map(Formatting.timestamp) ?? "-"]]
+            let originals: String = "\(s.originals) (\(Formatting.size(s.originalBytes))), "
+                + "\(s.byproducts) of them kept as by-products (\(Formatting.size(s.byproductBytes))): evicted first"
+            let limitText: String = sizeLimit.map { "\($0) (\(Formatting.size($0)))" } ?? "none"
+            let evicted: String = "\(totals.evictions) entr\(totals.evictions == 1 ? "y" : "ies") "
+                + "(\(Formatting.size(totals.evictedBytes))) since the cache was made"
+            var rows: [[String]] = [["directory:", TerminalText.escaped(cache.directory)], ["entries:", "\(s.entries) (\(s.expired) expired)"]]
+            rows.append(["bytes:", "\(s.bytes) (\(Formatting.size(s.bytes)))"])
+            rows.append(["originals:", originals])
+            rows.append(["variants:", "\(s.variants) (\(Formatting.size(s.variantBytes)))"])
+            rows.append(["limit:", limitText])
+            rows.append(["evicted:", evicted])
+            rows.append(["oldest:", s.oldest.map(Formatting.timestamp) ?? "-"])
+            rows.append(["newest:", s.newest.map(Formatting.timestamp) ?? "-"])
             Console.out(Formatting.table(rows))
         }
         return .ok

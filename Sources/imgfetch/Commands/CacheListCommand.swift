@@ -10,11 +10,15 @@ enum CacheListCommand {
         let sort = try parsed.parse("sort", ValueParsers.oneOf(sortFields)) ?? sortFields[0]
         let filter = parsed.value("source")
         let json = parsed.flag("json")
+        // Both flags, or neither: every entry.
+        let originals = parsed.flag("originals"), variants = parsed.flag("variants")
+        let kind: (CacheEntry) -> Bool = { e in originals == variants || (originals ? e.isOriginal : !e.isOriginal) }
         let output = StreamingOutput()
         let now = FileSystem.now()
         if !json { output.write(header) }
         let emit: (CacheEntry) -> Bool = { e in
             if let filter, !e.source.contains(filter) { return true }
+            if !kind(e) { return true }
             return output.write(json ? CacheCommands.record(e, cache).text + "\n" : row(e, now: now))
         }
         if sort == "key" {
@@ -22,7 +26,7 @@ enum CacheListCommand {
         } else {
             var entries: [CacheEntry] = []
             cache.forEachEntry { e in
-                if filter == nil || e.source.contains(filter!) { entries.append(e) }
+                if (filter == nil || e.source.contains(filter!)) && kind(e) { entries.append(e) }
                 return true
             }
             switch sort {

@@ -41,11 +41,12 @@ enum GetCommand {
         }
 
         let remote = try settings.remote?.remoteCache()
-        let pipeline = Pipelines.make(settings, remote: remote)
+        let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
         defer { CookieJarFile.write(settings.network) }
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
         Report.lowDataDecision(settings)
+        defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
         switch outcome {
         case .failure(let failure):
             Report.failure(failure, source: source.description, settings: settings)
@@ -56,6 +57,8 @@ enum GetCommand {
                 Console.errorLine("\(source.description): \(problem)")
                 return .failed
             }
+            // The cache ends within its limit (another process's store may have left it over).
+            result.evicted.add(pipeline.cache.fitLimit())
             // The image is out; its upload (if any) is waited for, its failure a warning of the record.
             if let remote, let timeout = settings.remote?.timeout {
                 result.warnings += await remote.uploader.finish(timeout: timeout)
@@ -83,8 +86,9 @@ enum GetCommand {
             }
         }
         let remote = try settings.remote?.remoteCache()
-        let pipeline = Pipelines.make(settings, remote: remote)
+        let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
         defer { CookieJarFile.write(settings.network) }
+        defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
         var failed = 0, notCached = 0, cacheErrors = 0
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         for (index, source) in sources.enumerated() {
@@ -105,6 +109,7 @@ enum GetCommand {
             Report.warnings(await remote.uploader.finish(timeout: timeout), settings: settings)
         }
         Report.lowDataDecision(settings)
+        pipeline.cache.fitLimit()
         if failed > 0 { return failed == notCached ? .notCached : .failed }
         return cacheErrors > 0 ? .cacheUnusable : .ok
     }
@@ -137,13 +142,17 @@ enum GetCommand {
 
 /// Builds the pipeline a command runs: the disk cache, the loader (libcurl on demand), libvips on demand.
 enum Pipelines {
-    static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil) -> ImagePipeline {
+    /// `deferredScans`: a store never scans the whole cache (`get`, which a loop runs again and again);
+    /// `BackgroundScan.startIfWanted` then runs the scan in another process.
+    static func make(_ settings: RequestOptions, limits: Limits = Limits(), remote: RemoteCache? = nil,
+                     deferredScans: Bool = false) -> ImagePipeline {
         if settings.allowJXL { VipsBridge.allowJXL() }
         var limits = limits
         limits.totalRate = settings.totalRate
         if settings.network.usesCookieEngine { CurlEngine.shared.useCookies(settings.network.cookieFile?.cookies.map(\.line) ?? []) }
-        return ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit),
-                           network: settings.networkConditions, limits: limits, maxFrames: settings.maxFrames, remote: remote)
+        return ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit,
+                                                   deferredScans: deferredScans),
+                                  network: settings.networkConditions, limits: limits, maxFrames: settings.maxFrames, remote: remote)
     }
 }
 
@@ -185,6 +194,10 @@ enum Report {
         if let file { line += ", \(kept ? "kept (--no-clobber)" : "written to") \(ListParser.quoted(file, limit: 300, marks: false))" }
         else if kept { line += ", output kept (--no-clobber)" }
         if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
+        if result.evicted.count > 0 {
+            let n = result.evicted.count
+            line += ", evicted \(n) entr\(n == 1 ? "y" : "ies") (\(Formatting.size(result.evicted.bytes))) to stay within the cache's size limit"
+        }
         return line
     }
 

@@ -81,7 +81,9 @@ enum PrefetchCommand {
             Console.errorLine(problem)
             saveError = true
         }
-        let summary = run.summary
+        // Its own eviction finished before the summary: the cache ends within its limit.
+        var summary = run.summary
+        summary.evicted.add(pipeline.cache.fitLimit())
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
         if let signal = interrupted.signal { return ExitCode(signal: signal) }
         if run.outputClosed { return .outputClosed }

@@ -148,6 +148,8 @@ final class PrefetchRun {
             o.add("malformed", s.malformed)
             o.add("skipped", s.skippedByShard)
             o.add("cancelled", s.cancelled)
+            o.add("evicted", s.evicted.count)
+            o.add("evicted_bytes", s.evicted.bytes)
             o.add("ms", (ms * 10).rounded() / 10)
             o.add("interrupted", interrupted)
             Console.line(o.text)
@@ -159,6 +161,7 @@ final class PrefetchRun {
             if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
             if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
             if s.cancelled > 0 { line += ", \(s.cancelled) cancelled" }
+            if s.evicted.count > 0 { line += ", \(s.evicted.count) evicted (\(Formatting.size(s.evicted.bytes)))" }
             if uploads.failed > 0 { line += ", \(uploads.failed) remote upload\(uploads.failed == 1 ? "" : "s") failed" }
             if uploads.abandoned > 0 { line += ", \(uploads.abandoned) remote upload\(uploads.abandoned == 1 ? "" : "s") abandoned" }
             line += ", \(Formatting.size(s.bytesDownloaded)) downloaded in \(Formatting.seconds(ms / 1000))"

@@ -16,6 +16,8 @@ struct PrefetchSummary: Sendable {
     var notCached = 0
     /// Retrievals abandoned by an interrupt: neither delivered nor failed, and not in `total`.
     var cancelled = 0
+    /// What the cache's size limit evicted to make room for this run's entries.
+    var evicted = CacheRemoval()
 
     init() {}
 
@@ -32,6 +34,7 @@ struct PrefetchSummary: Sendable {
             if r.cache == .remote { remote += 1 }
             if r.lowData { lowData += 1 }
             bytesDownloaded += r.downloadedBytes
+            evicted.add(r.evicted)
             if r.cacheError != nil { cacheErrors += 1 }
         case .failure(let f):
             failed += 1
