@@ -60,6 +60,12 @@ HERE=$(cd "$(dirname "$0")" && pwd)/bench
 BENCH_DIR=${BENCH_DIR:-/tmp/imgfetch-bench}
 mkdir -p "$BENCH_DIR"
 BENCH_DIR=$(realpath "$BENCH_DIR")
+# One run per directory: a second would stop the first's servers and remove its files.
+if [[ -f "$BENCH_DIR/.pid" ]] && kill -0 "$(cat "$BENCH_DIR/.pid" 2>/dev/null)" 2>/dev/null; then
+  echo "bench.sh: run $(cat "$BENCH_DIR/.pid") is using $BENCH_DIR (give this one its own BENCH_DIR and BENCH_PORT)" >&2
+  exit 2
+fi
+echo $$ > "$BENCH_DIR/.pid"
 QUICK=${QUICK:-0}
 ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20}
 HF_TIMEOUT=${HF_TIMEOUT:-600}

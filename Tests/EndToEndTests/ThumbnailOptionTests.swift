@@ -195,6 +195,7 @@ final class ThumbnailOptionTests: E2ETestCase {
         let blocked = try get([jxl.path, "-s", "100", "-o", out.path, "--json"])
         assertExit(blocked, 1)
         assertFailureRecord(blocked, code: "unsupported_format")
+        XCTAssertTrue(blocked.stderr.contains("--allow-jxl"), "the message names the option that reads it: \(blocked.stderr)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
         assertExit(try get([jxl.path, "-s", "100", "--allow-jxl", "-o", out.path]), 0)
         assertImageFile(out, .png, width: 100, height: 67)

@@ -177,6 +177,7 @@ enum Report {
         case .cachedButStale: "--offline would serve it"
         case .loginWithheld: "--location-trusted sends it to every host the redirects reach (only if you trust them all)"
         case .sourcesExhausted(let failures): failures.lazy.compactMap { hint(for: $0.error) }.first
+        case .unsupportedFormat(let why) where why.hasPrefix("JPEG XL"): "--allow-jxl reads it (trusting that loader)"
         default: nil
         }
     }
