@@ -126,10 +126,10 @@ final class CredentialDigestTests: XCTestCase {
                 XCTAssertTrue(message.contains(path), "\(why): \(message)", file: file, line: line)
             }
         }
-        FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 32), attributes: [.posixPermissions: 0o644])
+        _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 32), attributes: [.posixPermissions: 0o644])
         assertRefused("readable by others")
         try FileManager.default.removeItem(atPath: path)
-        FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 31), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 1, count: 31), attributes: [.posixPermissions: 0o600])
         assertRefused("too short")
         try FileManager.default.removeItem(atPath: path)
         try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/etc/hostname")

@@ -19,7 +19,7 @@ final class OutputWriteTests: XCTestCase {
     func testKinds() throws {
         let file = directory + "/a.jpg"
         XCTAssertEqual(try FileSystem.outputKind(file), .replace(file), "a new path")
-        FileManager.default.createFile(atPath: file, contents: Data())
+        _ = FileManager.default.createFile(atPath: file, contents: Data())
         XCTAssertEqual(try FileSystem.outputKind(file), .replace(file), "a regular file")
         XCTAssertEqual(symlink("a.jpg", directory + "/link.jpg"), 0)
         let resolved = try XCTUnwrap(realpath(file, nil).map { p in defer { free(p) }; return String(cString: p) })

@@ -83,10 +83,11 @@ extension DiskCache {
                     in version: DirectoryHandle) -> (fits: Bool, exhausted: Bool, removal: CacheRemoval) {
         // Partial downloads go before any entry.
         var usage = trimPartials(toFit: limit, usage: total, in: version)
-        guard var (header, records) = candidateBatch(version, limit: DiskCache.batchSize) else {
+        guard let (listed, records) = candidateBatch(version, limit: DiskCache.batchSize) else {
             if usage != current?.total { replaceUsage(max(0, usage), after: current, version) }
             return (usage <= limit, usage > limit, CacheRemoval())
         }
+        var header = listed
         var batch = CacheRemoval()
         var shards: [String: DirectoryHandle] = [:]
         // The entry being stored may be listed (a by-product listed by its own store's scan, or the
