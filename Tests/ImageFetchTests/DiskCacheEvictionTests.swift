@@ -5,25 +5,7 @@ import XCTest
 /// Incremental eviction: by-product originals go before outputs asked for, the candidate list
 /// (`v1/evict`) is validated and can make imgfetch delete nothing a full LRU eviction would not,
 /// promotion, and the running totals.
-final class DiskCacheEvictionTests: XCTestCase {
-    private var directories: [String] = []
-
-    override func tearDown() {
-        for dir in directories { try? FileManager.default.removeItem(atPath: dir) }
-        directories = []
-        super.tearDown()
-    }
-
-    private func makeCache(sizeLimit: Int64?) -> DiskCache {
-        let dir = NSTemporaryDirectory() + "imgfetch-evict-\(UUID().uuidString)"
-        directories.append(dir)
-        return DiskCache(directory: dir + "/cache", sizeLimit: sizeLimit)
-    }
-
-    private static func key(_ name: String, _ processing: Processing = .original) -> CacheKey {
-        CacheKey(source: .http("https://example.com/\(name)"), processing: processing)
-    }
-
+final class DiskCacheEvictionTests: TemporaryCacheTestCase {
     @discardableResult
     private static func store(_ cache: DiskCache, _ key: CacheKey, size: Int, kept: CacheEntry.Kept = .requested,
                               variant: String = "original") throws -> CacheStore {

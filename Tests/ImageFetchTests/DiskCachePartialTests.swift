@@ -4,25 +4,7 @@ import XCTest
 
 /// Partial downloads in the size limit: counted in the running total as they are kept and removed,
 /// and taken before any entry when a store needs room.
-final class DiskCachePartialTests: XCTestCase {
-    private var directories: [String] = []
-
-    override func tearDown() {
-        for dir in directories { try? FileManager.default.removeItem(atPath: dir) }
-        directories = []
-        super.tearDown()
-    }
-
-    private func makeCache(sizeLimit: Int64?) -> DiskCache {
-        let dir = NSTemporaryDirectory() + "imgfetch-partial-\(UUID().uuidString)"
-        directories.append(dir)
-        return DiskCache(directory: dir + "/cache", sizeLimit: sizeLimit)
-    }
-
-    private static func key(_ name: String) -> CacheKey {
-        CacheKey(source: .http("https://example.com/\(name)"), processing: .original)
-    }
-
+final class DiskCachePartialTests: TemporaryCacheTestCase {
     private static func store(_ cache: DiskCache, _ name: String, size: Int) throws {
         let key = key(name)
         let entry = CacheEntry(key: key.rawValue, identity: key.rawValue, source: "https://example.com/\(name)",

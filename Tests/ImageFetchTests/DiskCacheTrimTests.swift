@@ -4,25 +4,7 @@ import XCTest
 
 /// Eviction at scale: a store into a full cache trims it to the low-water mark once per cycle (not a
 /// scan per store), the limit stays hard, the usage hint is corrected by a scan, links are not followed.
-final class DiskCacheTrimTests: XCTestCase {
-    private var directories: [String] = []
-
-    override func tearDown() {
-        for dir in directories { try? FileManager.default.removeItem(atPath: dir) }
-        directories = []
-        super.tearDown()
-    }
-
-    private func makeCache(sizeLimit: Int64?) -> DiskCache {
-        let dir = NSTemporaryDirectory() + "imgfetch-trim-\(UUID().uuidString)"
-        directories.append(dir)
-        return DiskCache(directory: dir + "/cache", sizeLimit: sizeLimit)
-    }
-
-    private static func key(_ name: String) -> CacheKey {
-        CacheKey(source: .http("https://example.com/\(name)"), processing: .original)
-    }
-
+final class DiskCacheTrimTests: TemporaryCacheTestCase {
     private static func store(_ cache: DiskCache, _ name: String, width: Int = 1) throws {
         let key = key(name)
         let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &+ width) }
