@@ -94,7 +94,6 @@ final class CacheEvictionTests: E2ETestCase {
         let fill = try writeList((0..<30).map { imageURL("photo.jpg", "v=fill-\($0)") }, name: "fill.txt")
         assertExit(try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--cache-size-limit", limit, "-s", "64",
                                  "--no-progress", fill.path], timeout: 120), 0)
-        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
         var generator = SystemRandomNumberGenerator()
         var killedRunning = 0
         for round in 0..<30 {
@@ -102,16 +101,8 @@ final class CacheEvictionTests: E2ETestCase {
             // Each response held 40 ms: with -j 4 the run lasts well past the latest kill.
             let list = try writeList((0..<20).map { server.url("/slow/\(names[$0 % names.count])?seconds=0.04&v=r\(round)-\($0)") },
                                      name: "round.txt")
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = ["prefetch", "--cache-dir", cacheDir.path, "--cache-size-limit", limit, "-s", "64", "-j", "4",
-                                 "--no-progress", list.path]
-            process.environment = Imgfetch.baseEnvironment(home: home)
-            process.currentDirectoryURL = work
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try launch(["prefetch", "--cache-dir", cacheDir.path, "--cache-size-limit", limit, "-s", "64", "-j", "4",
+                                      "--no-progress", list.path])
             Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.35, using: &generator))
             if process.isRunning { killedRunning += 1 }
             kill(process.processIdentifier, SIGKILL)

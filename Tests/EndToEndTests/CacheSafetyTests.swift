@@ -310,16 +310,7 @@ final class CacheSafetyTests: E2ETestCase {
         let urls = (0..<30).map { server.url("/slow/\(names[$0 % names.count])?seconds=0.05&v=\($0)") }
         let list = try writeList(urls)
         let args = ["prefetch", "--cache-dir", cacheDir.path, "-s", "150", "-j", "4", "--no-progress", list.path]
-        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = args
-        process.environment = Imgfetch.baseEnvironment(home: home)
-        process.currentDirectoryURL = work
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try launch(args)
         // Kill it in the middle: once downloads have started, ~0.3 s into the run.
         let started = Date()
         while try server.totalRequests() < 2 && process.isRunning && Date().timeIntervalSince(started) < 10 {

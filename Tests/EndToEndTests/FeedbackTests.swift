@@ -198,21 +198,12 @@ final class FeedbackTests: E2ETestCase {
     }
 
     func assertSaveFailedIsWritten(on signal: Int32, exiting code: Int32) throws {
-        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
         let failing = server.url("/status/404?s=\(signal)") + " referer=https://b.example/"
         let list = try writeList([failing] + (0..<3).map { server.url("/slow/tiny.jpg?seconds=10&v=\($0)") })
         let saved = file("failed.txt")
         let err = file("err.txt")
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["prefetch", "--cache-dir", cacheDir.path, "-j", "4", "--save-failed", saved.path, list.path]
-        process.environment = Imgfetch.baseEnvironment(home: home)
-        process.currentDirectoryURL = work
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
+        let process = try launch(["prefetch", "--cache-dir", cacheDir.path, "-j", "4", "--save-failed", saved.path, list.path], stderr: err)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         // Until the 404 has been reported and the slow ones are in flight.
         let deadline = Date().addingTimeInterval(10)
@@ -235,18 +226,9 @@ final class FeedbackTests: E2ETestCase {
 /// Retry-After of 20 s) runs, the notice is already on stderr, in get and in prefetch.
 final class FeedbackTimingTests: E2ETestCase {
     func assertNoticeBeforeTheEnd(_ args: [String]) throws {
-        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
         let err = file("err-\(UUID().uuidString.prefix(6)).txt")
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = args
-        process.environment = Imgfetch.baseEnvironment(home: home)
-        process.currentDirectoryURL = work
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
+        let process = try launch(args, stderr: err)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         var stderr = ""
         let deadline = Date().addingTimeInterval(15)

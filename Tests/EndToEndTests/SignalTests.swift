@@ -6,19 +6,10 @@ import XCTest
 final class SignalTests: E2ETestCase {
     /// Starts imgfetch with stdout and stderr in files; returns the process and those files.
     func start(_ args: [String]) throws -> (process: Process, out: URL, err: URL) {
-        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
         let out = file("out-\(UUID().uuidString.prefix(6)).txt"), err = file("err-\(UUID().uuidString.prefix(6)).txt")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = args
-        process.environment = Imgfetch.baseEnvironment(home: home)
-        process.currentDirectoryURL = work
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
+        let process = try launch(args, stdout: out, stderr: err)
         return (process, out, err)
     }
 

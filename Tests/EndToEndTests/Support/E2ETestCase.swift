@@ -182,4 +182,23 @@ extension Dictionary where Key == String, Value == Any {
         }
     }
     func string(_ key: String) -> String? { self[key] as? String }
+
+}
+
+extension E2ETestCase {
+    /// Starts the binary under test with `args`, in the test's home and work directory, stdin
+    /// empty, stdout and stderr into the given files (nil: discarded); the caller waits or signals.
+    func launch(_ args: [String], stdout: URL? = nil, stderr: URL? = nil) throws -> Process {
+        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = args
+        process.environment = Imgfetch.baseEnvironment(home: home)
+        process.currentDirectoryURL = work
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try stdout.map { try FileHandle(forWritingTo: $0) } ?? FileHandle.nullDevice
+        process.standardError = try stderr.map { try FileHandle(forWritingTo: $0) } ?? FileHandle.nullDevice
+        try process.run()
+        return process
+    }
 }
