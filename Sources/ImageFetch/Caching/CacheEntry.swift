@@ -91,10 +91,10 @@ public struct CacheEntry: Sendable, Equatable {
     public func isExpired(at now: Double) -> Bool { expires.map { now >= $0 } ?? false }
 
     /// Fresh: usable without asking the server (and, for a response with `Vary`, selected by the
-    /// request headers imgfetch sends).
-    public func isFresh(at now: Double) -> Bool {
+    /// request headers imgfetch sends: `saveData`, whether they include `Save-Data: on`).
+    public func isFresh(at now: Double, saveData: @autoclosure () -> Bool = false) -> Bool {
         if mustRevalidate { return false }
-        if vary != nil && !Vary.matches(vary) { return false }
+        if vary != nil && !Vary.matches(vary, saveData: saveData()) { return false }
         guard let expires else { return true }
         return now < expires
     }

@@ -22,6 +22,8 @@ public struct LoadRequest: Sendable, Hashable {
     /// Where an http download that ends early is kept, and resumed from by the next load of it
     /// (`HTTPLoader`: `Range` + `If-Range`); nil = never kept. Loaders of other sources ignore it.
     public var partial: PartialSlot?
+    /// Send `Save-Data: on` (low-data mode, `ImagePipeline.sendsSaveData`); ignored but for http.
+    public var saveData = false
     /// Where an http body goes as it arrives (decoding while downloading); nil = nowhere.
     /// Loaders of other sources ignore it.
     @NotCounted public var bodyTap: BodyTap? = nil

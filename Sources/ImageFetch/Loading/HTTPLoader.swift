@@ -23,6 +23,8 @@ public final class HTTPLoader: Sendable {
         if let etag = request.etag.flatMap(HTTPHeaders.validValue) { headers.append("If-None-Match: \(etag)") }
         if let lastModified = request.lastModified.flatMap(HTTPHeaders.validValue) { headers.append("If-Modified-Since: \(lastModified)") }
         headers += request.network.headerLines
+        // Low-data mode's client hint, unless the request's own headers set it already.
+        if request.saveData, !headers.contains(where: { $0.lowercased().hasPrefix("save-data:") }) { headers.append("Save-Data: on") }
         // The rest of a download that ended early, unless the validator changed (RFC 9110 §13.1.5).
         let partial = request.etag == nil && request.lastModified == nil
             ? request.partial?.read().flatMap { Int64($0.bytes.count) < request.maxBytes ? $0 : nil } : nil

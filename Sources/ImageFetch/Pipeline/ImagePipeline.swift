@@ -11,11 +11,16 @@ public final class ImagePipeline: Sendable {
     public let remote: RemoteCache?
     /// What the pipeline is doing now (transfers' bytes, retry notices), read by the caller.
     public let activity = PipelineActivity()
+    /// Whether the network is constrained (low-data mode): what `Save-Data` and partial reads follow.
+    /// The loader's own conditions (its constrained refusals) are the same value.
+    public let network: NetworkConditions
 
     public init(cache: any ImageCaching, memoryCache: MemoryCache? = MemoryCache(), loader: any DataLoading = SourceLoader(),
                 processor: any ImageProcessing = VipsProcessor(), pool: ProcessingPool = ProcessingPool(),
-                sleeper: any Sleeping = TaskSleeper(), remote: RemoteCache? = nil) {
+                sleeper: any Sleeping = TaskSleeper(), remote: RemoteCache? = nil,
+                network: NetworkConditions = NetworkConditions()) {
         self.remote = remote
+        self.network = network
         self.cache = cache
         self.memoryCache = memoryCache
         self.loader = loader
@@ -114,7 +119,7 @@ public final class ImagePipeline: Sendable {
         var stale: CachedImage?
 
         if options.cachePolicy != .forceRefresh {
-            if let found = cachedOutput(keys, source: source, now: now) {
+            if let found = cachedOutput(keys, source: source, now: now, options: options) {
                 key = found.key
                 if found.fresh { return .image(makeResult(source, key, found.cached, .hit)) }
                 if options.cachePolicy == .offline { return .image(servedOffline(source, key, found.cached)) }
@@ -126,14 +131,14 @@ public final class ImagePipeline: Sendable {
             if let failure = storedFailure(of: source, keys: keys, newerThan: stale?.entry.created, now: now) { throw failure }
             if stale == nil, !processing.isOriginal,
                let original = cache.lookup(keys.original),
-               isFresh(original.entry, source: source, now: now) || options.cachePolicy == .offline {
+               isFresh(original.entry, source: source, now: now, options: options) || options.cachePolicy == .offline {
                 return .image(try await derive(from: original, source: source, keys: keys, processing: processing, options: options,
                                                sharing: sharing(source, origin: origin, network: request.network)))
             }
             // Memory and disk missed: the remote tier, whose entry is then a local one.
             if stale == nil, let found = await remoteEntry(source, keys, options: options, retrieval: &retrieval) {
                 key = found.key
-                if isFresh(found.cached.entry, source: source, now: now) {
+                if isFresh(found.cached.entry, source: source, now: now, options: options) {
                     if !found.cached.path.isEmpty { memoryCache?.set(found.cached, for: key) }
                     return .image(remoteResult(source, key, found, state: .remote))
                 }
@@ -149,7 +154,7 @@ public final class ImagePipeline: Sendable {
         }
         if options.cachePolicy == .cacheOnly || options.cachePolicy == .offline { throw notCached(stale, now: now) }
         if let stale, source.isNetwork, options.serveStaleWhileRevalidating,
-           let result = staleWhileRevalidate(source, key, stale, now: now) {
+           let result = staleWhileRevalidate(source, key, stale, now: now, options: options) {
             return .image(result)
         }
 
@@ -162,6 +167,7 @@ public final class ImagePipeline: Sendable {
         // A download that ends early is kept and resumed by the next attempt or run (HTTPLoader).
         if source.isNetwork, stale == nil { load.partial = cache.partialSlot(for: keys.output) }
         load.meter = activity.meter
+        load.saveData = source.isNetwork && sendsSaveData(options)
         if source.isNetwork, let stale {
             // Read from the cache directory: a value that is not a valid header value is never sent.
             load.etag = stale.entry.etag.flatMap(HTTPHeaders.validValue)
@@ -209,7 +215,7 @@ public final class ImagePipeline: Sendable {
                 case .giveUp:
                     break
                 }
-                if let stale, source.isNetwork, let result = staleOnError(source, key, stale, error: error) {
+                if let stale, source.isNetwork, let result = staleOnError(source, key, stale, error: error, options: options) {
                     return .image(result)
                 }
                 throw error
@@ -226,7 +232,8 @@ public final class ImagePipeline: Sendable {
         if response.responseTime <= 0 { response.responseTime = now }
         if response.requestTime <= 0 || response.requestTime > response.responseTime { response.requestTime = response.responseTime }
         if response.notModified, let stale {
-            let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL)
+            let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL,
+                                    saveData: sendsSaveData(options))
             var result = makeResult(source, staleKey, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
             do { try cache.refresh(entry) } catch { result.cacheError = error }
             await shareRevalidation(entry, source: source, sharing: sharing)
@@ -270,7 +277,7 @@ public final class ImagePipeline: Sendable {
                                etag: validator, lastModified: response.headers.validator("last-modified"),
                                mustRevalidate: freshness.mustRevalidate)
         entry.response = stored
-        entry.vary = stored.flatMap { Vary.names($0.headers) }.flatMap(Vary.selection)
+        entry.vary = stored.flatMap { Vary.names($0.headers) }.flatMap { Vary.selection(for: $0, saveData: sendsSaveData(options)) }
         entry.shaped = keys.shaped
         entry.placeholders = image.placeholders
         do {
@@ -323,14 +330,15 @@ public final class ImagePipeline: Sendable {
 
     /// The output's entry under any of its spellings (`EntryKeys.lookups`), memory first: the first
     /// one found, fresh or not.
-    func cachedOutput(_ keys: RequestPlan.EntryKeys, source: Source, now: Double) -> (key: CacheKey, cached: CachedImage, fresh: Bool)? {
+    func cachedOutput(_ keys: RequestPlan.EntryKeys, source: Source, now: Double,
+                      options: FetchOptions) -> (key: CacheKey, cached: CachedImage, fresh: Bool)? {
         for (candidate, format) in keys.lookups {
             if let hit = memoryCache?.value(for: candidate), format == nil || hit.entry.format == format,
-               isFresh(hit.entry, source: source, now: now) {
+               isFresh(hit.entry, source: source, now: now, options: options) {
                 return (candidate, hit, true)
             }
             guard let cached = cache.lookup(candidate), format == nil || cached.entry.format == format else { continue }
-            let fresh = isFresh(cached.entry, source: source, now: now)
+            let fresh = isFresh(cached.entry, source: source, now: now, options: options)
             if fresh {
                 // The original kept as a by-product is asked for as it is (no processing, or a format
                 // it already has): from now on it is an output asked for.
@@ -349,7 +357,7 @@ public final class ImagePipeline: Sendable {
         guard request.options.cachePolicy != .forceRefresh else { return nil }
         if case .data(let payload) = source, Int64(payload.byteCount) > request.options.maxBytes { return nil }
         let started = FileSystem.monotonic()
-        guard let keys = try? plan.keys(for: source), let found = cachedOutput(keys, source: source, now: FileSystem.now()),
+        guard let keys = try? plan.keys(for: source), let found = cachedOutput(keys, source: source, now: FileSystem.now(), options: request.options),
               found.fresh else { return nil }
         var result = withPlaceholders(makeResult(source, found.key, found.cached, .hit), request.options)
         result.milliseconds = ((FileSystem.monotonic() - started) * 1000 * 10).rounded() / 10
@@ -357,10 +365,11 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Fresh means usable without asking anyone: an unexpired HTTP entry, a local file whose mtime and
-    /// size still match, or a data: URL (its key is the digest of its bytes).
-    func isFresh(_ entry: CacheEntry, source: Source, now: Double) -> Bool {
+    /// size still match, or a data: URL (its key is the digest of its bytes). `options`: whether
+    /// the request would send `Save-Data` (a response that varies on it).
+    func isFresh(_ entry: CacheEntry, source: Source, now: Double, options: FetchOptions) -> Bool {
         switch source {
-        case .http: entry.isFresh(at: now)
+        case .http: entry.isFresh(at: now, saveData: sendsSaveData(options))
         case .file(let path): entry.etag == FileLoader.validator(forPath: path)
         case .data: true
         }

@@ -62,6 +62,9 @@ public struct FetchOptions: Sendable, Hashable {
     /// Placeholders to hand out with the image (`--placeholder`): computed once, kept in the entry's
     /// metadata. Not part of the cache key (the same image). Default none.
     public var placeholders: Set<PlaceholderKind> = []
+    /// Send `Save-Data: on` to origins in low-data mode (`--no-save-data`: false). Not part of the
+    /// cache key: a response that depends on it says `Vary: Save-Data`. Default true.
+    public var saveData = true
 
     public init() {}
 }

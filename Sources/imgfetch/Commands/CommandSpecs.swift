@@ -21,6 +21,7 @@ enum Specs {
     ] + thumbnail + [
         OptionSpec(long: "low-data", valueName: "auto", help: "Low-data mode: the network is constrained; sources with a low-data source load it instead. =auto follows NetworkManager's metered flag. Also IMGFETCH_LOW_DATA=1|auto.", kind: .flagOrValue, completion: .choices(lowDataValues)),
         .value("low-data-source", valueName: "SOURCE", help: "What to load instead of SOURCE in low-data mode.", completion: .file),
+        .flag("no-save-data", help: "In low-data mode, do not send Save-Data: on (the client hint servers answer with lighter images) to origins."),
         OptionSpec(long: "alt", valueName: "SOURCE", help: "An alternative source, tried in order when the current one fails.", kind: .repeatedValue, completion: .file),
         .value("retry", valueName: "N", help: "Retry timeouts, connection failures, HTTP 408, 429 and 5xx up to N times.", defaultDescription: "0"),
         .value("retry-delay", valueName: "SECONDS", help: "First backoff; doubles each retry, with jitter. A Retry-After replaces the backoff but never waits less than SECONDS (Retry-After: 0 included).", defaultDescription: "1"),

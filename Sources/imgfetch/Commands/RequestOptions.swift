@@ -75,6 +75,7 @@ struct RequestOptions {
         if let v = try parsed.int("max-frames", range: 1...1_000_000) { maxFrames = v }
         if let v = try parsed.parse("ttl", ValueParsers.duration) { options.defaultTTL = v }
         options.keepOriginal = !parsed.flag("no-keep-original")
+        options.saveData = !parsed.flag("no-save-data")
         let policies = ["force-refresh", "cache-only", "offline"].filter { parsed.flag($0) }
         if policies.count > 1 {
             throw UsageError("--\(policies[0]) and --\(policies[1]) cannot be used together")

@@ -38,6 +38,7 @@ final class RequestKeysTests: XCTestCase {
         "options.serveStaleWhileRevalidating": { $0.options.serveStaleWhileRevalidating = false },
         "options.maxRedirects": { $0.options.maxRedirects = 0 },
         "options.placeholders": { $0.options.placeholders = [.blurhash] },
+        "options.saveData": { $0.options.saveData = false },
         "network.headers": { $0.network.headers = [.init(name: "X-A", value: "1")] },
         "network.userAgent": { $0.network.userAgent = "Bot/1" },
         "network.referer": { $0.network.referer = "https://r.example/" },
