@@ -64,6 +64,8 @@ public struct LoadResponse: Sendable {
     /// taken as the time the pipeline received the response).
     public var requestTime: Double = 0
     public var responseTime: Double = 0
+    /// The body continued bytes kept from an earlier download, from this offset (a 206); nil = whole.
+    public var resumedFrom: Int64?
 
     public init(bytes: [UInt8], notModified: Bool = false, headers: HTTPHeaders = HTTPHeaders(), downloadedBytes: Int64 = 0, fileValidator: String? = nil) {
         self.bytes = bytes

@@ -53,6 +53,7 @@ public final class HTTPLoader: Sendable {
         var result = await transport.perform(transfer)
         let responseTime = FileSystem.now()
         let received = Int64(result.body.count)
+        let continued = partial != nil && result.httpStatus == 206 && result.curlCode == 0
         if let slot = request.partial {
             switch HTTPLoader.reconcile(&result, partial: partial, slot: slot) {
             case .done: break
@@ -77,6 +78,7 @@ public final class HTTPLoader: Sendable {
         if HTTPLoader.redirectStatuses.contains(result.httpStatus) { response.redirectLocation = result.headers["location"] }
         response.requestTime = requestTime
         response.responseTime = responseTime
+        if continued, let partial { response.resumedFrom = Int64(partial.bytes.count) }
         return response
     }
 

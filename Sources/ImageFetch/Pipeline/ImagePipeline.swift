@@ -267,6 +267,7 @@ public final class ImagePipeline: Sendable {
         }
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
+        result.reading.resumedFrom = response.resumedFrom
         guard freshness.storable else { return result }
         let validator = response.fileValidator ?? response.headers.validator("etag")
         var entry = CacheEntry(key: key.rawValue, identity: keys.identity,

@@ -43,9 +43,11 @@ enum GetCommand {
         let remote = try settings.remote?.remoteCache()
         let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
         defer { CookieJarFile.write(settings.network) }
+        let interrupted = Interrupts.stoppingLoads(of: pipeline)
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
         Report.lowDataDecision(settings)
+        if let signal = interrupted.signal { return ExitCode(signal: signal) }
         defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
         switch outcome {
         case .failure(let failure):
@@ -89,10 +91,12 @@ enum GetCommand {
         let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
         defer { CookieJarFile.write(settings.network) }
         defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
+        let interrupted = Interrupts.stoppingLoads(of: pipeline)
         var failed = 0, notCached = 0, cacheErrors = 0
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         for (index, source) in sources.enumerated() {
             let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
+            if let signal = interrupted.signal { return ExitCode(signal: signal) }
             switch outcome.flatMap({ result in outputDir.write(result, source: source, line: index + 1).map { (result, $0) } }) {
             case .failure(let failure):
                 Report.failure(failure, source: source.description, settings: settings)
@@ -195,6 +199,7 @@ enum Report {
         if let file { line += ", \(kept ? "kept (--no-clobber)" : "written to") \(ListParser.quoted(file, limit: 300, marks: false))" }
         else if kept { line += ", output kept (--no-clobber)" }
         if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
+        line += readingWords(result.reading)
         if result.evicted.count > 0 {
             let n = result.evicted.count
             line += ", evicted \(n) entr\(n == 1 ? "y" : "ies") (\(Formatting.size(result.evicted.bytes))) to stay within the cache's size limit"
