@@ -66,7 +66,10 @@ public final class ImagePipeline: Sendable {
                 result.retries = retrieval.retries
                 return .success(result)
             } catch {
-                retrieval.failures.append(SourceFailure(source: source.description, error: error, attempts: retrieval.attempts - before))
+                // The low-data entry looked up offline and not cached either: the source's miss says it.
+                if !(retrieval.isOfflineFallback && error.isNotCached) {
+                    retrieval.failures.append(SourceFailure(source: source.description, error: error, attempts: retrieval.attempts - before))
+                }
                 current = retrieval.nextSource(after: error)
             }
         }

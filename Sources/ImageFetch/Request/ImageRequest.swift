@@ -38,6 +38,11 @@ public enum CachePolicy: Sendable, Hashable {
     case offline
 }
 
+extension CachePolicy {
+    /// `cacheOnly` and `offline`: the network is never used.
+    public var avoidsNetwork: Bool { self == .cacheOnly || self == .offline }
+}
+
 /// Limits, timeouts, retry policy and cache behaviour of one request. Defaults are safe.
 public struct FetchOptions: Sendable, Hashable {
     /// Refuse downloads larger than this many bytes. Default 100 MiB.

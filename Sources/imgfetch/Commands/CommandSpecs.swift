@@ -33,7 +33,7 @@ enum Specs {
         .value("max-frames", valueName: "N", help: "Refuse an animation (GIF or WebP made into GIF or WebP) with more frames, checked before decoding.", defaultDescription: "1000"),
         .flag("force-refresh", help: "Skip the cache lookup and download again."),
         .flag("cache-only", help: "Never use the network; serve only fresh cache entries (exit 3 otherwise)."),
-        .flag("offline", help: "Never use the network; serve cache entries even when expired, also those that required revalidation (with a warning; exit 3 when not cached)."),
+        .flag("offline", help: "Never use the network; serve cache entries even when expired, also those that required revalidation (with a warning; exit 3 when not cached). Also with --cache-only: the low-data entry when the full one is not cached."),
         .value("ttl", valueName: "DURATION", help: "Heuristic lifetime: freshness of a 200 (or other heuristically cacheable status) without max-age or Expires (s, m, h, d).", defaultDescription: "7d"),
         .value("cache-size-limit", valueName: "SIZE", help: "Hard limit of the cache directory; least recently used entries go first. Also IMGFETCH_CACHE_SIZE_LIMIT.", defaultDescription: "1G"),
         .flag("no-keep-original", help: "Do not keep a source's original bytes beside its variants."),
