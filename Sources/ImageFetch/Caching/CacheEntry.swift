@@ -35,6 +35,10 @@ public struct CacheEntry: Sendable, Equatable {
     public var placeholders: Placeholders? = nil
     /// Why the entry is kept, which orders eviction (`DiskCache+Candidates.swift`). Default `requested`.
     public var kept: Kept = .requested
+    /// The quality the image was encoded at, and whether `--max-output-bytes` was exceeded
+    /// (`SourceReading`); nil / false for an original or an entry of an older version.
+    public var quality: Int? = nil
+    public var overBudget = false
 
     /// Eviction takes the lowest tier first, least recently used first within a tier.
     public enum Kept: String, Sendable, Comparable {
@@ -84,6 +88,8 @@ public struct CacheEntry: Sendable, Equatable {
         entry.bytes = Int64(bytes)
         entry.checksum = ""
         entry.placeholders = nil   // another image's
+        entry.quality = nil
+        entry.overBudget = false
         return entry
     }
 
@@ -131,6 +137,7 @@ extension CacheEntry {
         add("average_color", placeholders?.averageColorHex)
         // Older builds ignore the field (and keep such an entry as any other).
         add("kept", kept == .byproduct ? Kept.byproduct.rawValue : nil)
+        add("quality", quality.map { String($0) }); add("over_budget", overBudget ? "1" : nil)
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -148,6 +155,7 @@ extension CacheEntry {
         var expires: Double?, etag: String?, lastModified: String?, mustRevalidate = false, shaped = false
         var blurhash: String?, thumbhash: String?, averageColor: String?
         var kept = Kept.requested
+        var quality: Int?, overBudget = false
         var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
@@ -185,6 +193,8 @@ extension CacheEntry {
             case 9 where name.elementsEqual("thumbhash".utf8): thumbhash = value
             case 13 where name.elementsEqual("average_color".utf8): averageColor = value
             case 4 where name.elementsEqual("kept".utf8): kept = Kept(rawValue: value) ?? .requested
+            case 7 where name.elementsEqual("quality".utf8): quality = Int(value).flatMap { (1...100).contains($0) ? $0 : nil }
+            case 11 where name.elementsEqual("over_budget".utf8): overBudget = value == "1"
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -206,6 +216,8 @@ extension CacheEntry {
         }
         entry.vary = vary
         entry.shaped = shaped
+        entry.quality = quality
+        entry.overBudget = overBudget
         // Checked as they are read: a malformed value is dropped (computed again when asked for).
         entry.placeholders = Placeholders(blurhash: blurhash, thumbhash: thumbhash, averageColor: averageColor)
         entry.kept = kept

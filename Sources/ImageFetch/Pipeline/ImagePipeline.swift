@@ -269,8 +269,11 @@ public final class ImagePipeline: Sendable {
             image.placeholders = Placeholders.decoding(image.bytes, maxPixels: options.maxPixels)
         }
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
+        var reading = SourceReading()
+        if key != keys.original { (image, reading) = try await fitting(image, from: bytes, processing: processing, options: options) }
+        reading.resumedFrom = response.resumedFrom
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
-        result.reading.resumedFrom = response.resumedFrom
+        result.fitted(reading, budget: processing.maxOutputBytes)
         guard freshness.storable else { return result }
         let validator = response.fileValidator ?? response.headers.validator("etag")
         var entry = CacheEntry(key: key.rawValue, identity: keys.identity,
@@ -284,6 +287,8 @@ public final class ImagePipeline: Sendable {
         entry.vary = stored.flatMap { Vary.names($0.headers) }.flatMap { Vary.selection(for: $0, saveData: sendsSaveData(options)) }
         entry.shaped = keys.shaped
         entry.placeholders = image.placeholders
+        entry.quality = reading.quality
+        entry.overBudget = reading.overBudget
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             // The output may be the original itself (`-f X` of a source in X, no resize): stored once.
@@ -310,19 +315,24 @@ public final class ImagePipeline: Sendable {
     /// A new variant from cached original bytes: no network.
     func derive(from original: CachedImage, source: Source, keys: RequestPlan.EntryKeys, processing: Processing,
                 options: FetchOptions, sharing: Sharing = .plain) async throws(FetchError) -> ImageResult {
-        let image = try await process(original.bytes, processing, maxPixels: options.maxPixels, placeholders: !options.placeholders.isEmpty)
+        var image = try await process(original.bytes, processing, maxPixels: options.maxPixels, placeholders: !options.placeholders.isEmpty)
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         // The output is the original itself: nothing new to store, but it is now asked for.
         if key == keys.original {
             cache.promote(original.entry)
             return makeResult(source, key, original, .hit)
         }
+        let reading: SourceReading
+        (image, reading) = try await fitting(image, from: original.bytes, processing: processing, options: options)
         var entry = original.entry.describing(key, variant: keys.variant(of: key), format: image.format, width: image.width,
                                               height: image.height, bytes: image.bytes.count)
         entry.placeholders = image.placeholders
         entry.created = FileSystem.now()
         entry.kept = .requested
+        entry.quality = reading.quality
+        entry.overBudget = reading.overBudget
         var result = ImageResult(source: source, key: key, cache: .derived, image: image)
+        result.fitted(reading, budget: processing.maxOutputBytes)
         do {
             let stored = try cache.storeReporting(image.bytes, entry: entry)
             result.path = stored.path
@@ -383,7 +393,10 @@ public final class ImagePipeline: Sendable {
         let e = cached.entry
         var image = ProcessedImage(bytes: cached.bytes, width: e.width, height: e.height, format: e.format)
         image.placeholders = e.placeholders
-        return ImageResult(source: source, key: key, path: cached.path, cache: state, image: image)
+        var result = ImageResult(source: source, key: key, path: cached.path, cache: state, image: image)
+        result.reading.quality = e.quality
+        result.reading.overBudget = e.overBudget
+        return result
     }
 
     /// Decodes, downsamples and encodes on the processing pool.

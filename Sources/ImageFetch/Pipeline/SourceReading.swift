@@ -4,6 +4,10 @@
 public struct SourceReading: Sendable, Equatable {
     /// The download continued kept bytes (`Range` + `If-Range`) from this offset; nil = from the start.
     public var resumedFrom: Int64?
+    /// The quality the output was encoded at (JPEG, WebP, AVIF made here); nil: not known or none.
+    public var quality: Int?
+    /// `--max-output-bytes`: even quality 20 did not fit; the smallest output was kept.
+    public var overBudget = false
 
     public init() {}
 }

@@ -16,6 +16,7 @@ enum Specs {
         .value("fit", valueName: "inside|cover", help: "cover fills the box (both sides of --size) exactly, cropping the overflow (--crop says where).", defaultDescription: "inside", completion: .choices(["inside", "cover"])),
         .value("format", short: "f", valueName: "FORMAT", help: "\(ImageFormat.namesForHelp). Output is sRGB without metadata (unless --keep-metadata); original hands out the source's own bytes when nothing else is asked.", defaultDescription: formatDefault, completion: .choices(formats)),
         .value("quality", short: "q", valueName: "N", help: "Quality 1-100 for lossy formats (\(ImageFormat.registry.filter(\.isLossy).map(\.format.rawValue).joined(separator: ", "))).", defaultDescription: "75"),
+        .value("max-output-bytes", valueName: "SIZE", help: "The highest quality not above -q whose JPEG, WebP or AVIF output fits SIZE bytes (K, M, G suffixes; at most 6 encodes); when even quality 20 does not, the smallest is written, with a warning. Part of the cache key."),
         .value("background", valueName: "COLOR", help: "What transparency becomes in formats without alpha (\(ImageFormat.registry.filter { !$0.hasAlpha }.map(\.format.rawValue).joined(separator: ", "))): a name (\(RGBColor.names.map(\.0).joined(separator: ", "))) or hex #RRGGBB.", defaultDescription: "white"),
         .flag("linear", help: "Resize in linear light, as vipsthumbnail --linear: fine light-on-dark detail keeps its brightness; slower."),
     ] + thumbnail + [

@@ -48,6 +48,10 @@ struct RequestOptions {
             processing.format = format
         }
         processing.quality = try parsed.int("quality", range: 1...100)
+        if let v = try parsed.parse("max-output-bytes", ValueParsers.byteSize) {
+            guard v > 0 else { throw UsageError("invalid value '0' for '--max-output-bytes': expected a size of at least 1 byte") }
+            processing.maxOutputBytes = v
+        }
         processing.linear = parsed.flag("linear")
         if let text = parsed.value("background") {
             guard let color = RGBColor(parsing: text) else {

@@ -4,6 +4,8 @@ import ImageFetch
 extension ResultRecord {
     static func addReading(_ reading: SourceReading, to o: inout JSONObject) {
         if let offset = reading.resumedFrom { o.add("resumed_from", offset) }
+        if let quality = reading.quality { o.add("quality", quality) }
+        if reading.overBudget { o.add("over_budget", true) }
     }
 }
 
