@@ -39,6 +39,8 @@ public struct CacheEntry: Sendable, Equatable {
     /// (`SourceReading`); nil / false for an original or an entry of an older version.
     public var quality: Int? = nil
     public var overBudget = false
+    /// Made from the first scans of a progressive JPEG (a partial read): its own key, a variant.
+    public var partial = false
 
     /// Eviction takes the lowest tier first, least recently used first within a tier.
     public enum Kept: String, Sendable, Comparable {
@@ -90,6 +92,7 @@ public struct CacheEntry: Sendable, Equatable {
         entry.placeholders = nil   // another image's
         entry.quality = nil
         entry.overBudget = false
+        entry.partial = false
         return entry
     }
 
@@ -138,6 +141,7 @@ extension CacheEntry {
         // Older builds ignore the field (and keep such an entry as any other).
         add("kept", kept == .byproduct ? Kept.byproduct.rawValue : nil)
         add("quality", quality.map { String($0) }); add("over_budget", overBudget ? "1" : nil)
+        add("partial", partial ? "1" : nil)
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -155,7 +159,7 @@ extension CacheEntry {
         var expires: Double?, etag: String?, lastModified: String?, mustRevalidate = false, shaped = false
         var blurhash: String?, thumbhash: String?, averageColor: String?
         var kept = Kept.requested
-        var quality: Int?, overBudget = false
+        var quality: Int?, overBudget = false, partial = false
         var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
@@ -195,6 +199,7 @@ extension CacheEntry {
             case 4 where name.elementsEqual("kept".utf8): kept = Kept(rawValue: value) ?? .requested
             case 7 where name.elementsEqual("quality".utf8): quality = Int(value).flatMap { (1...100).contains($0) ? $0 : nil }
             case 11 where name.elementsEqual("over_budget".utf8): overBudget = value == "1"
+            case 7 where name.elementsEqual("partial".utf8): partial = value == "1"
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -218,6 +223,7 @@ extension CacheEntry {
         entry.shaped = shaped
         entry.quality = quality
         entry.overBudget = overBudget
+        entry.partial = partial
         // Checked as they are read: a malformed value is dropped (computed again when asked for).
         entry.placeholders = Placeholders(blurhash: blurhash, thumbhash: thumbhash, averageColor: averageColor)
         entry.kept = kept

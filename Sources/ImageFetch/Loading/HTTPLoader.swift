@@ -43,6 +43,10 @@ public final class HTTPLoader: Sendable {
             partial.bytes.withUnsafeBytes { raw in request.bodyTap.map { $0.onData($0.context, raw.baseAddress, raw.count) } }
         }
         transfer.meter = request.meter
+        // Watching the scans of a body read from its start only: a resumed one is read whole.
+        let watcher = partial == nil ? request.partialRead.flatMap(ScanWatcher.init) : nil
+        transfer.watch = watcher?.watch
+        defer { withExtendedLifetime(watcher) {} }   // the transfer calls it until perform returns
         let transport: CurlTransport
         do { transport = try sharedTransport() } catch {
             request.bodyTap?.end(complete: false)
@@ -63,6 +67,15 @@ public final class HTTPLoader: Sendable {
                 again.bodyTap = nil   // its tap has ended
                 return try await load(again)
             }
+        }
+        if result.stopped, let watcher, let served = watcher.served(result.body) {
+            var response = LoadResponse(bytes: served, headers: result.headers, downloadedBytes: received)
+            response.status = result.httpStatus
+            response.requestTime = requestTime
+            response.responseTime = responseTime
+            response.partial = PartialRead(downloaded: received,
+                                           sourceBytes: result.headers["content-length"].flatMap { Int64($0.trimmed()) })
+            return response
         }
         let failure = HTTPLoader.classify(result, request: request)
         if let failure {

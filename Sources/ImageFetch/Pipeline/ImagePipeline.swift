@@ -59,7 +59,7 @@ public final class ImagePipeline: Sendable {
             do {
                 var result = withPlaceholders(try await retrieve(source: source, retrieval: &retrieval), request.options)
                 result.originalSource = request.source
-                result.lowData = retrieval.isLoadingFallback
+                result.lowData = retrieval.isLoadingFallback || result.reading.partial
                 result.attempts = retrieval.attempts
                 result.milliseconds = retrieval.elapsedMilliseconds
                 if !retrieval.warnings.isEmpty { result.warnings = retrieval.warnings + result.warnings }
@@ -128,6 +128,9 @@ public final class ImagePipeline: Sendable {
                 if options.cachePolicy == .offline { return .image(servedOffline(source, key, found.cached)) }
                 stale = found.cached
             }
+            if stale == nil, let found = cachedPartial(keys, source: source, processing: processing, now: now, options: options) {
+                return .image(found)
+            }
             if stale == nil, let target = storedRedirect(of: source, keys: keys, now: now, offline: options.cachePolicy == .offline) {
                 return .redirect(target)
             }
@@ -171,6 +174,7 @@ public final class ImagePipeline: Sendable {
         if source.isNetwork, stale == nil { load.partial = cache.partialSlot(for: keys.output) }
         load.meter = activity.meter
         load.saveData = source.isNetwork && sendsSaveData(options)
+        load.partialRead = partialReadBox(source, processing: processing, options: options)
         if source.isNetwork, let stale {
             // Read from the cache directory: a value that is not a valid header value is never sent.
             load.etag = stale.entry.etag.flatMap(HTTPHeaders.validValue)
@@ -234,6 +238,9 @@ public final class ImagePipeline: Sendable {
         var response = response
         if response.responseTime <= 0 { response.responseTime = now }
         if response.requestTime <= 0 || response.requestTime > response.responseTime { response.requestTime = response.responseTime }
+        if let partial = response.partial {
+            return try await completePartial(response, partial, source: source, keys: keys, options: options, processing: processing)
+        }
         if response.notModified, let stale {
             let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL,
                                     saveData: sendsSaveData(options))
@@ -396,6 +403,7 @@ public final class ImagePipeline: Sendable {
         var result = ImageResult(source: source, key: key, path: cached.path, cache: state, image: image)
         result.reading.quality = e.quality
         result.reading.overBudget = e.overBudget
+        result.reading.partial = e.partial
         return result
     }
 

@@ -8,6 +8,10 @@ public struct SourceReading: Sendable, Equatable {
     public var quality: Int?
     /// `--max-output-bytes`: even quality 20 did not fit; the smallest output was kept.
     public var overBudget = false
+    /// Made from the first scans of a progressive JPEG: the download stopped once they served.
+    public var partial = false
+    /// With `partial` on a miss: the source's whole length as announced (Content-Length).
+    public var sourceBytes: Int64?
 
     public init() {}
 }

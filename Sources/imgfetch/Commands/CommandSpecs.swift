@@ -22,6 +22,8 @@ enum Specs {
     ] + thumbnail + [
         OptionSpec(long: "low-data", valueName: "auto", help: "Low-data mode: the network is constrained; sources with a low-data source load it instead. =auto follows NetworkManager's metered flag. Also IMGFETCH_LOW_DATA=1|auto.", kind: .flagOrValue, completion: .choices(lowDataValues)),
         .value("low-data-source", valueName: "SOURCE", help: "What to load instead of SOURCE in low-data mode.", completion: .file),
+        .flag("partial-progressive", help: "Read a progressive JPEG only as far as the thumbnail (-s) needs, in any mode (the default in low-data mode): the download stops after the first scans that serve it; the result is an entry of its own (\"partial\": true)."),
+        .flag("no-partial-progressive", help: "Always read progressive JPEGs whole, also in low-data mode."),
         .flag("no-save-data", help: "In low-data mode, do not send Save-Data: on (the client hint servers answer with lighter images) to origins."),
         OptionSpec(long: "alt", valueName: "SOURCE", help: "An alternative source, tried in order when the current one fails.", kind: .repeatedValue, completion: .file),
         .value("retry", valueName: "N", help: "Retry timeouts, connection failures, HTTP 408, 429 and 5xx up to N times.", defaultDescription: "0"),

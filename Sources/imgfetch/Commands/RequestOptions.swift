@@ -80,6 +80,11 @@ struct RequestOptions {
         if let v = try parsed.parse("ttl", ValueParsers.duration) { options.defaultTTL = v }
         options.keepOriginal = !parsed.flag("no-keep-original")
         options.saveData = !parsed.flag("no-save-data")
+        if parsed.flag("partial-progressive") && parsed.flag("no-partial-progressive") {
+            throw UsageError("--partial-progressive and --no-partial-progressive cannot be used together")
+        }
+        if parsed.flag("partial-progressive") { options.partialProgressive = .always }
+        if parsed.flag("no-partial-progressive") { options.partialProgressive = .never }
         let policies = ["force-refresh", "cache-only", "offline"].filter { parsed.flag($0) }
         if policies.count > 1 {
             throw UsageError("--\(policies[0]) and --\(policies[1]) cannot be used together")

@@ -6,14 +6,24 @@ extension ResultRecord {
         if let offset = reading.resumedFrom { o.add("resumed_from", offset) }
         if let quality = reading.quality { o.add("quality", quality) }
         if reading.overBudget { o.add("over_budget", true) }
+        if reading.partial {
+            o.add("partial", true)
+            if let total = reading.sourceBytes { o.add("source_bytes", total) }
+        }
     }
 }
 
 extension Report {
     /// `, resumed at N bytes`, ...: appended to the `-v` line.
-    static func readingWords(_ reading: SourceReading) -> String {
+    static func readingWords(_ result: ImageResult) -> String {
+        let reading = result.reading
         var words = ""
         if let offset = reading.resumedFrom { words += ", resumed at \(offset) bytes" }
+        if reading.partial {
+            let of = reading.sourceBytes.map { " of \($0)" } ?? ""
+            words += result.cache == .miss ? ", partial read: \(result.downloadedBytes)\(of) bytes of a progressive JPEG downloaded, its first scans serve the thumbnail"
+                                           : ", made from the first scans of a progressive JPEG (a partial read)"
+        }
         return words
     }
 }

@@ -39,6 +39,7 @@ final class RequestKeysTests: XCTestCase {
         "options.maxRedirects": { $0.options.maxRedirects = 0 },
         "options.placeholders": { $0.options.placeholders = [.blurhash] },
         "options.saveData": { $0.options.saveData = false },
+        "options.partialProgressive": { $0.options.partialProgressive = .always },
         "processing.maxOutputBytes": { $0.processing.width = 10; $0.processing.maxOutputBytes = 20_480 },
         "network.headers": { $0.network.headers = [.init(name: "X-A", value: "1")] },
         "network.userAgent": { $0.network.userAgent = "Bot/1" },
