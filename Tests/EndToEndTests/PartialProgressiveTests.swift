@@ -140,6 +140,19 @@ final class PartialProgressiveTests: E2ETestCase {
         }
     }
 
+    func testWordsSayWhatLowDataDidAndThePrefetchSummaryCountsPartialReads() throws {
+        let list = try writeList(["photo-p.jpg", "detail-p.jpg", "photo.jpg"].map { throttled($0, "&v=list").url })
+        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--low-data", "-s", "320x320", "--json", list.path])
+        assertExit(r, 0)
+        let summary = r.json.last ?? [:]
+        XCTAssertEqual(summary.int("partial"), 2, "\(summary)")
+        XCTAssertGreaterThan(summary.int("partial_bytes_saved") ?? 0, 200_000, "\(summary)")
+        XCTAssertTrue(r.stderr.contains("2 partial reads"), r.stderr)
+        let plain = try get([throttled("photo.jpg", "&v=words").url, "-s", "320x320", "--low-data", "-v", "-o", file("w.jpg").path])
+        XCTAssertTrue(plain.stderr.contains("no low-data source and no partial read: loaded the full image"), plain.stderr)
+        XCTAssertTrue(plain.stderr.contains("Save-Data"), plain.stderr)
+    }
+
     func testPartialProgressiveInAnyModeAndOfflineServesThePartialEntry() throws {
         let photo = "detail-p.jpg", (url, _) = throttled(photo, "&v=any")
         let r = try get([url, "-s", "100x100", "--partial-progressive", "-f", "png", "--json", "-o", file("a.png").path])

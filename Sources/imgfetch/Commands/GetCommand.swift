@@ -189,7 +189,7 @@ enum Report {
     static func success(_ result: ImageResult, settings: RequestOptions, file: String? = nil, kept: Bool = false) {
         if settings.json { Console.line(ResultRecord.success(result, file: file, kept: kept, placeholders: settings.options.placeholders).text) }
         for line in problems(of: result, settings: settings) { Console.errorLine(line) }
-        if settings.verbose { Console.errorLine(verbose(result, file: file, kept: kept)) }
+        if settings.verbose { Console.errorLine(verbose(result, file: file, kept: kept) + lowDataWords(result, settings: settings)) }
     }
 
     /// The `--verbose` line (without the prefix) of a delivered result: cache state, size, format,

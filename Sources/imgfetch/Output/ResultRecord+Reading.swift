@@ -14,6 +14,15 @@ extension ResultRecord {
 }
 
 extension Report {
+    /// `-v` in low-data mode, for a download that used neither a low-data source nor a partial
+    /// read: what low-data did (Save-Data) and that the full image was loaded.
+    static func lowDataWords(_ result: ImageResult, settings: RequestOptions) -> String {
+        let on = settings.lowDataMode == .on || (settings.lowDataMode == .auto && settings.networkConditions.probed == .metered)
+        guard on, result.cache == .miss, !result.lowData, result.source.isNetwork else { return "" }
+        let hint = settings.options.saveData ? "sent Save-Data: on; " : ""
+        return ", low-data mode: \(hint)no low-data source and no partial read: loaded the full image"
+    }
+
     /// `, resumed at N bytes`, ...: appended to the `-v` line.
     static func readingWords(_ result: ImageResult) -> String {
         let reading = result.reading
