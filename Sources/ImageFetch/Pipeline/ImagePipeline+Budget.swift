@@ -20,8 +20,9 @@ extension ImagePipeline {
 
     /// The output that fits (or the smallest), with the quality it was made at. `first` is the
     /// image made at the asked quality; `bytes` the source it was made from.
-    func fitting(_ first: ProcessedImage, from bytes: [UInt8], processing: Processing, options: FetchOptions)
+    func fitting(_ first: ProcessedImage, from bytes: [UInt8], hop: RequestPlan.SourcePlan, options: FetchOptions)
         async throws(FetchError) -> (image: ProcessedImage, reading: SourceReading) {
+        let processing = hop.processing
         var reading = SourceReading()
         guard ImageFormat(name: first.format)?.isLossy == true else { return (first, reading) }
         let asked = processing.quality ?? ImagePipeline.defaultQuality
@@ -36,7 +37,7 @@ extension ImagePipeline {
             guard quality > (fits?.quality ?? 0), quality < high else { break }
             var p = processing
             p.quality = quality
-            let image = try await process(bytes, p, maxPixels: options.maxPixels, placeholders: !options.placeholders.isEmpty)
+            let image = try await process(bytes, hop, options: options, processing: p)
             encodes += 1
             if image.bytes.count < smallest.image.bytes.count { smallest = (image, quality) }
             if Int64(image.bytes.count) <= budget {

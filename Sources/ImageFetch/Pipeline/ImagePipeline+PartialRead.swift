@@ -28,17 +28,18 @@ extension ImagePipeline {
     }
 
     /// A download stopped at a scan boundary: the image of those scans, stored under the partial key.
-    func completePartial(_ response: LoadResponse, _ partial: PartialRead, source: Source, keys: RequestPlan.EntryKeys,
-                         options: FetchOptions, processing: Processing) async throws(FetchError) -> ImageResult {
+    func completePartial(_ response: LoadResponse, _ partial: PartialRead, hop: RequestPlan.SourcePlan,
+                         options: FetchOptions) async throws(FetchError) -> ImageResult {
+        let source = hop.source, keys = hop.keys, processing = hop.processing
         let now = FileSystem.now()
         let exchange = StoredResponse(status: response.status, requestTime: response.requestTime, responseTime: response.responseTime,
                                       defaultTTL: options.defaultTTL, headers: response.headers)
-        var image = try await process(response.bytes, processing, maxPixels: options.maxPixels, placeholders: !options.placeholders.isEmpty)
+        var image = try await process(response.bytes, hop, options: options)
         if !options.placeholders.isEmpty && image.placeholders == nil {
             image.placeholders = Placeholders.decoding(image.bytes, maxPixels: options.maxPixels)
         }
         var reading: SourceReading
-        (image, reading) = try await fitting(image, from: response.bytes, processing: processing, options: options)
+        (image, reading) = try await fitting(image, from: response.bytes, hop: hop, options: options)
         reading.partial = true
         reading.sourceBytes = partial.sourceBytes
         var result = ImageResult(source: source, key: keys.partial, cache: .miss, image: image, downloadedBytes: partial.downloaded)
