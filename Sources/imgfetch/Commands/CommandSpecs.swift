@@ -166,7 +166,7 @@ enum Specs {
               imgfetch cache gallery -o gallery --copy
             """),
             CommandSpec(name: "sheet", abstract: "Write a contact sheet: one picture of the newest entries, each labelled.", options: [
-                .value("output", short: "o", valueName: "FILE", help: "The sheet (.jpg, .png or .webp). Required."),
+                .value("output", short: "o", valueName: "FILE", help: "The sheet (.jpg, .png or .webp). Required.", required: true),
                 .value("columns", valueName: "N", help: "Pictures across (at most 100).", defaultDescription: "5"),
                 .value("size", valueName: "S", help: "Each picture's box, S x S pixels (at most 1024); never upscaled.", defaultDescription: "160"),
                 .value("limit", valueName: "N", help: "At most N entries, newest first (at most 10000).", defaultDescription: "100"),
