@@ -3,7 +3,7 @@
 #   FUZZ_TARGETS="list source headers meta listing direct numbers jpeg" (default: all)   FUZZ_JOBS=1
 # Targets: list, source, headers, meta, listing, direct, numbers (Tests/Fuzz/ImageFetchFuzz.swift, compiled with ImageFetch's
 # sources into one module: SwiftPM executables do not link with -sanitize=fuzzer) and jpeg
-# (Tests/Fuzz/fuzz_jpeg.c on jpeg_fast.c + jpeg_resize.c + jpeg_stream.c). Each starts from its seed corpus in
+# (Tests/Fuzz/fuzz_jpeg.c on jpeg_fast.c + jpeg_resize.c + jpeg_stream.c + jpeg_scans.c). Each starts from its seed corpus in
 # Tests/Fuzz/<target>/corpus; what it learns goes to .build/fuzz/corpus/<target>, a crash to
 # .build/fuzz/crashes/<target>-crash-* (and the run fails). Prints one line per target:
 # inputs executed, seconds, crashes.
@@ -44,7 +44,7 @@ if [[ ! -x "$OUT/imagefetch-fuzz" || "$newest" -nt "$OUT/imagefetch-fuzz" ]]; th
     "${MODULE_FLAGS[@]}" $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift \
     "$OUT"/obj/*.o -use-ld=lld -ldl -lpthread -lm -o "$OUT/imagefetch-fuzz"
 fi
-JPEG_SOURCES=(Tests/Fuzz/fuzz_jpeg.c Sources/CJpeg/jpeg_fast.c Sources/CJpeg/jpeg_resize.c Sources/CJpeg/jpeg_stream.c)
+JPEG_SOURCES=(Tests/Fuzz/fuzz_jpeg.c Sources/CJpeg/jpeg_fast.c Sources/CJpeg/jpeg_resize.c Sources/CJpeg/jpeg_stream.c Sources/CJpeg/jpeg_scans.c)
 if [[ ! -x "$OUT/jpeg-fuzz" || "$(ls -t "${JPEG_SOURCES[@]}" Sources/CJpeg/*.h Sources/CJpeg/include/*.h "$OUT/jpeg-fuzz" | sed -n 1p)" != "$OUT/jpeg-fuzz" ]]; then
   echo "building $OUT/jpeg-fuzz" >&2
   "$CLANG" -g -O1 -fsanitize=fuzzer,address -ISources/CJpeg/include -ISources/CJpeg \

@@ -4,6 +4,8 @@
 #   libjpeg62-turbo-dev: jpeglib.h for the JPEG path (the shim and the `make fuzz` target dlopen libjpeg.so.62)
 #   python3: the end-to-end tests' HTTP server; python3-numpy, python3-pil: scripts/fidelity.py (the
 #   fidelity tests and figures); libvips-tools: vipsthumbnail, the reference for sizes; mandoc: man page lint
+#   libjpeg-turbo-progs (jpegtran), gnome-backgrounds: the low-data tests make progressive photos of
+#   the wallpapers at test time
 #   python3-yaml, jq: the documentation tests (YAML blocks parse, examples piped to jq run)
 #   zsh, fish: the completion tests load each generated script in its shell
 #   tmux, bsdutils (script): the progress bar tests draw it in a pseudo-terminal
@@ -22,14 +24,14 @@
 #   g++: the C++ runtime's development files and gcc's start files, which linking the Swift binary needs
 #   DEPS=build installs only what `make build` and `make deb` need (the Containerfile's build stage):
 #   the headers, pkg-config, make, g++, dpkg-dev and binutils, no test tools
-#   BENCH_DEPS=1 adds what `make bench` compares against: hyperfine, curl, aria2, time, and
-#   gnome-backgrounds (wallpapers for the fidelity figures)
+#   BENCH_DEPS=1 adds what `make bench` compares against: hyperfine, curl, aria2, time (gnome-backgrounds,
+#   the wallpapers of the fidelity figures, is installed for the tests already)
 set -euo pipefail
 # blurhash-python's module (PixelMode is its own: the pure-Python `blurhash` package uses the same name).
 placeholder_check='from blurhash import PixelMode; from thumbhash import thumbhash_to_image'
 want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config make g++ dpkg-dev binutils)
 if [[ "${DEPS:-all}" != build ]]; then
-  want+=(libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace libimage-exiftool-perl chromium nginx-light parallel lintian man-db)
+  want+=(libjpeg-turbo-progs gnome-backgrounds libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace libimage-exiftool-perl chromium nginx-light parallel lintian man-db)
   if ! { python3 -c 'import moto, boto3' && python3 -c "$placeholder_check"; } 2>/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
 fi
 if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time gnome-backgrounds); fi

@@ -84,6 +84,18 @@ size_t ifc_write_cb(char *ptr, size_t size, size_t nmemb, void *userdata) {
     memcpy(x->body + x->body_len, ptr, n);
     x->body_len += n;
     if (x->tap_data != NULL && !x->tap_broken) x->tap_data(x->tap_ctx, ptr, n);
+    if (x->watch != NULL) {
+        /* Only a 2xx body from its first byte is watched (not a resumed one, not an error page). */
+        long status = 0;
+        int fits = x->range_from == 0 && cu.easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK &&
+                   status >= 200 && status <= 299;
+        int verdict = fits ? x->watch(x->watch_ctx, ptr, n) : 2;
+        if (verdict == 1) {
+            x->stopped = 1;
+            return 0;
+        }
+        if (verdict == 2) x->watch = NULL;
+    }
     return n;
 }
 
@@ -94,6 +106,7 @@ size_t ifc_header_cb(char *buffer, size_t size, size_t nitems, void *userdata) {
         /* A new response (a redirect hop, 100 Continue, ...): keep only the final one's. */
         x->hdr_len = 0;
         if (x->body_len > 0 || x->tapped_len > 0) x->tap_broken = 1;   /* the tap saw bytes that are no longer the body */
+        if (x->body_len > 0) x->watch = NULL;                           /* and so did the watcher */
         x->body_len = 0;
         x->tapped_len = 0;
         x->presized = 0;

@@ -126,6 +126,8 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     x->tap_end = r->tap_end;
     x->tap_ctx = r->tap_ctx;
     x->tap_only = r->tap_only && r->tap_data != NULL;
+    x->watch = r->tap_only ? NULL : r->watch;
+    x->watch_ctx = r->watch_ctx;
     x->meter = r->meter;
     x->url = strdup(r->url);
     x->host = url_host(r->url);

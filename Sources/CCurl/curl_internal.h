@@ -132,6 +132,9 @@ typedef struct xfer {
     size_t hdr_len, hdr_cap;
     int too_large;
     int oom;
+    int (*watch)(void *ctx, const void *data, size_t len);   /* ifc_request.watch; NULL once it needs no more */
+    void *watch_ctx;
+    int stopped;                     /* the watcher stopped the transfer */
     ifc_bucket *bucket;              /* the engine's, when it has a rate_total; else NULL */
     int paused;                      /* the write callback returned CURL_WRITEFUNC_PAUSE */
     int cookies;                     /* uses the engine's cookie share (ifc_request.cookies) */

@@ -72,6 +72,7 @@ void ifc_finish(ifc_engine *e, xfer *x, int code, const char *message, int attac
     r->id = x->id;
     r->curl_code = code;
     r->too_large = x->too_large || code == CURLE_FILESIZE_EXCEEDED;
+    r->stopped = x->stopped && code == CURLE_WRITE_ERROR;
     snprintf(r->denied, sizeof r->denied, "%s", x->denied);
 
     const char *eff = NULL;
@@ -91,6 +92,7 @@ void ifc_finish(ifc_engine *e, xfer *x, int code, const char *message, int attac
         if (text == NULL || text[0] == '\0') text = x->errbuf[0] ? x->errbuf : NULL;
         if (text == NULL) text = cu.easy_strerror((CURLcode)code);
         if (x->too_large && code == CURLE_WRITE_ERROR) text = "response body exceeds the byte limit";
+        if (x->stopped && code == CURLE_WRITE_ERROR) text = "stopped: the body read so far serves the request";
         if (x->oom) text = "out of memory";
         snprintf(r->error, sizeof r->error, "%s", text != NULL ? text : "");
     }

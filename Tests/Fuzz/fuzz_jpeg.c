@@ -49,5 +49,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (v == IFJ_OK && (width < 1 || height < 1)) abort();
     /* A thumbnail libjpeg decoded without a warning is a JPEG the strict check passes, and back. */
     if ((status == IFJ_OK && v == IFJ_CORRUPT) || (status == IFJ_CORRUPT && v == IFJ_OK)) abort();
+
+    /* The scan watcher (jpeg_scans.c): the same verdict and boundary whole or in pieces, a boundary
+     * inside the bytes fed, and nothing more after a verdict. */
+    ifj_scans *whole = ifj_scans_new(w, h, crop), *pieces = ifj_scans_new(w, h, crop);
+    if (whole != NULL && pieces != NULL) {
+        int a = ifj_scans_feed(whole, jpeg, len), b = IFJ_SCANS_WATCHING;
+        size_t piece = 1 + (size_t)(data[0] % 5) * 61;
+        for (size_t at = 0; at < len; at += piece) b = ifj_scans_feed(pieces, jpeg + at, len - at < piece ? len - at : piece);
+        if (a != b || ifj_scans_boundary(whole) != ifj_scans_boundary(pieces) || ifj_scans_boundary(whole) > len) abort();
+        if (a == IFJ_SCANS_STOP && ifj_scans_boundary(whole) < 4) abort();
+    }
+    ifj_scans_free(whole);
+    ifj_scans_free(pieces);
     return 0;
 }

@@ -35,6 +35,7 @@ Routes (query parameters compose):
                          Content-Length), then the connection closes (a transfer cut after PERCENT %)
       ?etag2=VALUE&id=ID requests for ID after its first one get the ETag VALUE (a changed resource)
       ?noval=1           neither ETag nor Last-Modified
+      ?vary=VALUE        send "Vary: VALUE"
       Range: bytes=N-    answered 206 with Content-Range (416 past the end), unless If-Range names
                          another ETag or date than the response's (then 200, the whole body)
       ?ignoreifrange=1   a Range is answered 206 whatever If-Range says (a server that ignores it)
@@ -378,6 +379,8 @@ class Handler(BaseHTTPRequestHandler):
             headers = []
         if "cc" in query:
             headers.append(("Cache-Control", query["cc"]))
+        if "vary" in query:
+            headers.append(("Vary", query["vary"]))
         if "setcookie" in query:
             headers.append(("Set-Cookie", query["setcookie"] + "=set-by-server; Path=/"))
         if query.get("expires") == "now":

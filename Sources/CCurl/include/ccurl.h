@@ -89,6 +89,12 @@ typedef struct {
                                       * sends those that match it, keeps what Set-Cookie says */
     ifc_meter *meter;                /* NULL = none; else written on the loop thread as the body
                                       * arrives; it must outlive the transfer */
+    /* Optional watcher of a kept 2xx body (not tap_only), called on the loop thread with each piece
+     * after it is kept: 0 goes on, 1 stops the transfer (the result's `stopped`: its own reason, not
+     * an error of the transfer; the body holds what came), 2 means it needs no more pieces. It must
+     * outlive the transfer and return quickly. */
+    int (*watch)(void *ctx, const void *data, size_t len);
+    void *watch_ctx;
 } ifc_request;
 
 #define IFC_DENY_RULE_SIZE 18
@@ -104,6 +110,8 @@ typedef struct {
     int curl_code;                   /* CURLcode, 0 = transfer completed (any HTTP status) */
     long http_status;                /* final response status, 0 if none */
     int too_large;                   /* 1 when the byte cap aborted the transfer */
+    int stopped;                     /* 1 when the request's watcher stopped it (curl_code is then
+                                      * CURLE_WRITE_ERROR, but the transfer is not a failure) */
     unsigned char *body;             /* malloc'd, may be NULL when body_len == 0 */
     size_t body_len;
     char *headers;                   /* malloc'd, the final response's header lines joined by "\n" (no status line) */

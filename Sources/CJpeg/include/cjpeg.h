@@ -68,4 +68,27 @@ void ifj_stream_end(void *stream, int complete);
 int ifj_stream_result(ifj_stream *s, size_t total_len, ifj_result *res);
 void ifj_stream_release(ifj_stream *s);
 
+/* ---- jpeg_scans.c: where a progressive JPEG has enough scans for a thumbnail ----
+ * Fed a body's bytes in order (any pieces), it follows the markers and scan headers (SOS: components,
+ * Ss, Se, Ah, Al) and stops at the first scan boundary after which every component has its DC known
+ * to Al <= 1 and every AC coefficient with max(u, v) <= floor(8 x thumbnail size / source size)
+ * (at least 1) to Al <= 2, unless that scan is the last one. The bytes before the boundary plus an
+ * EOI marker are then a JPEG of those scans. Bounded state, no allocation after new, no libjpeg;
+ * anything but a well-formed SOF2 scan script (ITU T.81 G.1.1.1) gives up: read whole. One thread. */
+typedef struct ifj_scans ifj_scans;
+enum { IFJ_SCANS_WATCHING = 0, IFJ_SCANS_STOP = 1, IFJ_SCANS_WHOLE = 2 };
+
+/* box_width x box_height: the thumbnail's box (fit inside, or cover when cover = 1; never upscaled).
+ * NULL when memory is short. Release with ifj_scans_free. */
+ifj_scans *ifj_scans_new(int box_width, int box_height, int cover);
+void ifj_scans_free(ifj_scans *w);
+/* Feeds the next piece; returns the status after it (IFJ_SCANS_*). Once STOP or WHOLE, pieces are
+ * ignored. The `void *` signature matches ccurl's body watcher. */
+int ifj_scans_feed(void *watcher, const void *data, size_t len);
+int ifj_scans_status(const ifj_scans *w);
+/* STOP: the offset of the marker after the last scan needed (the bytes to keep); else 0. */
+unsigned long long ifj_scans_boundary(const ifj_scans *w);
+/* Scan headers seen so far. */
+int ifj_scans_count(const ifj_scans *w);
+
 #endif

@@ -35,6 +35,12 @@ public struct CacheEntry: Sendable, Equatable {
     public var placeholders: Placeholders? = nil
     /// Why the entry is kept, which orders eviction (`DiskCache+Candidates.swift`). Default `requested`.
     public var kept: Kept = .requested
+    /// The quality the image was encoded at, and whether `--max-output-bytes` was exceeded
+    /// (`SourceReading`); nil / false for an original or an entry of an older version.
+    public var quality: Int? = nil
+    public var overBudget = false
+    /// Made from the first scans of a progressive JPEG (a partial read): its own key, a variant.
+    public var partial = false
 
     /// Eviction takes the lowest tier first, least recently used first within a tier.
     public enum Kept: String, Sendable, Comparable {
@@ -84,6 +90,9 @@ public struct CacheEntry: Sendable, Equatable {
         entry.bytes = Int64(bytes)
         entry.checksum = ""
         entry.placeholders = nil   // another image's
+        entry.quality = nil
+        entry.overBudget = false
+        entry.partial = false
         return entry
     }
 
@@ -91,10 +100,10 @@ public struct CacheEntry: Sendable, Equatable {
     public func isExpired(at now: Double) -> Bool { expires.map { now >= $0 } ?? false }
 
     /// Fresh: usable without asking the server (and, for a response with `Vary`, selected by the
-    /// request headers imgfetch sends).
-    public func isFresh(at now: Double) -> Bool {
+    /// request headers imgfetch sends: `saveData`, whether they include `Save-Data: on`).
+    public func isFresh(at now: Double, saveData: @autoclosure () -> Bool = false) -> Bool {
         if mustRevalidate { return false }
-        if vary != nil && !Vary.matches(vary) { return false }
+        if vary != nil && !Vary.matches(vary, saveData: saveData()) { return false }
         guard let expires else { return true }
         return now < expires
     }
@@ -131,6 +140,8 @@ extension CacheEntry {
         add("average_color", placeholders?.averageColorHex)
         // Older builds ignore the field (and keep such an entry as any other).
         add("kept", kept == .byproduct ? Kept.byproduct.rawValue : nil)
+        add("quality", quality.map { String($0) }); add("over_budget", overBudget ? "1" : nil)
+        add("partial", partial ? "1" : nil)
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -148,6 +159,7 @@ extension CacheEntry {
         var expires: Double?, etag: String?, lastModified: String?, mustRevalidate = false, shaped = false
         var blurhash: String?, thumbhash: String?, averageColor: String?
         var kept = Kept.requested
+        var quality: Int?, overBudget = false, partial = false
         var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
@@ -185,6 +197,9 @@ extension CacheEntry {
             case 9 where name.elementsEqual("thumbhash".utf8): thumbhash = value
             case 13 where name.elementsEqual("average_color".utf8): averageColor = value
             case 4 where name.elementsEqual("kept".utf8): kept = Kept(rawValue: value) ?? .requested
+            case 7 where name.elementsEqual("quality".utf8): quality = Int(value).flatMap { (1...100).contains($0) ? $0 : nil }
+            case 11 where name.elementsEqual("over_budget".utf8): overBudget = value == "1"
+            case 7 where name.elementsEqual("partial".utf8): partial = value == "1"
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -206,6 +221,9 @@ extension CacheEntry {
         }
         entry.vary = vary
         entry.shaped = shaped
+        entry.quality = quality
+        entry.overBudget = overBudget
+        entry.partial = partial
         // Checked as they are read: a malformed value is dropped (computed again when asked for).
         entry.placeholders = Placeholders(blurhash: blurhash, thumbhash: thumbhash, averageColor: averageColor)
         entry.kept = kept

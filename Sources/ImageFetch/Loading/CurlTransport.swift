@@ -34,6 +34,8 @@ public struct TransferResult: Sendable {
     public var errorMessage: String
     /// The last address the guard refused to connect to (`NetworkOptions.deniedRanges`), else empty.
     public var deniedAddress = ""
+    /// The request's watcher stopped it (`TransferRequest.watch`): not a failure; `body` holds what came.
+    public var stopped = false
 
     public init(
         curlCode: Int32,
@@ -234,6 +236,10 @@ private final class TransportCore: Sendable {
                         r.tap_ctx = tap.context
                         r.tap_only = request.tapOnly ? 1 : 0
                     }
+                    if let watch = request.watch {
+                        r.watch = watch.onData
+                        r.watch_ctx = watch.context
+                    }
                     // The continuation is stored under the same lock as the add, and the loop
                     // thread looks results up under it: a transfer that finishes at once still
                     // finds its continuation. The loop starts first: a transfer is only queued
@@ -353,5 +359,6 @@ extension TransferResult {
         deniedAddress = withUnsafeBytes(of: &r.denied) { raw -> String in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
+        stopped = r.stopped != 0
     }
 }

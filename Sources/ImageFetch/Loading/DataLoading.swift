@@ -22,6 +22,11 @@ public struct LoadRequest: Sendable, Hashable {
     /// Where an http download that ends early is kept, and resumed from by the next load of it
     /// (`HTTPLoader`: `Range` + `If-Range`); nil = never kept. Loaders of other sources ignore it.
     public var partial: PartialSlot?
+    /// A progressive JPEG's download stops once its scans serve a thumbnail of this box
+    /// (`ScanWatcher`); nil = read whole. Never for a resumed download (read whole).
+    public var partialRead: PartialReadBox?
+    /// Send `Save-Data: on` (low-data mode, `ImagePipeline.sendsSaveData`); ignored but for http.
+    public var saveData = false
     /// Where an http body goes as it arrives (decoding while downloading); nil = nowhere.
     /// Loaders of other sources ignore it.
     @NotCounted public var bodyTap: BodyTap? = nil
@@ -62,6 +67,11 @@ public struct LoadResponse: Sendable {
     /// taken as the time the pipeline received the response).
     public var requestTime: Double = 0
     public var responseTime: Double = 0
+    /// The body continued bytes kept from an earlier download, from this offset (a 206); nil = whole.
+    public var resumedFrom: Int64?
+    /// The download stopped once the scans that serve had arrived (`LoadRequest.partialRead`):
+    /// `bytes` are those scans closed with EOI; nil = the whole body.
+    public var partial: PartialRead?
 
     public init(bytes: [UInt8], notModified: Bool = false, headers: HTTPHeaders = HTTPHeaders(), downloadedBytes: Int64 = 0, fileValidator: String? = nil) {
         self.bytes = bytes

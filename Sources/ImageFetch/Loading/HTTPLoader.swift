@@ -23,6 +23,8 @@ public final class HTTPLoader: Sendable {
         if let etag = request.etag.flatMap(HTTPHeaders.validValue) { headers.append("If-None-Match: \(etag)") }
         if let lastModified = request.lastModified.flatMap(HTTPHeaders.validValue) { headers.append("If-Modified-Since: \(lastModified)") }
         headers += request.network.headerLines
+        // Low-data mode's client hint, unless the request's own headers set it already.
+        if request.saveData, !headers.contains(where: { $0.lowercased().hasPrefix("save-data:") }) { headers.append("Save-Data: on") }
         // The rest of a download that ended early, unless the validator changed (RFC 9110 §13.1.5).
         let partial = request.etag == nil && request.lastModified == nil
             ? request.partial?.read().flatMap { Int64($0.bytes.count) < request.maxBytes ? $0 : nil } : nil
@@ -41,6 +43,10 @@ public final class HTTPLoader: Sendable {
             partial.bytes.withUnsafeBytes { raw in request.bodyTap.map { $0.onData($0.context, raw.baseAddress, raw.count) } }
         }
         transfer.meter = request.meter
+        // Watching the scans of a body read from its start only: a resumed one is read whole.
+        let watcher = partial == nil ? request.partialRead.flatMap(ScanWatcher.init) : nil
+        transfer.watch = watcher?.watch
+        defer { withExtendedLifetime(watcher) {} }   // the transfer calls it until perform returns
         let transport: CurlTransport
         do { transport = try sharedTransport() } catch {
             request.bodyTap?.end(complete: false)
@@ -51,6 +57,7 @@ public final class HTTPLoader: Sendable {
         var result = await transport.perform(transfer)
         let responseTime = FileSystem.now()
         let received = Int64(result.body.count)
+        let continued = partial != nil && result.httpStatus == 206 && result.curlCode == 0
         if let slot = request.partial {
             switch HTTPLoader.reconcile(&result, partial: partial, slot: slot) {
             case .done: break
@@ -60,6 +67,15 @@ public final class HTTPLoader: Sendable {
                 again.bodyTap = nil   // its tap has ended
                 return try await load(again)
             }
+        }
+        if result.stopped, let watcher, let served = watcher.served(result.body) {
+            var response = LoadResponse(bytes: served, headers: result.headers, downloadedBytes: received)
+            response.status = result.httpStatus
+            response.requestTime = requestTime
+            response.responseTime = responseTime
+            response.partial = PartialRead(downloaded: received,
+                                           sourceBytes: result.headers["content-length"].flatMap { Int64($0.trimmed()) })
+            return response
         }
         let failure = HTTPLoader.classify(result, request: request)
         if let failure {
@@ -75,6 +91,7 @@ public final class HTTPLoader: Sendable {
         if HTTPLoader.redirectStatuses.contains(result.httpStatus) { response.redirectLocation = result.headers["location"] }
         response.requestTime = requestTime
         response.responseTime = responseTime
+        if continued, let partial { response.resumedFrom = Int64(partial.bytes.count) }
         return response
     }
 

@@ -28,6 +28,9 @@ public struct TransferRequest: Sendable {
     /// Counts the body as it arrives (a progress line's reading); nil = none. Its owner keeps it
     /// alive until `perform` has returned.
     public var meter: TransferMeter?
+    /// Watches a kept 2xx body as it arrives and may stop the transfer (`TransferResult.stopped`);
+    /// ignored with `tapOnly`. Its owner keeps its context alive until `perform` has returned.
+    public var watch: BodyWatch?
     /// With `tap`: a 2xx body goes to the tap only and the result's `body` stays empty, so a body
     /// of any size costs no memory here (`maxBytes` still caps it); another status's body is kept,
     /// at most 64 KiB of it (`tooLarge` beyond). Default false.

@@ -20,7 +20,8 @@ extension ImagePipeline {
                     throw error
                 }
                 if try await retries(after: error, attempt: attempt, source: source, retrieval: &retrieval) { continue }
-                if let stale, source.isNetwork, let result = staleOnError(source, staleKey, stale, error: error) {
+                if let stale, source.isNetwork,
+                   let result = staleOnError(source, staleKey, stale, error: error, options: retrieval.request.options) {
                     return .image(result)
                 }
                 throw error
@@ -38,6 +39,9 @@ extension ImagePipeline {
         // A download that ends early is kept and resumed by the next attempt or run (HTTPLoader).
         if source.isNetwork, stale == nil { load.partial = cache.partialSlot(for: hop.keys.output) }
         load.meter = activity.meter
+        let options = retrieval.request.options
+        load.saveData = source.isNetwork && sendsSaveData(options)
+        load.partialRead = partialReadBox(source, processing: hop.processing, options: options)
         if source.isNetwork, let stale {
             // Read from the cache directory: a value that is not a valid header value is never sent.
             load.etag = stale.entry.etag.flatMap(HTTPHeaders.validValue)

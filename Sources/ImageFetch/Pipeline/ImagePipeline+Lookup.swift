@@ -16,11 +16,14 @@ extension ImagePipeline {
         let offline = options.cachePolicy == .offline
         var key = keys.output
         var stale: CachedImage?
-        if let found = cachedOutput(keys, source: source, now: now) {
+        if let found = cachedOutput(keys, source: source, now: now, options: options) {
             key = found.key
             if found.fresh { return .answer(.image(makeResult(source, key, found.cached, .hit))) }
             if offline { return .answer(.image(servedOffline(source, key, found.cached))) }
             stale = found.cached
+        }
+        if stale == nil, let found = cachedPartial(keys, source: source, processing: hop.processing, now: now, options: options) {
+            return .answer(.image(found))
         }
         if stale == nil, let target = storedRedirect(of: source, keys: keys, now: now, offline: offline) {
             return .answer(.redirect(target))
@@ -28,7 +31,7 @@ extension ImagePipeline {
         if let failure = storedFailure(of: source, keys: keys, newerThan: stale?.entry.created, now: now) { throw failure }
         guard stale == nil else { return .missed(key: key, stale: stale) }
         if !hop.processing.isOriginal, let original = cache.lookup(keys.original),
-           isFresh(original.entry, source: source, now: now) || offline {
+           isFresh(original.entry, source: source, now: now, options: options) || offline {
             return .answer(.image(try await derive(from: original, hop: hop, options: options,
                                                    sharing: sharing(source, origin: origin, network: retrieval.request.network))))
         }
@@ -41,7 +44,7 @@ extension ImagePipeline {
         guard let found = await remoteEntry(source, hop.keys, options: options, retrieval: &retrieval) else {
             return .missed(key: hop.keys.output, stale: nil)
         }
-        if isFresh(found.cached.entry, source: source, now: now) {
+        if isFresh(found.cached.entry, source: source, now: now, options: options) {
             if !found.cached.path.isEmpty { memoryCache?.set(found.cached, for: found.key) }
             return .answer(.image(remoteResult(source, found.key, found, state: .remote)))
         }
@@ -57,14 +60,15 @@ extension ImagePipeline {
 
     /// The output's entry under any of its spellings (`EntryKeys.lookups`), memory first: the first
     /// one found, fresh or not.
-    func cachedOutput(_ keys: RequestPlan.EntryKeys, source: Source, now: Double) -> (key: CacheKey, cached: CachedImage, fresh: Bool)? {
+    func cachedOutput(_ keys: RequestPlan.EntryKeys, source: Source, now: Double,
+                      options: FetchOptions) -> (key: CacheKey, cached: CachedImage, fresh: Bool)? {
         for (candidate, format) in keys.lookups {
             if let hit = memoryCache?.value(for: candidate), format == nil || hit.entry.format == format,
-               isFresh(hit.entry, source: source, now: now) {
+               isFresh(hit.entry, source: source, now: now, options: options) {
                 return (candidate, hit, true)
             }
             guard let cached = cache.lookup(candidate), format == nil || cached.entry.format == format else { continue }
-            let fresh = isFresh(cached.entry, source: source, now: now)
+            let fresh = isFresh(cached.entry, source: source, now: now, options: options)
             if fresh {
                 // The original kept as a by-product is asked for as it is (no processing, or a format
                 // it already has): from now on it is an output asked for.
@@ -82,7 +86,7 @@ extension ImagePipeline {
         let request = plan.request, source = request.source
         guard request.options.cachePolicy != .forceRefresh else { return nil }
         let started = FileSystem.monotonic()
-        guard let keys = try? plan.ownSource().keys, let found = cachedOutput(keys, source: source, now: FileSystem.now()),
+        guard let keys = try? plan.ownSource().keys, let found = cachedOutput(keys, source: source, now: FileSystem.now(), options: request.options),
               found.fresh else { return nil }
         var result = withPlaceholders(makeResult(source, found.key, found.cached, .hit), request.options)
         result.milliseconds = ((FileSystem.monotonic() - started) * 1000 * 10).rounded() / 10

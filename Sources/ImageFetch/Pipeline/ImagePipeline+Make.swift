@@ -9,6 +9,6 @@ extension ImagePipeline {
         var loader: any DataLoading = SourceLoader(network: network, engine: engine)
         if let rate = limits.rate { loader = RateLimitedLoader(loader, limiter: RateLimiter(perSecond: rate)) }
         return ImagePipeline(cache: cache, loader: CoalescingLoader(loader), processor: VipsProcessor(maxFrames: maxFrames),
-                             pool: ProcessingPool(width: limits.processing), remote: remote)
+                             pool: ProcessingPool(width: limits.processing), remote: remote, network: network)
     }
 }

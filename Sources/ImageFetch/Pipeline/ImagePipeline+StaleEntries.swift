@@ -22,10 +22,12 @@ extension ImagePipeline {
 
     /// Within a `stale-while-revalidate` window: served stale at once; the caller revalidates it
     /// afterwards (`needsRevalidation`). Never for `must-revalidate` / `no-cache` entries.
-    func staleWhileRevalidate(_ source: Source, _ key: CacheKey, _ stale: CachedImage, now: Double) -> ImageResult? {
+    func staleWhileRevalidate(_ source: Source, _ key: CacheKey, _ stale: CachedImage, now: Double,
+                              options: FetchOptions) -> ImageResult? {
         let rules = rules(of: stale.entry)
         guard !rules.noStale, rules.staleWhileRevalidate > 0, let expires = stale.entry.expires,
-              now < expires + rules.staleWhileRevalidate, Vary.matches(stale.entry.vary) else { return nil }
+              now < expires + rules.staleWhileRevalidate,
+              Vary.matches(stale.entry.vary, saveData: sendsSaveData(options)) else { return nil }
         var result = makeResult(source, key, stale, .stale)
         result.staleReason = "stale-while-revalidate"
         result.needsRevalidation = true
@@ -35,9 +37,10 @@ extension ImagePipeline {
     /// After a failed load: the stale entry within its `stale-if-error` window (a 500, 502, 503, 504 or
     /// no response at all), or, when the network is unreachable, any stale entry that does not require
     /// revalidation. `must-revalidate` / `no-cache` entries never.
-    func staleOnError(_ source: Source, _ key: CacheKey, _ stale: CachedImage, error: FetchError) -> ImageResult? {
+    func staleOnError(_ source: Source, _ key: CacheKey, _ stale: CachedImage, error: FetchError,
+                      options: FetchOptions) -> ImageResult? {
         let rules = rules(of: stale.entry)
-        guard !rules.noStale, Vary.matches(stale.entry.vary) else { return nil }
+        guard !rules.noStale, Vary.matches(stale.entry.vary, saveData: sendsSaveData(options)) else { return nil }
         let now = FileSystem.now()
         if rules.staleIfError > 0, let expires = stale.entry.expires, now < expires + rules.staleIfError, error.isServerOrConnectionError {
             var result = makeResult(source, key, stale, .stale)
@@ -56,7 +59,7 @@ extension ImagePipeline {
 
     /// The entry after a 304: the 304's header fields replace the stored ones, the rest are kept, and
     /// freshness is computed again from the result.
-    func revalidated(_ entry: CacheEntry, by response: LoadResponse, defaultTTL: Double) -> CacheEntry {
+    func revalidated(_ entry: CacheEntry, by response: LoadResponse, defaultTTL: Double, saveData: Bool = false) -> CacheEntry {
         var entry = entry
         var base = entry.response
         if base == nil {
@@ -75,7 +78,7 @@ extension ImagePipeline {
         entry.mustRevalidate = f.mustRevalidate
         entry.etag = updated.headers.validator("etag") ?? entry.etag
         entry.lastModified = updated.headers.validator("last-modified") ?? entry.lastModified
-        entry.vary = Vary.names(updated.headers).flatMap(Vary.selection)
+        entry.vary = Vary.names(updated.headers).flatMap { Vary.selection(for: $0, saveData: saveData) }
         return entry
     }
 
@@ -99,4 +102,10 @@ extension FetchError {
         default: false
         }
     }
+}
+
+extension ImagePipeline {
+    /// Low-data mode's `Save-Data: on` (a client hint servers and CDNs answer with lighter images):
+    /// sent to origins when the network is constrained, unless `--no-save-data`. Never to the tier.
+    func sendsSaveData(_ options: FetchOptions) -> Bool { options.saveData && network.isConstrained }
 }

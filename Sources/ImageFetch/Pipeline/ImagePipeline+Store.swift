@@ -11,8 +11,9 @@ extension ImagePipeline {
         var response = response
         if response.responseTime <= 0 { response.responseTime = now }
         if response.requestTime <= 0 || response.requestTime > response.responseTime { response.requestTime = response.responseTime }
+        if let partial = response.partial { return try await completePartial(response, partial, hop: hop, options: options) }
         if response.notModified, let stale {
-            let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL)
+            let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL, saveData: sendsSaveData(options))
             var result = makeResult(source, staleKey, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
             do { try cache.refresh(entry) } catch { result.cacheError = error }
             await shareRevalidation(entry, source: source, sharing: sharing)
@@ -33,12 +34,17 @@ extension ImagePipeline {
         if !options.placeholders.isEmpty && image.placeholders == nil {
             image.placeholders = Placeholders.decoding(image.bytes, maxPixels: options.maxPixels)
         }
-        return await store(image, of: response, hop: hop, now: now, options: options, sharing: sharing)
+        var reading = SourceReading()
+        if hop.keys.stored(format: image.format, sourceFormat: image.sourceFormat) != hop.keys.original {
+            (image, reading) = try await fitting(image, from: response.bytes, hop: hop, options: options)
+        }
+        reading.resumedFrom = response.resumedFrom
+        return await store(image, reading: reading, of: response, hop: hop, now: now, options: options, sharing: sharing)
     }
 
     /// Stores a processed image under the key of its format (and its original, when kept), when the
     /// response's rules allow; the result either way.
-    func store(_ image: ProcessedImage, of response: LoadResponse, hop: RequestPlan.SourcePlan, now: Double,
+    func store(_ image: ProcessedImage, reading: SourceReading, of response: LoadResponse, hop: RequestPlan.SourcePlan, now: Double,
                options: FetchOptions, sharing: Sharing) async -> ImageResult {
         let source = hop.source, keys = hop.keys, bytes = response.bytes
         let stored = source.isNetwork ? StoredResponse(status: response.status, requestTime: response.requestTime,
@@ -47,6 +53,7 @@ extension ImagePipeline {
         let freshness = stored?.freshness ?? Freshness(storable: true, mustRevalidate: false, expires: nil)
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
+        result.fitted(reading, budget: hop.processing.maxOutputBytes)
         guard freshness.storable else { return result }
         let validator = response.fileValidator ?? response.headers.validator("etag")
         var entry = CacheEntry(key: key.rawValue, identity: keys.identity,
@@ -57,9 +64,11 @@ extension ImagePipeline {
                                etag: validator, lastModified: response.headers.validator("last-modified"),
                                mustRevalidate: freshness.mustRevalidate)
         entry.response = stored
-        entry.vary = stored.flatMap { Vary.names($0.headers) }.flatMap(Vary.selection)
+        entry.vary = stored.flatMap { Vary.names($0.headers) }.flatMap { Vary.selection(for: $0, saveData: sendsSaveData(options)) }
         entry.shaped = keys.shaped
         entry.placeholders = image.placeholders
+        entry.quality = reading.quality
+        entry.overBudget = reading.overBudget
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             // The output may be the original itself (`-f X` of a source in X, no resize): stored once.
@@ -87,19 +96,24 @@ extension ImagePipeline {
     func derive(from original: CachedImage, hop: RequestPlan.SourcePlan, options: FetchOptions,
                 sharing: Sharing = .plain) async throws(FetchError) -> ImageResult {
         let source = hop.source, keys = hop.keys
-        let image = try await process(original.bytes, hop, options: options)
+        var image = try await process(original.bytes, hop, options: options)
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         // The output is the original itself: nothing new to store, but it is now asked for.
         if key == keys.original {
             cache.promote(original.entry)
             return makeResult(source, key, original, .hit)
         }
+        let reading: SourceReading
+        (image, reading) = try await fitting(image, from: original.bytes, hop: hop, options: options)
         var entry = original.entry.describing(key, variant: keys.variant(of: key), format: image.format, width: image.width,
                                               height: image.height, bytes: image.bytes.count)
         entry.placeholders = image.placeholders
         entry.created = FileSystem.now()
         entry.kept = .requested
+        entry.quality = reading.quality
+        entry.overBudget = reading.overBudget
         var result = ImageResult(source: source, key: key, cache: .derived, image: image)
+        result.fitted(reading, budget: hop.processing.maxOutputBytes)
         do {
             let stored = try cache.storeReporting(image.bytes, entry: entry)
             result.path = stored.path

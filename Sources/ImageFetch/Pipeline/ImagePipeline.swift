@@ -11,11 +11,16 @@ public final class ImagePipeline: Sendable {
     public let remote: RemoteCache?
     /// What the pipeline is doing now (transfers' bytes, retry notices), read by the caller.
     public let activity = PipelineActivity()
+    /// Whether the network is constrained (low-data mode): what `Save-Data` and partial reads follow.
+    /// The loader's own conditions (its constrained refusals) are the same value.
+    public let network: NetworkConditions
 
     public init(cache: any ImageCaching, memoryCache: MemoryCache? = MemoryCache(), loader: any DataLoading = SourceLoader(),
                 processor: any ImageProcessing = VipsProcessor(), pool: ProcessingPool = ProcessingPool(),
-                sleeper: any Sleeping = TaskSleeper(), remote: RemoteCache? = nil) {
+                sleeper: any Sleeping = TaskSleeper(), remote: RemoteCache? = nil,
+                network: NetworkConditions = NetworkConditions()) {
         self.remote = remote
+        self.network = network
         self.cache = cache
         self.memoryCache = memoryCache
         self.loader = loader
@@ -54,14 +59,17 @@ public final class ImagePipeline: Sendable {
             do {
                 var result = withPlaceholders(try await retrieve(source: source, retrieval: &retrieval), request.options)
                 result.originalSource = request.source
-                result.lowData = retrieval.isLoadingFallback
+                result.lowData = retrieval.isLoadingFallback || result.reading.partial
                 result.attempts = retrieval.attempts
                 result.milliseconds = retrieval.elapsedMilliseconds
                 if !retrieval.warnings.isEmpty { result.warnings = retrieval.warnings + result.warnings }
                 result.retries = retrieval.retries
                 return .success(result)
             } catch {
-                retrieval.failures.append(SourceFailure(source: source.description, error: error, attempts: retrieval.attempts - before))
+                // The low-data entry looked up offline and not cached either: the source's miss says it.
+                if !(retrieval.isOfflineFallback && error.isNotCached) {
+                    retrieval.failures.append(SourceFailure(source: source.description, error: error, attempts: retrieval.attempts - before))
+                }
                 current = retrieval.nextSource(after: error)
             }
         }
@@ -116,7 +124,7 @@ public final class ImagePipeline: Sendable {
         }
         if options.cachePolicy == .cacheOnly || options.cachePolicy == .offline { throw notCached(stale, now: now) }
         if let stale, source.isNetwork, options.serveStaleWhileRevalidating,
-           let result = staleWhileRevalidate(source, key, stale, now: now) {
+           let result = staleWhileRevalidate(source, key, stale, now: now, options: options) {
             return .image(result)
         }
         return try await load(hop, redirectedFrom: redirectedFrom, origin: origin, stale: stale, staleKey: key,
@@ -124,10 +132,11 @@ public final class ImagePipeline: Sendable {
     }
 
     /// Fresh means usable without asking anyone: an unexpired HTTP entry, a local file whose mtime and
-    /// size still match, or a data: URL (its key is the digest of its bytes).
-    func isFresh(_ entry: CacheEntry, source: Source, now: Double) -> Bool {
+    /// size still match, or a data: URL (its key is the digest of its bytes). `options`: whether
+    /// the request would send `Save-Data` (a response that varies on it).
+    func isFresh(_ entry: CacheEntry, source: Source, now: Double, options: FetchOptions) -> Bool {
         switch source {
-        case .http: entry.isFresh(at: now)
+        case .http: entry.isFresh(at: now, saveData: sendsSaveData(options))
         case .file(let path): entry.etag == FileLoader.validator(forPath: path)
         case .data: true
         }
@@ -137,13 +146,18 @@ public final class ImagePipeline: Sendable {
         let e = cached.entry
         var image = ProcessedImage(bytes: cached.bytes, width: e.width, height: e.height, format: e.format)
         image.placeholders = e.placeholders
-        return ImageResult(source: source, key: key, path: cached.path, cache: state, image: image)
+        var result = ImageResult(source: source, key: key, path: cached.path, cache: state, image: image)
+        result.reading.quality = e.quality
+        result.reading.overBudget = e.overBudget
+        result.reading.partial = e.partial
+        return result
     }
 
     /// Decodes, downsamples and encodes on the processing pool, by the hop's route.
-    func process(_ bytes: [UInt8], _ hop: RequestPlan.SourcePlan, options: FetchOptions) async throws(FetchError) -> ProcessedImage {
+    func process(_ bytes: [UInt8], _ hop: RequestPlan.SourcePlan, options: FetchOptions,
+                 processing: Processing? = nil) async throws(FetchError) -> ProcessedImage {
         let processor = self.processor
-        let processing = hop.processing, route = hop.route, maxPixels = options.maxPixels, placeholders = !options.placeholders.isEmpty
+        let processing = processing ?? hop.processing, route = hop.route, maxPixels = options.maxPixels, placeholders = !options.placeholders.isEmpty
         return try await pool.run { () throws(FetchError) -> ProcessedImage in
             try processor.process(bytes, with: processing, route: route, maxPixels: maxPixels, placeholders: placeholders)
         }

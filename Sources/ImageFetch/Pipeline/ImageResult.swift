@@ -47,6 +47,8 @@ public struct ImageResult: Sendable {
     public var retries: [RetryNotice] = []
     /// What the cache's size limit evicted to make room for this result's entries (none for a hit).
     public var evicted = CacheRemoval()
+    /// How much of the source was read, and how the output was fitted (`SourceReading`).
+    public var reading = SourceReading()
 }
 
 extension ImageResult {

@@ -7,6 +7,9 @@ struct Retrieval {
     var attempts = 0
     var fallbackUsed = false
     var isLoadingFallback = false
+    /// The low-data source is being looked up in the cache after the source was not cached
+    /// (`--offline`, `--cache-only`): its own miss is not a failure of its own.
+    var isOfflineFallback = false
     var alternativesLeft: ArraySlice<Source>
     /// The source being tried is the request's own (planned with the request), not a fallback.
     var isOwnSource = true
@@ -35,8 +38,16 @@ struct Retrieval {
             isLoadingFallback = true
             return fallback
         }
+        // Offline after a low-data run: the low-data entry serves when the full one is not cached.
+        if error.isNotCached, request.options.cachePolicy.avoidsNetwork, let fallback = request.lowDataSource, !fallbackUsed {
+            fallbackUsed = true
+            isLoadingFallback = true
+            isOfflineFallback = true
+            return fallback
+        }
         if case .cancelled = error { return nil }
         isLoadingFallback = false
+        isOfflineFallback = false
         return alternativesLeft.popFirst()
     }
 

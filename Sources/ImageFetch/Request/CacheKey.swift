@@ -53,6 +53,9 @@ struct EntryKey: Encodable {
         case image(PreEncoded<Processing>, render: Int?)
         /// A redirect or an error status (`CacheEntry.redirectFormat`, `statusFormat`).
         case response
+        /// An image of one processing made from the first scans of a progressive JPEG (a partial
+        /// read, `LoadResponse.partial`): never the whole file's image, so never under its key.
+        case partialImage(PreEncoded<Processing>, render: Int)
     }
 
     /// Raised when what keys are made of changes meaning: every key changes with it.
@@ -74,6 +77,10 @@ struct EntryKey: Encodable {
     }
 
     /// With the processing encoded already (`normalized`): the same key, without encoding it again.
+    init(identity: String, partialImage processing: PreEncoded<Processing>, network: NetworkOptions.KeyPart?) {
+        self.init(identity: identity, kind: .partialImage(processing, render: Processing.renderVersion), network: network)
+    }
+
     init(identity: String, image processing: PreEncoded<Processing>, network: NetworkOptions.KeyPart?) {
         self.init(identity: identity, kind: .image(processing, render: processing.value.isOriginal ? nil : Processing.renderVersion),
                   network: network)

@@ -38,6 +38,21 @@ public enum CachePolicy: Sendable, Hashable {
     case offline
 }
 
+/// When a progressive JPEG's download may stop once its scans serve the thumbnail.
+public enum PartialProgressive: Sendable, Hashable {
+    /// In low-data mode only (the default).
+    case lowData
+    /// In any mode (`--partial-progressive`).
+    case always
+    /// Never (`--no-partial-progressive`).
+    case never
+}
+
+extension CachePolicy {
+    /// `cacheOnly` and `offline`: the network is never used.
+    public var avoidsNetwork: Bool { self == .cacheOnly || self == .offline }
+}
+
 /// Limits, timeouts, retry policy and cache behaviour of one request. Defaults are safe.
 public struct FetchOptions: Sendable, Hashable {
     /// Refuse downloads larger than this many bytes. Default 100 MiB.
@@ -62,6 +77,12 @@ public struct FetchOptions: Sendable, Hashable {
     /// Placeholders to hand out with the image (`--placeholder`): computed once, kept in the entry's
     /// metadata. Not part of the cache key (the same image). Default none.
     public var placeholders: Set<PlaceholderKind> = []
+    /// Send `Save-Data: on` to origins in low-data mode (`--no-save-data`: false). Not part of the
+    /// cache key: a response that depends on it says `Vary: Save-Data`. Default true.
+    public var saveData = true
+    /// When a progressive JPEG is read only as far as its thumbnail needs (`--partial-progressive`,
+    /// `--no-partial-progressive`). Not part of the cache key: a partial result has its own key.
+    public var partialProgressive = PartialProgressive.lowData
 
     public init() {}
 }

@@ -37,6 +37,9 @@ public struct Processing: Sendable, Hashable, Encodable {
     /// Metadata kept from the source (`copyright`: EXIF Copyright and Artist; `icc`: its ICC
     /// profile instead of a conversion to sRGB); `nil` keeps none.
     public var keepMetadata: KeptMetadata?
+    /// `--max-output-bytes`: the highest quality not above `quality` whose output (JPEG, WebP,
+    /// AVIF) fits this many bytes (`ImagePipeline+Budget`); nil: no budget (omitted from keys).
+    public var maxOutputBytes: Int64?
 
     public init(width: Int? = nil, height: Int? = nil, fit: Fit = .inside, format: ImageFormat = .original, quality: Int? = nil,
                 linear: Bool = false, background: RGBColor = .white) {
@@ -72,7 +75,7 @@ public struct Processing: Sendable, Hashable, Encodable {
     public var normalized: Processing {
         if isOriginal { return .original }
         var p = self
-        if format != .original, !format.isLossy { p.quality = nil }
+        if format != .original, !format.isLossy { p.quality = nil; p.maxOutputBytes = nil }
         if !coversBox { p.fit = .inside }
         p.accept = format == .auto ? accept.map(AutoFormat.normalized) : nil
         if p.crop == .centre || p.fit != .cover { p.crop = nil }
@@ -112,6 +115,7 @@ public struct Processing: Sendable, Hashable, Encodable {
         if let crop, crop != .centre, resizes, fit == .cover { parts.append(crop.rawValue) }
         for (name, field) in Self.resizeSwitches where self[keyPath: field] == true && resizes { parts.append(name) }
         if let keepMetadata, !keepMetadata.isEmpty { parts.append("keep-" + keepMetadata.names.joined(separator: "+")) }
+        if let maxOutputBytes { parts.append("max\(maxOutputBytes)") }
         return parts.joined(separator: "-")
     }
 }

@@ -22,6 +22,10 @@ extension RequestPlan {
         "options.maxRedirects",
         // Placeholders are computed from the image an entry holds and kept beside it: the same image.
         "options.placeholders",
+        // A request header: a response that depends on it says so (`Vary: Save-Data`, `Vary`).
+        "options.saveData",
+        // Whether part of a source may be read: a result made of part has a key of its own.
+        "options.partialProgressive",
         // Whom the transfer trusts, which way it goes and how fast: the same response.
         "network.tls.caFile", "network.tls.caPath", "network.tls.insecure",
         "network.proxy", "network.noProxy", "network.limitRate", "network.speedLimit", "network.speedTime",

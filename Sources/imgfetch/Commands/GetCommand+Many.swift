@@ -16,12 +16,14 @@ extension GetCommand {
         }
         let remote = try settings.remote?.remoteCache()
         let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
+        let interrupted = Interrupts.stoppingLoads(of: pipeline)
         defer { CookieJarFile.write(settings.network) }
         defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
         var failed = 0, notCached = 0, cacheErrors = 0
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         for (index, source) in sources.enumerated() {
             let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
+            if let signal = interrupted.signal { return ExitCode(signal: signal) }
             switch outcome.flatMap({ result in outputDir.write(result, source: source, line: index + 1).map { (result, $0) } }) {
             case .failure(let failure):
                 Report.failure(failure, source: source.description, settings: settings)

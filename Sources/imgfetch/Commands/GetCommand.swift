@@ -42,10 +42,12 @@ enum GetCommand {
 
         let remote = try settings.remote?.remoteCache()
         let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
+        let interrupted = Interrupts.stoppingLoads(of: pipeline)
         defer { CookieJarFile.write(settings.network) }
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
         Report.lowDataDecision(settings)
+        if let signal = interrupted.signal { return ExitCode(signal: signal) }
         defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
         switch outcome {
         case .failure(let failure):

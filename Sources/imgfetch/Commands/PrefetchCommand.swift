@@ -131,6 +131,20 @@ final class Interrupts: Sendable {
         return interrupts
     }
 
+    /// `get`'s: a signal during a download stops it, and it keeps what came as a timeout does
+    /// (resumed by the next run with `Range` + `If-Range`); the caller then exits with 128 + the
+    /// signal, writing no image. A signal at any other time (or a second one) removes the temporary
+    /// files and exits at once, as before any work.
+    static func stoppingLoads(of pipeline: ImagePipeline) -> Interrupts {
+        onSignal { sig in
+            guard pipeline.activity.meter.reading().running > 0 else {
+                TemporaryFiles.removeAll()
+                _exit(ExitCode(signal: sig).rawValue)
+            }
+            pipeline.cancelAllLoads()
+        }
+    }
+
     /// Keeps the signal sources alive for the process. Written only on the main path before the
     /// work starts and never read, so unsynchronised access is safe.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []

@@ -48,6 +48,10 @@ struct RequestOptions {
             processing.format = format
         }
         processing.quality = try parsed.int("quality", range: 1...100)
+        if let v = try parsed.parse("max-output-bytes", ValueParsers.byteSize) {
+            guard v > 0 else { throw UsageError("invalid value '0' for '--max-output-bytes': expected a size of at least 1 byte") }
+            processing.maxOutputBytes = v
+        }
         processing.linear = parsed.flag("linear")
         if let text = parsed.value("background") {
             guard let color = RGBColor(parsing: text) else {
@@ -75,6 +79,12 @@ struct RequestOptions {
         if let v = try parsed.int("max-frames", range: 1...1_000_000) { maxFrames = v }
         if let v = try parsed.parse("ttl", ValueParsers.duration) { options.defaultTTL = v }
         options.keepOriginal = !parsed.flag("no-keep-original")
+        options.saveData = !parsed.flag("no-save-data")
+        if parsed.flag("partial-progressive") && parsed.flag("no-partial-progressive") {
+            throw UsageError("--partial-progressive and --no-partial-progressive cannot be used together")
+        }
+        if parsed.flag("partial-progressive") { options.partialProgressive = .always }
+        if parsed.flag("no-partial-progressive") { options.partialProgressive = .never }
         let policies = ["force-refresh", "cache-only", "offline"].filter { parsed.flag($0) }
         if policies.count > 1 {
             throw UsageError("--\(policies[0]) and --\(policies[1]) cannot be used together")

@@ -29,7 +29,7 @@ enum Report {
     static func success(_ result: ImageResult, settings: RequestOptions, file: String? = nil, kept: Bool = false) {
         if settings.json { Console.line(ResultRecord.success(result, file: file, kept: kept, placeholders: settings.options.placeholders).text) }
         for line in problems(of: result, settings: settings) { Console.errorLine(line) }
-        if settings.verbose { Console.errorLine(verbose(result, file: file, kept: kept)) }
+        if settings.verbose { Console.errorLine(verbose(result, file: file, kept: kept) + lowDataWords(result, settings: settings)) }
     }
 
     /// The `--verbose` line (without the prefix) of a delivered result: cache state, size, format,
@@ -38,7 +38,8 @@ enum Report {
         var line = "\(result.originalSource.description): \(result.cache.rawValue), \(result.image.width)x\(result.image.height) \(result.image.format), \(result.image.bytes.count) bytes, \(result.milliseconds) ms"
         if let file { line += ", \(kept ? "kept (--no-clobber)" : "written to") \(ListParser.quoted(file, limit: 300, marks: false))" }
         else if kept { line += ", output kept (--no-clobber)" }
-        if result.lowData { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
+        if result.lowData && !result.reading.partial { line += ", low-data source \(result.source.description)" } else if result.source != result.originalSource { line += ", from \(result.source.description)" }
+        line += readingWords(result)
         if result.evicted.count > 0 {
             let n = result.evicted.count
             line += ", evicted \(n) entr\(n == 1 ? "y" : "ies") (\(Formatting.size(result.evicted.bytes))) to stay within the cache's size limit"

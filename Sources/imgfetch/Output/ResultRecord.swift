@@ -23,6 +23,7 @@ enum ResultRecord {
         o.add("attempts", r.attempts)
         o.add("ms", r.milliseconds)
         o.add("downloaded_bytes", r.downloadedBytes)
+        addReading(r.reading, to: &o)
         if !placeholders.isEmpty, let p = r.image.placeholders {
             if placeholders.contains(.blurhash) { o.add("blurhash", p.blurhash) }
             if placeholders.contains(.thumbhash) { o.add("thumbhash", p.thumbhash) }

@@ -146,6 +146,8 @@ final class PrefetchRun {
             }
             o.add("low_data", s.lowData)
             o.add("bytes_downloaded", s.bytesDownloaded)
+            o.add("partial", s.partial)
+            o.add("partial_bytes_saved", s.partialSaved)
             o.add("malformed", s.malformed)
             o.add("skipped", s.skippedByShard)
             o.add("cancelled", s.cancelled)
@@ -162,6 +164,7 @@ final class PrefetchRun {
             if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
             if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
             if s.cancelled > 0 { line += ", \(s.cancelled) cancelled" }
+            if s.partial > 0 { line += ", \(s.partial) partial read\(s.partial == 1 ? "" : "s") (\(Formatting.size(s.partialSaved)) not downloaded)" }
             if s.evicted.count > 0 { line += ", \(s.evicted.count) evicted (\(Formatting.size(s.evicted.bytes)))" }
             if uploads.failed > 0 { line += ", \(uploads.failed) remote upload\(uploads.failed == 1 ? "" : "s") failed" }
             if uploads.abandoned > 0 { line += ", \(uploads.abandoned) remote upload\(uploads.abandoned == 1 ? "" : "s") abandoned" }

@@ -18,6 +18,10 @@ struct PrefetchSummary: Sendable {
     var cancelled = 0
     /// What the cache's size limit evicted to make room for this run's entries.
     var evicted = CacheRemoval()
+    /// Downloads stopped once a progressive JPEG's first scans served (`SourceReading.partial`),
+    /// and the bytes of their sources they did not download (when the length was announced).
+    var partial = 0
+    var partialSaved: Int64 = 0
 
     init() {}
 
@@ -33,6 +37,10 @@ struct PrefetchSummary: Sendable {
             if r.cache != .miss { hits += 1 }
             if r.cache == .remote { remote += 1 }
             if r.lowData { lowData += 1 }
+            if r.reading.partial, r.cache == .miss {
+                partial += 1
+                if let total = r.reading.sourceBytes { partialSaved += max(0, total - r.downloadedBytes) }
+            }
             bytesDownloaded += r.downloadedBytes
             evicted.add(r.evicted)
             if r.cacheError != nil { cacheErrors += 1 }
