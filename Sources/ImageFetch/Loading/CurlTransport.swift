@@ -34,6 +34,8 @@ public struct TransferResult: Sendable {
     public var errorMessage: String
     /// The last address the guard refused to connect to (`NetworkOptions.deniedRanges`), else empty.
     public var deniedAddress = ""
+    /// libcurl's cumulative times of the transfer (all 0 when it never started).
+    public var times = TransferTimes()
 
     public init(
         curlCode: Int32,
@@ -353,5 +355,10 @@ extension TransferResult {
         deniedAddress = withUnsafeBytes(of: &r.denied) { raw -> String in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
+        times.dns = r.t_dns
+        times.connect = r.t_connect
+        times.tls = r.t_tls
+        times.firstByte = r.t_first_byte
+        times.total = r.t_total
     }
 }

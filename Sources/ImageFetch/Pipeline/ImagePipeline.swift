@@ -57,6 +57,7 @@ public final class ImagePipeline: Sendable {
                 result.lowData = retrieval.isLoadingFallback
                 result.attempts = retrieval.attempts
                 result.milliseconds = retrieval.elapsedMilliseconds
+                result.timing = retrieval.timing(adding: result.timing, within: result.milliseconds)
                 if !retrieval.warnings.isEmpty { result.warnings = retrieval.warnings + result.warnings }
                 result.retries = retrieval.retries
                 return .success(result)
@@ -68,6 +69,7 @@ public final class ImagePipeline: Sendable {
         var failure = RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
                                        milliseconds: retrieval.elapsedMilliseconds, key: plan.failureKey)
         failure.warnings = retrieval.warnings
+        failure.timing = retrieval.timing(adding: Timing(), within: failure.milliseconds)
         failure.retries = retrieval.retries
         return .failure(failure)
     }
@@ -162,6 +164,7 @@ public final class ImagePipeline: Sendable {
         // A download that ends early is kept and resumed by the next attempt or run (HTTPLoader).
         if source.isNetwork, stale == nil { load.partial = cache.partialSlot(for: keys.output) }
         load.meter = activity.meter
+        load.clock = retrieval.clock
         if source.isNetwork, let stale {
             // Read from the cache directory: a value that is not a valid header value is never sent.
             load.etag = stale.entry.etag.flatMap(HTTPHeaders.validValue)
@@ -228,7 +231,9 @@ public final class ImagePipeline: Sendable {
         if response.notModified, let stale {
             let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL)
             var result = makeResult(source, staleKey, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
+            let storing = FileSystem.monotonic()
             do { try cache.refresh(entry) } catch { result.cacheError = error }
+            result.timing.store = Timing.since(storing)
             await shareRevalidation(entry, source: source, sharing: sharing)
             return result
         }
@@ -245,22 +250,31 @@ public final class ImagePipeline: Sendable {
         }
         let bytes = response.bytes
         var decoded: ProcessedImage?
+        var timing = Timing()
+        var started = FileSystem.monotonic()
         if let streamed {
             // Done during the download: only its last steps are left, so no processing slot is taken.
             decoded = await pool.wait { streamed.result(for: bytes) }
+            timing.encode = Timing.since(started)
         }
         var image: ProcessedImage
         if let decoded {
             image = decoded
         } else {
+            started = FileSystem.monotonic()
             image = try await process(bytes, processing, maxPixels: options.maxPixels, placeholders: !options.placeholders.isEmpty)
+            timing.decode = Timing.since(started)
         }
         if !options.placeholders.isEmpty && image.placeholders == nil {
+            started = FileSystem.monotonic()
             image.placeholders = Placeholders.decoding(image.bytes, maxPixels: options.maxPixels)
+            timing.encode += Timing.since(started)
         }
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
+        result.timing = timing
         guard freshness.storable else { return result }
+        started = FileSystem.monotonic()
         let validator = response.fileValidator ?? response.headers.validator("etag")
         var entry = CacheEntry(key: key.rawValue, identity: keys.identity,
                                source: source.description,
@@ -292,6 +306,7 @@ public final class ImagePipeline: Sendable {
         } catch {
             result.cacheError = error
         }
+        result.timing.store = Timing.since(started)
         await shareUpload(image.bytes, entry: entry, source: source, sharing: sharing)
         return result
     }
@@ -299,7 +314,10 @@ public final class ImagePipeline: Sendable {
     /// A new variant from cached original bytes: no network.
     func derive(from original: CachedImage, source: Source, keys: RequestPlan.EntryKeys, processing: Processing,
                 options: FetchOptions, sharing: Sharing = .plain) async throws(FetchError) -> ImageResult {
+        var started = FileSystem.monotonic()
         let image = try await process(original.bytes, processing, maxPixels: options.maxPixels, placeholders: !options.placeholders.isEmpty)
+        var timing = Timing()
+        timing.decode = Timing.since(started)
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         // The output is the original itself: nothing new to store, but it is now asked for.
         if key == keys.original {
@@ -312,11 +330,14 @@ public final class ImagePipeline: Sendable {
         entry.created = FileSystem.now()
         entry.kept = .requested
         var result = ImageResult(source: source, key: key, cache: .derived, image: image)
+        result.timing = timing
+        started = FileSystem.monotonic()
         do {
             let stored = try cache.storeReporting(image.bytes, entry: entry)
             result.path = stored.path
             result.evicted = stored.evicted
         } catch { result.cacheError = error }
+        result.timing.store = Timing.since(started)
         await shareUpload(image.bytes, entry: entry, source: source, sharing: sharing)
         return result
     }

@@ -47,6 +47,8 @@ public struct ImageResult: Sendable {
     public var retries: [RetryNotice] = []
     /// What the cache's size limit evicted to make room for this result's entries (none for a hit).
     public var evicted = CacheRemoval()
+    /// Where its time went, by phase (`timing` in a record); all 0 for a hit.
+    public var timing = Timing()
 }
 
 extension ImageResult {
@@ -69,6 +71,8 @@ public struct RetrievalFailure: Error, Sendable {
     public var warnings: [String] = []
     /// The retries made before giving up, as they were announced.
     public var retries: [RetryNotice] = []
+    /// Where its time went, by phase: the transfers' (a failed decode's time is not counted).
+    public var timing = Timing()
 
     public init(error: FetchError, attempts: Int, milliseconds: Double, key: CacheKey?) {
         self.error = error

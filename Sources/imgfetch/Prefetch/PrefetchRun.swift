@@ -151,6 +151,8 @@ final class PrefetchRun {
             o.add("evicted", s.evicted.count)
             o.add("evicted_bytes", s.evicted.bytes)
             o.add("ms", (ms * 10).rounded() / 10)
+            o.add("causes", object: ResultRecord.causes(s.causes))
+            o.add("timing", object: ResultRecord.percentiles(s.timing))
             o.add("interrupted", interrupted)
             Console.line(o.text)
         }
@@ -166,6 +168,10 @@ final class PrefetchRun {
             if uploads.abandoned > 0 { line += ", \(uploads.abandoned) remote upload\(uploads.abandoned == 1 ? "" : "s") abandoned" }
             line += ", \(Formatting.size(s.bytesDownloaded)) downloaded in \(Formatting.seconds(ms / 1000))"
             Console.err(line + "\n")
+            if !s.causes.isEmpty {
+                Console.err("imgfetch: failures by cause: " + s.causes.entries.map { "\($0.cause.rawValue) \($0.count)" }.joined(separator: ", ") + "\n")
+            }
+            if !settings.quiet, let timing = ResultRecord.percentilesLine(s.timing) { Console.err("imgfetch: " + timing + "\n") }
         }
     }
 }

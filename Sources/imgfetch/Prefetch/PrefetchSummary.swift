@@ -18,6 +18,9 @@ struct PrefetchSummary: Sendable {
     var cancelled = 0
     /// What the cache's size limit evicted to make room for this run's entries.
     var evicted = CacheRemoval()
+    /// Failures by cause (`causes`), and the records' timing by phase (`timing` percentiles).
+    var causes = CauseCounts()
+    var timing = TimingSketch()
 
     init() {}
 
@@ -30,6 +33,7 @@ struct PrefetchSummary: Sendable {
         switch outcome {
         case .success(let r):
             ok += 1
+            timing.add(r.timing)
             if r.cache != .miss { hits += 1 }
             if r.cache == .remote { remote += 1 }
             if r.lowData { lowData += 1 }
@@ -38,6 +42,8 @@ struct PrefetchSummary: Sendable {
             if r.cacheError != nil { cacheErrors += 1 }
         case .failure(let f):
             failed += 1
+            causes.add(f.error)
+            timing.add(f.timing)
             if f.error.isNotCached { notCached += 1 }
         }
     }
