@@ -10,11 +10,15 @@ extension ImagePipeline {
         processor.prepare(for: source, route: hop.route)
         var attempt = 0
         while true {
+            if source.isNetwork { try await admit(source) }   // marked down: fails at once; held: waits
             attempt += 1
             retrieval.attempts += 1
             do throws(FetchError) {
-                return try await self.attempt(load, hop, origin: origin, stale: stale, staleKey: staleKey, retrieval: retrieval)
+                let answered = try await self.attempt(load, hop, origin: origin, stale: stale, staleKey: staleKey, retrieval: retrieval)
+                if source.isNetwork { await recordAttempt(source, error: nil) }
+                return answered
             } catch {
+                if source.isNetwork { await recordAttempt(source, error: error) }
                 if case .constrained = error {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
                     throw error
@@ -75,7 +79,8 @@ extension ImagePipeline {
         let retry = retrieval.request.options.retry
         switch retry.decision(beforeRetry: attempt, after: error, elapsed: retrieval.elapsedSeconds) {
         case .retry(let wait):
-            let notice = RetryNotice(source: source.description, cause: error, wait: wait, retriesLeft: retry.maxRetries - attempt + 1)
+            var notice = RetryNotice(source: source.description, cause: error, wait: wait, retriesLeft: retry.maxRetries - attempt + 1)
+            notice.hostWaits = await holdOrigin(source, after: error, wait: wait)
             retrieval.retries.append(notice)
             await activity.post(notice)
             try await sleeper.sleep(seconds: wait)

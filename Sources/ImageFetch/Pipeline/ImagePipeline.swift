@@ -11,11 +11,14 @@ public final class ImagePipeline: Sendable {
     public let remote: RemoteCache?
     /// What the pipeline is doing now (transfers' bytes, retry notices), read by the caller.
     public let activity = PipelineActivity()
+    /// The origins' breaker and holds (`OriginGate`); nil = none (default).
+    public let origins: OriginGate?
 
     public init(cache: any ImageCaching, memoryCache: MemoryCache? = MemoryCache(), loader: any DataLoading = SourceLoader(),
                 processor: any ImageProcessing = VipsProcessor(), pool: ProcessingPool = ProcessingPool(),
-                sleeper: any Sleeping = TaskSleeper(), remote: RemoteCache? = nil) {
+                sleeper: any Sleeping = TaskSleeper(), remote: RemoteCache? = nil, origins: OriginGate? = nil) {
         self.remote = remote
+        self.origins = origins
         self.cache = cache
         self.memoryCache = memoryCache
         self.loader = loader
