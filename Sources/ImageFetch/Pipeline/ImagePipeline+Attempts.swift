@@ -10,15 +10,15 @@ extension ImagePipeline {
         processor.prepare(for: source, route: hop.route)
         var attempt = 0
         while true {
-            if source.isNetwork { try await admit(source) }   // marked down: fails at once; held: waits
             attempt += 1
             retrieval.attempts += 1
             do throws(FetchError) {
-                let answered = try await self.attempt(load, hop, origin: origin, stale: stale, staleKey: staleKey, retrieval: retrieval)
-                if source.isNetwork { await recordAttempt(source, error: nil) }
-                return answered
+                return try await self.attempt(load, hop, origin: origin, stale: stale, staleKey: staleKey, retrieval: retrieval)
             } catch {
-                if source.isNetwork { await recordAttempt(source, error: error) }
+                if case .hostDown = error {
+                    retrieval.attempts -= 1  // its origin is marked down (OriginGate): nothing was sent
+                    throw error
+                }
                 if case .constrained = error {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
                     throw error

@@ -8,10 +8,11 @@ extension ImagePipeline {
                             maxFrames: Int = 1000, remote: RemoteCache? = nil, engine: CurlEngine = .shared,
                             hostMarks: HostDownMarks? = nil) -> ImagePipeline {
         engine.limit(connections: limits.transfers, perHost: limits.perHost, totalRate: limits.totalRate)
-        var loader: any DataLoading = SourceLoader(network: network, engine: engine)
+        let origins = OriginGate(policy: limits.origins, marks: hostMarks)
+        var loader: any DataLoading = OriginGatedLoader(SourceLoader(network: network, engine: engine), gate: origins)
         if let rate = limits.rate { loader = RateLimitedLoader(loader, limiter: RateLimiter(perSecond: rate)) }
         return ImagePipeline(cache: cache, loader: CoalescingLoader(loader), processor: VipsProcessor(maxFrames: maxFrames),
                              pool: ProcessingPool(width: limits.processing), remote: remote,
-                             origins: OriginGate(policy: limits.origins, marks: hostMarks))
+                             origins: origins)
     }
 }

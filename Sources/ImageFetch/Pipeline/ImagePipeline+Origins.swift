@@ -1,25 +1,43 @@
-/// A hop's attempts and the origin's state (`OriginGate`): before each attempt the origin may be
-/// marked down (the hop fails at once, not retried) or held by a 429/503 (the attempt waits);
-/// after it, the gate learns whether the origin answered.
-extension ImagePipeline {
-    /// Waits while `source`'s origin is held; throws `hostDown` when it is marked down.
-    func admit(_ source: Source) async throws(FetchError) {
-        guard let origins, let origin = source.origin else { return }
+/// The origins' state (`OriginGate`) around each network load: `OriginGatedLoader`, innermost in
+/// the loader chain (after the rate limiter's wait, just before the transfer), asks the gate before
+/// the load (marked down: `hostDown` at once; held by a 429/503: it waits) and tells it how the load
+/// went. The pipeline sets the holds, after deciding to retry a 429 or 503.
+public struct OriginGatedLoader: DataLoading {
+    let base: any DataLoading
+    let gate: OriginGate
+    let sleeper: any Sleeping
+
+    public init(_ base: any DataLoading, gate: OriginGate, sleeper: any Sleeping = TaskSleeper()) {
+        self.base = base
+        self.gate = gate
+        self.sleeper = sleeper
+    }
+
+    public func prepare(for source: Source) { base.prepare(for: source) }
+
+    public func cancelAll() { base.cancelAll() }
+
+    public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
+        guard request.source.isNetwork, let origin = request.source.origin else { return try await base.load(request) }
         while true {
-            switch await origins.admit(origin) {
-            case .go: return
+            switch await gate.admit(origin) {
+            case .go:
+                do throws(FetchError) {
+                    let response = try await base.load(request)
+                    await gate.record(origin, error: nil)
+                    return response
+                } catch {
+                    await gate.record(origin, error: error)
+                    throw error
+                }
             case .down(let error): throw error
             case .wait(let seconds): try await sleeper.sleep(seconds: seconds)
             }
         }
     }
+}
 
-    /// Tells the gate how an attempt to `source` went (`error` nil: it answered).
-    func recordAttempt(_ source: Source, error: FetchError?) async {
-        guard let origins, let origin = source.origin else { return }
-        await origins.record(origin, error: error)
-    }
-
+extension ImagePipeline {
     /// After a 429 or 503 that will be retried in `wait` seconds: every new request to the origin
     /// waits as long. True when it held the origin (the retry notice says the host is waiting).
     func holdOrigin(_ source: Source, after error: FetchError, wait: Double) async -> Bool {

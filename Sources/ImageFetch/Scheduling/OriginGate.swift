@@ -82,11 +82,12 @@ public actor OriginGate {
             if mark.until > now() { return mark }
             down[origin] = nil
         }
-        guard let marks, policy.downAfter > 0 else { return nil }
+        guard let marks else { return nil }
         if policy.ignoresMarks {
             marks.clear(origin)
             return nil
         }
+        guard policy.downAfter > 0 else { return nil }
         guard let mark = marks.mark(of: origin, now: now()) else { return nil }
         if down.count < OriginGate.maxOrigins { down[origin] = mark }
         return mark
