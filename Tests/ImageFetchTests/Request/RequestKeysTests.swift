@@ -156,6 +156,19 @@ final class RequestKeysTests: XCTestCase {
         XCTAssertNil(RequestPlan(tooLarge, credentials: credentials).failureKey)
     }
 
+    /// An on/off processing option that acts with a resize is one field and its row in
+    /// `Processing.resizeSwitches`: normalised and named in the variant from there.
+    func testEveryProcessingSwitchHasItsRow() {
+        let switches = Mirror(reflecting: Processing()).children.filter { type(of: $0.value) == Bool?.self }.compactMap(\.label)
+        XCTAssertEqual(Set(switches), Set(Processing.resizeSwitches.map(\.name)))
+        var p = Processing(width: 64)
+        p.sharpen = false
+        XCTAssertNil(p.normalized.sharpen, "off is nil: older keys stay")
+        p.sharpen = true
+        XCTAssertEqual(p.normalized.identifier, "w64-inside-original-sharpen")
+        XCTAssertNil(Processing(format: .png).normalized.upscale)
+    }
+
     func testTheDownloadKeyLeavesOutOnlyTheBodyTap() {
         var a = LoadRequest(source: base.source)
         var b = a
