@@ -1,5 +1,8 @@
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The dead-host breaker (`--host-down-after`, marks in the cache directory) and the host-wide
 /// hold after a 429.
@@ -42,6 +45,36 @@ final class HostDownTests: E2ETestCase {
         XCTAssertEqual(self.causes(forced), Array(repeating: "refused", count: 12))
         let cleared = try imgfetch(["cache", "stats", "--json", "--cache-dir", cacheDir.path])
         XCTAssertEqual(((try JSONSerialization.jsonObject(with: cleared.stdout) as? [String: Any])?["hosts_down"] as? [Any])?.count, 0)
+    }
+
+    /// 40 lines on a host that drops SYNs (a listener whose accept queue is full) between 40 alive
+    /// ones, at --connect-timeout 2 --retry 2 -j 4: the dead host's lines end host_down, not each
+    /// paying its timeouts; the alive lines are all served. Then the same again: all 40 host_down.
+    func testFortyLinesOnADeadHostMostlyFailAtOnce() throws {
+        let listener = try LocalPorts.listeningSocket(backlog: 0)
+        defer { close(listener.fd) }
+        var fillers: [Int32] = []
+        defer { fillers.forEach { close($0) } }
+        for _ in 0..<4 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(listener.port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            fillers.append(fd)
+        }
+        Thread.sleep(forTimeInterval: 0.2)
+        let lines = (0..<40).flatMap { ["http://127.0.0.1:\(listener.port)/d\($0).jpg", imageURL("tiny.jpg", "v=\($0)")] }
+        let list = try writeList(lines)
+        let args = ["prefetch", "--cache-dir", cacheDir.path, "--json", "--connect-timeout", "2", "--retry", "2", "-j", "4", list.path]
+        let first = try imgfetch(args, timeout: 120)
+        XCTAssertEqual(records(first).filter { $0["status"] as? String == "ok" }.count, 40, first.stderr)
+        XCTAssertGreaterThanOrEqual(causes(first).filter { $0 == "host_down" }.count, 30, "\(causes(first))")
+        let again = try imgfetch(args, timeout: 120)
+        XCTAssertEqual(causes(again), Array(repeating: "host_down", count: 40))
     }
 
     func testAHostileMarkIsIgnored() throws {

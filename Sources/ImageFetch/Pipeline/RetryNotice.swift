@@ -23,7 +23,7 @@ public struct RetryNotice: Sendable, Equatable {
     /// `SOURCE: CAUSE; will retry in 1 s, 3 retries left`.
     public var message: String {
         let left = retriesLeft == 1 ? "1 retry left" : "\(max(0, retriesLeft)) retries left"
-        let host = hostWaits ? " (the host's other requests wait too)" : ""
-        return cause.message(naming: source) + "; will retry in " + FetchError.seconds(wait) + host + ", " + left
+        let host = hostWaits ? "; the host's other requests wait too" : ""
+        return cause.message(naming: source) + "; will retry in " + FetchError.seconds(wait) + ", " + left + host
     }
 }
