@@ -24,22 +24,8 @@ final class FailureCauseTests: E2ETestCase {
     /// A listener whose accept queue is full (listen(0), filled by connections never accepted):
     /// the kernel drops the SYN, the connect times out.
     func testAFullAcceptQueueIsAConnectTimeout() throws {
-        let listener = try LocalPorts.listeningSocket(backlog: 0)
-        defer { close(listener.fd) }
-        var fillers: [Int32] = []
-        defer { fillers.forEach { close($0) } }
-        for _ in 0..<3 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(listener.port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            fillers.append(fd)
-        }
-        Thread.sleep(forTimeInterval: 0.2)
+        let listener = try LocalPorts.fullListener()
+        defer { ([listener.fd] + listener.fillers).forEach { close($0) } }
         let f = try failure("http://127.0.0.1:\(listener.port)/a.jpg", ["--connect-timeout", "1"])
         XCTAssertEqual(f.cause, "connect_timeout", f.stderr)
         XCTAssertEqual(errorCode(f.record), "timeout")

@@ -51,22 +51,8 @@ final class HostDownTests: E2ETestCase {
     /// ones, at --connect-timeout 2 --retry 2 -j 4: the dead host's lines end host_down, not each
     /// paying its timeouts; the alive lines are all served. Then the same again: all 40 host_down.
     func testFortyLinesOnADeadHostMostlyFailAtOnce() throws {
-        let listener = try LocalPorts.listeningSocket(backlog: 0)
-        defer { close(listener.fd) }
-        var fillers: [Int32] = []
-        defer { fillers.forEach { close($0) } }
-        for _ in 0..<4 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(listener.port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            fillers.append(fd)
-        }
-        Thread.sleep(forTimeInterval: 0.2)
+        let listener = try LocalPorts.fullListener()
+        defer { ([listener.fd] + listener.fillers).forEach { close($0) } }
         let lines = (0..<40).flatMap { ["http://127.0.0.1:\(listener.port)/d\($0).jpg", imageURL("tiny.jpg", "v=\($0)")] }
         let list = try writeList(lines)
         let args = ["prefetch", "--cache-dir", cacheDir.path, "--json", "--connect-timeout", "2", "--retry", "2", "-j", "4", list.path]
