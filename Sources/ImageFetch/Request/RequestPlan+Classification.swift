@@ -28,8 +28,6 @@ extension RequestPlan {
         // Where the connection may go and at which address: whether a response comes, not which
         // (one fetched with `resolve` is never uploaded: `NetworkOptions.verifiesOrigin`).
         "network.deniedAddresses", "network.denyPrivateAddresses", "network.resolve",
-        // Where the run's cookies are written at its end: what is sent is `cookieFile`'s.
-        "network.cookieJar",
     ]).union(notCounted)
 
     /// In no key at all (`NotCounted`): words for messages.
