@@ -83,6 +83,15 @@ void ifc_finish(ifc_engine *e, xfer *x, int code, const char *message, int attac
         if (cu.easy_getinfo(x->easy, CURLINFO_REDIRECT_COUNT, &redirects) == CURLE_OK) r->redirects = redirects;
         if (cu.easy_getinfo(x->easy, CURLINFO_SIZE_DOWNLOAD_T, &dl) == CURLE_OK) r->download_bytes = dl;
         if (cu.easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff) != CURLE_OK) eff = NULL;
+        const struct { CURLINFO info; long long *out; } times[] = {
+            {CURLINFO_NAMELOOKUP_TIME_T, &r->t_dns}, {CURLINFO_CONNECT_TIME_T, &r->t_connect},
+            {CURLINFO_APPCONNECT_TIME_T, &r->t_tls}, {CURLINFO_STARTTRANSFER_TIME_T, &r->t_first_byte},
+            {CURLINFO_TOTAL_TIME_T, &r->t_total},
+        };
+        for (size_t i = 0; i < sizeof times / sizeof times[0]; i++) {
+            curl_off_t t = 0;
+            if (cu.easy_getinfo(x->easy, times[i].info, &t) == CURLE_OK && t > 0) *times[i].out = t;
+        }
     }
     r->effective_url = strdup(eff != NULL ? eff : (x->url != NULL ? x->url : ""));
     if (attached) cu.multi_remove_handle(e->multi, x->easy);

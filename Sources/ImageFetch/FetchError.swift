@@ -10,12 +10,13 @@ public enum FetchError: Error, Sendable, Equatable {
     /// A retryable HTTP status whose `Retry-After` (`wait`, in seconds) would end beyond the retry
     /// time limit (`limit`, in seconds): failed at once rather than waited for. Its code is `http_status`.
     case retryAfterBeyondLimit(status: Int, wait: Double, limit: Double)
-    /// The connect or total timeout expired.
-    case timeout(String)
-    /// The connection failed or was reset mid-transfer.
-    case connection(String)
-    /// No route to the server at all: DNS failure or connection refused.
-    case unreachable(String)
+    /// The connect or total timeout expired: `cause` `connectTimeout` (no connection made) or `timeout`.
+    case timeout(String, cause: FailureCause = .timeout)
+    /// The connection failed or was reset mid-transfer: `cause` `reset`, `proxy`, `tls` (a TLS code
+    /// of libcurl's other than the four `tls` has) or `network` (a code the cause table does not know).
+    case connection(String, cause: FailureCause = .reset)
+    /// No route to the server at all: `cause` `dns`, `refused` or `proxy`.
+    case unreachable(String, cause: FailureCause = .refused)
     /// A redirect went to a scheme other than http/https, or there were too many redirects.
     case redirectRefused(String)
     /// TLS handshake or certificate verification failed.
@@ -46,6 +47,9 @@ public enum FetchError: Error, Sendable, Equatable {
     case dependencyMissing(String)
     /// The retrieval was cancelled (interrupt).
     case cancelled
+    /// The origin was marked down by the dead-host breaker (`OriginGate`): failed at once, never
+    /// retried; the message says when it was marked and why.
+    case hostDown(String)
     /// Every source (the original, its low-data fallback, the alternatives) failed, in the order tried.
     case sourcesExhausted([SourceFailure])
 
@@ -69,6 +73,7 @@ public enum FetchError: Error, Sendable, Equatable {
         case .cacheUnavailable: "cache_unavailable"
         case .dependencyMissing: "dependency_missing"
         case .cancelled: "cancelled"
+        case .hostDown: "host_down"
         case .sourcesExhausted: "sources_exhausted"
         }
     }
@@ -97,7 +102,9 @@ public enum FetchError: Error, Sendable, Equatable {
         case .httpStatus(let status, _): "HTTP \(status)"
         case .retryAfterBeyondLimit(let status, let wait, let limit):
             "HTTP \(status), and its Retry-After asks for a wait of \(FetchError.seconds(wait)), beyond the retry time limit of \(FetchError.seconds(limit)): not retried"
-        case .timeout(let m), .connection(let m), .unreachable(let m), .redirectRefused(let m), .tls(let m), .deniedAddress(let m),
+        case .timeout(let m, _), .connection(let m, _), .unreachable(let m, _):
+            m
+        case .redirectRefused(let m), .tls(let m), .deniedAddress(let m), .hostDown(let m),
              .tooLarge(let m), .invalidImage(let m), .unsupportedFormat(let m), .fileError(let m),
              .cacheUnavailable(let m), .dependencyMissing(let m):
             m

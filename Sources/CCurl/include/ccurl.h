@@ -120,6 +120,10 @@ typedef struct {
     long long download_bytes;
     char error[256];                 /* curl's error text when curl_code != 0 */
     char denied[64];                 /* the last address the guard refused (ifc_request.deny), "" = none */
+    /* libcurl's cumulative times of the transfer, microseconds since it started (CURLINFO_*_TIME_T;
+     * 0 = that point was not reached): name resolved, connected, TLS done (appconnect),
+     * first byte (starttransfer), and the whole transfer. */
+    long long t_dns, t_connect, t_tls, t_first_byte, t_total;
 } ifc_result;
 
 /* CURLcode values the Swift side classifies (stable in curl's ABI). */

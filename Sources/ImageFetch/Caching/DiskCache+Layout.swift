@@ -73,6 +73,9 @@ extension DiskCache {
             } else if name == PartialSlot.directoryName {
                 guard let partials = try? version.subdirectory(name) else { return path }
                 for file in partials.list() where !PartialSlot.isPartialName(file) { return path + "/" + file }
+            } else if name == HostDownMarks.directoryName {
+                guard let marks = try? version.subdirectory(name) else { return path }
+                for file in marks.list() where !HostDownMarks.isName(file) && !CacheLayout.isTemporary(file) { return path + "/" + file }
             } else if name == CacheLayout.legacyModuleDirectory {
                 guard version.status(name)?.isDirectory == true else { return path }
             } else if CacheLayout.hintFiles.contains(name) || CacheLayout.isTemporary(name) {

@@ -36,6 +36,8 @@ public struct TransferResult: Sendable {
     public var deniedAddress = ""
     /// The request's watcher stopped it (`TransferRequest.watch`): not a failure; `body` holds what came.
     public var stopped = false
+    /// libcurl's cumulative times of the transfer (all 0 when it never started).
+    public var times = TransferTimes()
 
     public init(
         curlCode: Int32,
@@ -360,5 +362,10 @@ extension TransferResult {
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
         stopped = r.stopped != 0
+        times.dns = r.t_dns
+        times.connect = r.t_connect
+        times.tls = r.t_tls
+        times.firstByte = r.t_first_byte
+        times.total = r.t_total
     }
 }

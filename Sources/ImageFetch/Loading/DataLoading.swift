@@ -32,6 +32,9 @@ public struct LoadRequest: Sendable, Hashable {
     @NotCounted public var bodyTap: BodyTap? = nil
     /// Counts an http body as it arrives (a progress line); nil = none. Not part of the download key.
     @NotCounted public var meter: TransferMeter? = nil
+    /// Adds up the network phases of the transfers made for it (`timing`); nil = not timed. Not
+    /// part of the download key.
+    @NotCounted public var clock: PhaseClock? = nil
 
     public init(source: Source, etag: String? = nil, lastModified: String? = nil, allowsConstrainedNetworkAccess: Bool = true,
                 connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20,

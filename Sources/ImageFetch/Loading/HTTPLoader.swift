@@ -55,6 +55,7 @@ public final class HTTPLoader: Sendable {
         let requestTime = FileSystem.now()
         defer { withExtendedLifetime(request.meter) {} }   // the transfer writes it until perform returns
         var result = await transport.perform(transfer)
+        request.clock?.add(result.times, secure: url.lowercased().hasPrefix("https:"))
         let responseTime = FileSystem.now()
         let received = Int64(result.body.count)
         let continued = partial != nil && result.httpStatus == 206 && result.curlCode == 0
@@ -109,28 +110,13 @@ public final class HTTPLoader: Sendable {
         if r.curlCode == Int32(IFC_E_COULDNT_CONNECT), !r.deniedAddress.isEmpty {
             return .deniedAddress("refused to connect to \(r.deniedAddress): a denied address")
         }
-        switch Int(r.curlCode) {
-        case 0:
-            break
-        case Int(IFC_E_OPERATION_TIMEDOUT):
-            return .timeout("timed out (\(detail))")
-        case Int(IFC_E_COULDNT_RESOLVE_HOST), Int(IFC_E_COULDNT_RESOLVE_PROXY), Int(IFC_E_COULDNT_CONNECT):
-            return .unreachable(detail)
-        case Int(IFC_E_UNSUPPORTED_PROTOCOL):
-            return .redirectRefused("redirect to a scheme other than http/https refused (\(detail))")
-        case Int(IFC_E_TOO_MANY_REDIRECTS):
-            return .redirectRefused("too many redirects")
-        case Int(IFC_E_SSL_CONNECT_ERROR), Int(IFC_E_PEER_FAILED_VERIFICATION), Int(IFC_E_SSL_CERTPROBLEM),
-             Int(IFC_E_SSL_CACERT_BADFILE):
+        if r.curlCode != 0 {
             // Which certificates were trusted is said, never their paths' contents.
             let origin = request.network.tls.origin
-            return .tls(detail + (origin.isEmpty ? " (trusting the system CA bundle)" : " (trusting the CAs of \(origin))"))
-        case Int(IFC_E_ABORTED_BY_CALLBACK):
-            return .cancelled
-        case Int(IFC_E_URL_MALFORMAT):
-            return .invalidSource(request.source.description)
-        default:
-            return .connection(detail)
+            return FetchError.curl(r.curlCode, detail: detail, connected: r.times.connect > 0,
+                                   viaProxy: request.network.proxy.map { !$0.isEmpty } ?? false,
+                                   trusting: origin.isEmpty ? "(trusting the system CA bundle)" : "(trusting the CAs of \(origin))",
+                                   source: request.source.description)
         }
         switch r.httpStatus {
         case 200...299:

@@ -15,6 +15,10 @@ extension ImagePipeline {
             do throws(FetchError) {
                 return try await self.attempt(load, hop, origin: origin, stale: stale, staleKey: staleKey, retrieval: retrieval)
             } catch {
+                if case .hostDown = error {
+                    retrieval.attempts -= 1  // its origin is marked down (OriginGate): nothing was sent
+                    throw error
+                }
                 if case .constrained = error {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
                     throw error
@@ -42,6 +46,7 @@ extension ImagePipeline {
         let options = retrieval.request.options
         load.saveData = source.isNetwork && sendsSaveData(options)
         load.partialRead = partialReadBox(source, processing: hop.processing, options: options)
+        load.clock = retrieval.clock
         if source.isNetwork, let stale {
             // Read from the cache directory: a value that is not a valid header value is never sent.
             load.etag = stale.entry.etag.flatMap(HTTPHeaders.validValue)
@@ -78,7 +83,8 @@ extension ImagePipeline {
         let retry = retrieval.request.options.retry
         switch retry.decision(beforeRetry: attempt, after: error, elapsed: retrieval.elapsedSeconds) {
         case .retry(let wait):
-            let notice = RetryNotice(source: source.description, cause: error, wait: wait, retriesLeft: retry.maxRetries - attempt + 1)
+            var notice = RetryNotice(source: source.description, cause: error, wait: wait, retriesLeft: retry.maxRetries - attempt + 1)
+            notice.hostWaits = await holdOrigin(source, after: error, wait: wait)
             retrieval.retries.append(notice)
             await activity.post(notice)
             try await sleeper.sleep(seconds: wait)

@@ -15,31 +15,45 @@ extension ImagePipeline {
         if response.notModified, let stale {
             let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL, saveData: sendsSaveData(options))
             var result = makeResult(source, staleKey, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
+            let storing = FileSystem.monotonic()
             do { try cache.refresh(entry) } catch { result.cacheError = error }
+            result.timing.store = Timing.since(storing)
             await shareRevalidation(entry, source: source, sharing: sharing)
             return result
         }
         var decoded: ProcessedImage?
+        var timing = Timing()
+        var started = FileSystem.monotonic()
         if let streamed {
             // Done during the download: only its last steps are left, so no processing slot is taken.
             let bytes = response.bytes
             decoded = await pool.wait { streamed.result(for: bytes) }
+            timing.encode = Timing.since(started)
         }
         var image: ProcessedImage
         if let decoded {
             image = decoded
         } else {
+            started = FileSystem.monotonic()
             image = try await process(response.bytes, hop, options: options)
+            timing.decode = Timing.since(started)
         }
         if !options.placeholders.isEmpty && image.placeholders == nil {
+            started = FileSystem.monotonic()
             image.placeholders = Placeholders.decoding(image.bytes, maxPixels: options.maxPixels)
+            timing.encode += Timing.since(started)
         }
         var reading = SourceReading()
         if hop.keys.stored(format: image.format, sourceFormat: image.sourceFormat) != hop.keys.original {
+            started = FileSystem.monotonic()
             (image, reading) = try await fitting(image, from: response.bytes, hop: hop, options: options)
+            timing.encode += Timing.since(started)
         }
         reading.resumedFrom = response.resumedFrom
-        return await store(image, reading: reading, of: response, hop: hop, now: now, options: options, sharing: sharing)
+        var result = await store(image, reading: reading, of: response, hop: hop, now: now, options: options, sharing: sharing)
+        result.timing.decode = timing.decode
+        result.timing.encode = timing.encode
+        return result
     }
 
     /// Stores a processed image under the key of its format (and its original, when kept), when the
@@ -69,6 +83,7 @@ extension ImagePipeline {
         entry.placeholders = image.placeholders
         entry.quality = reading.quality
         entry.overBudget = reading.overBudget
+        let storing = FileSystem.monotonic()
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
             // The output may be the original itself (`-f X` of a source in X, no resize): stored once.
@@ -88,6 +103,7 @@ extension ImagePipeline {
         } catch {
             result.cacheError = error
         }
+        result.timing.store = Timing.since(storing)
         await shareUpload(image.bytes, entry: entry, source: source, sharing: sharing)
         return result
     }
@@ -96,7 +112,9 @@ extension ImagePipeline {
     func derive(from original: CachedImage, hop: RequestPlan.SourcePlan, options: FetchOptions,
                 sharing: Sharing = .plain) async throws(FetchError) -> ImageResult {
         let source = hop.source, keys = hop.keys
+        var started = FileSystem.monotonic()
         var image = try await process(original.bytes, hop, options: options)
+        let decoded = Timing.since(started)
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         // The output is the original itself: nothing new to store, but it is now asked for.
         if key == keys.original {
@@ -104,7 +122,9 @@ extension ImagePipeline {
             return makeResult(source, key, original, .hit)
         }
         let reading: SourceReading
+        started = FileSystem.monotonic()
         (image, reading) = try await fitting(image, from: original.bytes, hop: hop, options: options)
+        let fitted = Timing.since(started)
         var entry = original.entry.describing(key, variant: keys.variant(of: key), format: image.format, width: image.width,
                                               height: image.height, bytes: image.bytes.count)
         entry.placeholders = image.placeholders
@@ -114,11 +134,15 @@ extension ImagePipeline {
         entry.overBudget = reading.overBudget
         var result = ImageResult(source: source, key: key, cache: .derived, image: image)
         result.fitted(reading, budget: hop.processing.maxOutputBytes)
+        result.timing.decode = decoded
+        result.timing.encode = fitted
+        let storing = FileSystem.monotonic()
         do {
             let stored = try cache.storeReporting(image.bytes, entry: entry)
             result.path = stored.path
             result.evicted = stored.evicted
         } catch { result.cacheError = error }
+        result.timing.store = Timing.since(storing)
         await shareUpload(image.bytes, entry: entry, source: source, sharing: sharing)
         return result
     }

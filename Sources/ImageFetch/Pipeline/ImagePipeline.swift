@@ -14,13 +14,16 @@ public final class ImagePipeline: Sendable {
     /// Whether the network is constrained (low-data mode): what `Save-Data` and partial reads follow.
     /// The loader's own conditions (its constrained refusals) are the same value.
     public let network: NetworkConditions
+    /// The origins' breaker and holds (`OriginGate`); nil = none (default).
+    public let origins: OriginGate?
 
     public init(cache: any ImageCaching, memoryCache: MemoryCache? = MemoryCache(), loader: any DataLoading = SourceLoader(),
                 processor: any ImageProcessing = VipsProcessor(), pool: ProcessingPool = ProcessingPool(),
                 sleeper: any Sleeping = TaskSleeper(), remote: RemoteCache? = nil,
-                network: NetworkConditions = NetworkConditions()) {
+                network: NetworkConditions = NetworkConditions(), origins: OriginGate? = nil) {
         self.remote = remote
         self.network = network
+        self.origins = origins
         self.cache = cache
         self.memoryCache = memoryCache
         self.loader = loader
@@ -62,6 +65,7 @@ public final class ImagePipeline: Sendable {
                 result.lowData = retrieval.isLoadingFallback || result.reading.partial
                 result.attempts = retrieval.attempts
                 result.milliseconds = retrieval.elapsedMilliseconds
+                result.timing = retrieval.timing(adding: result.timing, within: result.milliseconds)
                 if !retrieval.warnings.isEmpty { result.warnings = retrieval.warnings + result.warnings }
                 result.retries = retrieval.retries
                 return .success(result)
@@ -76,6 +80,7 @@ public final class ImagePipeline: Sendable {
         var failure = RetrievalFailure(error: retrieval.finalError, attempts: retrieval.attempts,
                                        milliseconds: retrieval.elapsedMilliseconds, key: plan.failureKey)
         failure.warnings = retrieval.warnings
+        failure.timing = retrieval.timing(adding: Timing(), within: failure.milliseconds)
         failure.retries = retrieval.retries
         return .failure(failure)
     }

@@ -49,6 +49,8 @@ public struct ImageResult: Sendable {
     public var evicted = CacheRemoval()
     /// How much of the source was read, and how the output was fitted (`SourceReading`).
     public var reading = SourceReading()
+    /// Where its time went, by phase (`timing` in a record); all 0 for a hit.
+    public var timing = Timing()
 }
 
 extension ImageResult {
@@ -71,6 +73,8 @@ public struct RetrievalFailure: Error, Sendable {
     public var warnings: [String] = []
     /// The retries made before giving up, as they were announced.
     public var retries: [RetryNotice] = []
+    /// Where its time went, by phase: the transfers' (a failed decode's time is not counted).
+    public var timing = Timing()
 
     public init(error: FetchError, attempts: Int, milliseconds: Double, key: CacheKey?) {
         self.error = error

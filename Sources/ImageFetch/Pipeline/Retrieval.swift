@@ -18,6 +18,8 @@ struct Retrieval {
     var warnings: [String] = []
     /// The retries decided so far, as announced (`RetryNotice`).
     var retries: [RetryNotice] = []
+    /// The network phases of its transfers (`LoadRequest.clock`).
+    let clock = PhaseClock()
 
     init(plan: RequestPlan, started: Double) {
         self.plan = plan
@@ -56,6 +58,21 @@ struct Retrieval {
         if failures.count == 1 { return failures[0].error }
         if failures.isEmpty { return .cancelled }
         return .sourcesExhausted(failures)
+    }
+
+    /// The record's `timing`: the transfers' phases and `processing`'s (decode, encode, store),
+    /// each at most what is left of `milliseconds` (the record's `ms`), so that they never sum past it.
+    func timing(adding processing: Timing, within milliseconds: Double) -> Timing {
+        var timing = clock.network
+        timing.decode = processing.decode
+        timing.encode = processing.encode
+        timing.store = processing.store
+        var left = milliseconds
+        for path in Timing.paths {
+            timing[keyPath: path] = min(timing[keyPath: path], max(0, left))
+            left -= timing[keyPath: path]
+        }
+        return timing.rounded
     }
 
     var elapsedSeconds: Double { FileSystem.monotonic() - started }

@@ -10,6 +10,8 @@ public struct RetryNotice: Sendable, Equatable {
     /// Retries left, the one announced included, as curl counts them (`--retry 3`: 3, then 2, then
     /// 1); `--retry-max-time` may end them sooner.
     public var retriesLeft: Int
+    /// Every new request to the source's origin waits as long (a 429 or 503: `OriginGate`'s hold).
+    public var hostWaits = false
 
     public init(source: String, cause: FetchError, wait: Double, retriesLeft: Int) {
         self.source = source
@@ -21,6 +23,7 @@ public struct RetryNotice: Sendable, Equatable {
     /// `SOURCE: CAUSE; will retry in 1 s, 3 retries left`.
     public var message: String {
         let left = retriesLeft == 1 ? "1 retry left" : "\(max(0, retriesLeft)) retries left"
-        return cause.message(naming: source) + "; will retry in " + FetchError.seconds(wait) + ", " + left
+        let host = hostWaits ? "; the host's other requests wait too" : ""
+        return cause.message(naming: source) + "; will retry in " + FetchError.seconds(wait) + ", " + left + host
     }
 }

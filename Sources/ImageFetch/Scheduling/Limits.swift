@@ -18,6 +18,8 @@ public struct Limits: Sendable, Hashable {
     public var uploads = 4
     /// Uploads queued before a store waits for room (backpressure).
     public var uploadQueue = 64
+    /// The dead-host breaker and its marks' lifetime (`--host-down-after`, `--host-down-ttl`).
+    public var origins = OriginGate.Policy()
 
     public init() {}
 

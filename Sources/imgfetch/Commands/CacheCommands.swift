@@ -184,6 +184,7 @@ enum CacheCommands {
         var limit = try parsed.parse("cache-size-limit", ValueParsers.byteSize)
         if limit == nil { limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", Console.environment, ValueParsers.byteSize) }
         let sizeLimit: Int64? = limit.map { $0 == 0 ? nil : $0 } ?? (1 << 30)
+        let down = HostDownMarks(cacheDirectory: cache.directory).all()
         if parsed.flag("json") {
             var o = JSONObject()
             o.add("directory", cache.directory)
@@ -201,6 +202,14 @@ enum CacheCommands {
             o.add("expired", s.expired)
             o.add("oldest", s.oldest.map(Formatting.timestamp))
             o.add("newest", s.newest.map(Formatting.timestamp))
+            o.add("hosts_down", objects: down.map { mark in
+                var m = JSONObject()
+                m.add("origin", mark.origin)
+                m.add("since", Formatting.timestamp(mark.since))
+                m.add("until", Formatting.timestamp(mark.until))
+                m.add("reason", mark.reason)
+                return m
+            })
             Console.line(o.text)
         } else {
             let originals: String = "\(s.originals) (\(Formatting.size(s.originalBytes))), "
@@ -216,6 +225,10 @@ enum CacheCommands {
             rows.append(["evicted:", evicted])
             rows.append(["oldest:", s.oldest.map(Formatting.timestamp) ?? "-"])
             rows.append(["newest:", s.newest.map(Formatting.timestamp) ?? "-"])
+            rows.append(["hosts down:", down.isEmpty ? "none" : "\(down.count)"])
+            for mark in down {
+                rows.append(["", TerminalText.escaped("\(mark.origin) until \(Formatting.timestamp(mark.until)): \(mark.reason)")])
+            }
             Console.out(Formatting.table(rows))
         }
         return .ok

@@ -29,6 +29,8 @@ enum Specs {
         .value("retry", valueName: "N", help: "Retry timeouts, connection failures, HTTP 408, 429 and 5xx up to N times.", defaultDescription: "0"),
         .value("retry-delay", valueName: "SECONDS", help: "First backoff; doubles each retry, with jitter. A Retry-After replaces the backoff but never waits less than SECONDS (Retry-After: 0 included).", defaultDescription: "1"),
         .value("retry-max-time", valueName: "SECONDS", help: "Make no retry whose wait would end later than this after the first attempt; a longer Retry-After fails at once, naming its wait.", defaultDescription: "300"),
+        .value("host-down-after", valueName: "N", help: "After N connect-level failures in a row (dns, refused, connect_timeout) of one origin (scheme, host, port) with no success between, fail every later request to it at once (code host_down, not retried); 0 turns it off.", defaultDescription: "4"),
+        .value("host-down-ttl", valueName: "DURATION", help: "How long a host marked down stays so, in the cache directory, for every process using it (s, m, h, d); a success or --force-refresh clears it; cache stats lists them.", defaultDescription: "10m"),
         .value("timeout", valueName: "SECONDS", help: "Total time of one request, from when it is sent.", defaultDescription: "60"),
         .value("connect-timeout", valueName: "SECONDS", help: "Time to connect.", defaultDescription: "10"),
         .value("max-bytes", valueName: "SIZE", help: "Refuse larger downloads (K, M, G suffixes).", defaultDescription: "100M"),

@@ -9,9 +9,12 @@ enum Pipelines {
         if settings.allowJXL { VipsBridge.allowJXL() }
         var limits = limits
         limits.totalRate = settings.totalRate
+        limits.origins = settings.origins
+        limits.origins.ignoresMarks = settings.options.cachePolicy == .forceRefresh
         if settings.network.usesCookieEngine { CurlEngine.shared.useCookies(settings.network.cookieFile?.cookies.map(\.line) ?? []) }
         return ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit,
                                                    deferredScans: deferredScans),
-                                  network: settings.networkConditions, limits: limits, maxFrames: settings.maxFrames, remote: remote)
+                                  network: settings.networkConditions, limits: limits, maxFrames: settings.maxFrames, remote: remote,
+                                  hostMarks: HostDownMarks(cacheDirectory: settings.cacheDirectory))
     }
 }

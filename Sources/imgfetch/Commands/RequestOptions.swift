@@ -24,6 +24,8 @@ struct RequestOptions {
     var remote: RemoteSettings?
     /// `--limit-rate-total`: bytes per second of the whole run (`Limits.totalRate`); nil = none.
     var totalRate: Int64?
+    /// The dead-host breaker (`--host-down-after`, `--host-down-ttl`, cleared by `--force-refresh`).
+    var origins = OriginGate.Policy()
     var json: Bool
     var quiet: Bool
     var verbose: Bool
@@ -71,6 +73,8 @@ struct RequestOptions {
         if let v = try parsed.double("retry-max-time", range: 0...86_400) { options.retry.maxTime = v }
         if let v = try parsed.double("timeout", range: 0.001...86_400) { options.timeout = v }
         if let v = try parsed.double("connect-timeout", range: 0.001...86_400) { options.connectTimeout = v }
+        if let v = try parsed.int("host-down-after", range: 0...1_000_000) { origins.downAfter = v }
+        if let v = try parsed.parse("host-down-ttl", ValueParsers.duration) { origins.downTTL = min(v, 7 * 86400) }
         if let v = try parsed.parse("max-bytes", ValueParsers.byteSize) {
             guard v > 0 else { throw UsageError("invalid value '0' for '--max-bytes': expected a size of at least 1 byte") }
             options.maxBytes = v

@@ -30,6 +30,7 @@ enum Report {
         if settings.json { Console.line(ResultRecord.success(result, file: file, kept: kept, placeholders: settings.options.placeholders).text) }
         for line in problems(of: result, settings: settings) { Console.errorLine(line) }
         if settings.verbose { Console.errorLine(verbose(result, file: file, kept: kept) + lowDataWords(result, settings: settings)) }
+        if settings.verbose { Console.errorLine(result.originalSource.description + ": timing " + ResultRecord.phasesLine(result.timing)) }
     }
 
     /// The `--verbose` line (without the prefix) of a delivered result: cache state, size, format,
@@ -64,6 +65,7 @@ enum Report {
         if settings.json { Console.line(ResultRecord.failure(failure, source: source).text) }
         if !settings.quiet { for warning in failure.warnings { Console.errorLine("warning: " + warning) } }
         Console.errorLine(problem(of: failure, source: source))
+        if settings.verbose { Console.errorLine(source + ": timing " + ResultRecord.phasesLine(failure.timing)) }
     }
 
     /// Waits for the uploads still queued (at most --remote-timeout) and prints their warnings.

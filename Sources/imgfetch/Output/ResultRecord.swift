@@ -24,6 +24,7 @@ enum ResultRecord {
         o.add("ms", r.milliseconds)
         o.add("downloaded_bytes", r.downloadedBytes)
         addReading(r.reading, to: &o)
+        o.add("timing", object: timing(r.timing))
         if !placeholders.isEmpty, let p = r.image.placeholders {
             if placeholders.contains(.blurhash) { o.add("blurhash", p.blurhash) }
             if placeholders.contains(.thumbhash) { o.add("thumbhash", p.thumbhash) }
@@ -49,6 +50,7 @@ enum ResultRecord {
         o.add("low_data", false)
         o.add("attempts", f.attempts)
         o.add("ms", f.milliseconds)
+        o.add("timing", object: timing(f.timing))
         o.add("error", object: error(f.error))
         let warnings = f.retries.map { "retry: " + $0.message } + f.warnings
         if !warnings.isEmpty { o.add("warnings", strings: warnings) }
@@ -59,6 +61,7 @@ enum ResultRecord {
     static func error(_ e: FetchError) -> JSONObject {
         var o = JSONObject()
         o.add("code", e.code)
+        o.add("cause", e.cause.rawValue)
         o.add("message", e.message)
         if case .httpStatus(let status, _) = e { o.add("status", status) }
         if case .retryAfterBeyondLimit(let status, _, _) = e { o.add("status", status) }
@@ -69,6 +72,7 @@ enum ResultRecord {
                 var x = JSONObject()
                 x.add("source", f.source)
                 x.add("code", f.error.code)
+                x.add("cause", f.error.cause.rawValue)
                 x.add("message", f.error.message)
                 x.add("attempts", f.attempts)
                 return x

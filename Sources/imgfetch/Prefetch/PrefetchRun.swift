@@ -154,6 +154,8 @@ final class PrefetchRun {
             o.add("evicted", s.evicted.count)
             o.add("evicted_bytes", s.evicted.bytes)
             o.add("ms", (ms * 10).rounded() / 10)
+            o.add("causes", object: ResultRecord.causes(s.causes))
+            o.add("timing", object: ResultRecord.percentiles(s.timing))
             o.add("interrupted", interrupted)
             Console.line(o.text)
         }
@@ -161,6 +163,7 @@ final class PrefetchRun {
             let stopped = interrupted ? " interrupted" : closed ? " stopped (standard output closed)" : ""
             let remote = settings.remote != nil ? ", \(s.remote) remote" : ""
             var line = "imgfetch: prefetch\(stopped): \(s.ok) ok (\(s.hits) cached\(remote), \(s.lowData) low-data), \(s.failed) failed"
+            if !s.causes.isEmpty { line += " (by cause: " + s.causes.entries.map { "\($0.cause.rawValue) \($0.count)" }.joined(separator: ", ") + ")" }
             if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
             if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
             if s.cancelled > 0 { line += ", \(s.cancelled) cancelled" }
@@ -170,6 +173,7 @@ final class PrefetchRun {
             if uploads.abandoned > 0 { line += ", \(uploads.abandoned) remote upload\(uploads.abandoned == 1 ? "" : "s") abandoned" }
             line += ", \(Formatting.size(s.bytesDownloaded)) downloaded in \(Formatting.seconds(ms / 1000))"
             Console.err(line + "\n")
+            if settings.verbose, let timing = ResultRecord.percentilesLine(s.timing) { Console.err("imgfetch: " + timing + "\n") }
         }
     }
 }

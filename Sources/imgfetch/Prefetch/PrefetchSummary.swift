@@ -22,6 +22,9 @@ struct PrefetchSummary: Sendable {
     /// and the bytes of their sources they did not download (when the length was announced).
     var partial = 0
     var partialSaved: Int64 = 0
+    /// Failures by cause (`causes`), and the records' timing by phase (`timing` percentiles).
+    var causes = CauseCounts()
+    var timing = TimingSketch()
 
     init() {}
 
@@ -34,6 +37,7 @@ struct PrefetchSummary: Sendable {
         switch outcome {
         case .success(let r):
             ok += 1
+            timing.add(r.timing)
             if r.cache != .miss { hits += 1 }
             if r.cache == .remote { remote += 1 }
             if r.lowData { lowData += 1 }
@@ -46,6 +50,8 @@ struct PrefetchSummary: Sendable {
             if r.cacheError != nil { cacheErrors += 1 }
         case .failure(let f):
             failed += 1
+            causes.add(f.error)
+            timing.add(f.timing)
             if f.error.isNotCached { notCached += 1 }
         }
     }

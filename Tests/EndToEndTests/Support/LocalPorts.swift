@@ -76,4 +76,28 @@ enum LocalPorts {
         }
         return false
     }
+
+    /// A listener whose accept queue is full (listen(0), then `fillers` connections never
+    /// accepted): the kernel drops later SYNs, so a connect to it times out. Close every descriptor.
+    static func fullListener(fillers count: Int = 4) throws -> (fd: Int32, port: Int, fillers: [Int32]) {
+        let listener = try listeningSocket(backlog: 0)
+        var fillers: [Int32] = []
+        for _ in 0..<count {
+            #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+            #endif
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(listener.port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            fillers.append(fd)
+        }
+        usleep(200_000)
+        return (listener.fd, listener.port, fillers)
+    }
 }

@@ -1,0 +1,97 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The dead-host breaker (`--host-down-after`, marks in the cache directory) and the host-wide
+/// hold after a 429.
+final class HostDownTests: E2ETestCase {
+    private func records(_ r: RunResult) -> [[String: Any]] {
+        r.stdoutText.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["summary"] == nil }
+    }
+
+    private func causes(_ r: RunResult) -> [String] {
+        records(r).compactMap { ($0["error"] as? [String: Any])?["cause"] as? String }
+    }
+
+    func testAnOriginThatRefusesIsMarkedDownAndTheNextRunSkipsIt() throws {
+        let port = try LocalPorts.free()
+        let dead = (1...12).map { "http://127.0.0.1:\(port)/d\($0).jpg" }
+        let list = try writeList(dead + [imageURL("tiny.jpg")])
+        let first = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "-j", "1", "--host-down-after", "2", list.path])
+        assertExit(first, 1)
+        let causes = causes(first)
+        XCTAssertEqual(causes.count, 12)
+        XCTAssertGreaterThanOrEqual(causes.filter { $0 == "host_down" }.count, 4, "\(causes)")
+        XCTAssertTrue(causes.allSatisfy { $0 == "refused" || $0 == "host_down" }, "\(causes)")
+        XCTAssertEqual(records(first).filter { $0["status"] as? String == "ok" }.count, 1, "another origin still runs")
+        let downRecord = try XCTUnwrap(records(first).first { ($0["error"] as? [String: Any])?["code"] as? String == "host_down" })
+        XCTAssertEqual(downRecord["attempts"] as? Int, 0, "not tried")
+        XCTAssertTrue(first.stderr.contains("is marked down since") && first.stderr.contains("refused"), first.stderr)
+
+        // The next run (another process on the same cache) skips the host at once.
+        let again = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", list.path])
+        XCTAssertEqual(self.causes(again), Array(repeating: "host_down", count: 12))
+        let stats = try imgfetch(["cache", "stats", "--cache-dir", cacheDir.path])
+        XCTAssertTrue(stats.stdoutText.contains("http://127.0.0.1:\(port)"), stats.stdoutText)
+        let json = try imgfetch(["cache", "stats", "--json", "--cache-dir", cacheDir.path])
+        let hosts = (try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any])?["hosts_down"] as? [[String: Any]]
+        XCTAssertEqual(hosts?.first?["origin"] as? String, "http://127.0.0.1:\(port)")
+
+        // --force-refresh clears the mark: the host is tried again.
+        let forced = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--force-refresh", "--host-down-after", "0", list.path])
+        XCTAssertEqual(self.causes(forced), Array(repeating: "refused", count: 12))
+        let cleared = try imgfetch(["cache", "stats", "--json", "--cache-dir", cacheDir.path])
+        XCTAssertEqual(((try JSONSerialization.jsonObject(with: cleared.stdout) as? [String: Any])?["hosts_down"] as? [Any])?.count, 0)
+    }
+
+    /// 40 lines on a host that drops SYNs (a listener whose accept queue is full) between 40 alive
+    /// ones, at --connect-timeout 2 --retry 2 -j 4: the dead host's lines end host_down, not each
+    /// paying its timeouts; the alive lines are all served. Then the same again: all 40 host_down.
+    func testFortyLinesOnADeadHostMostlyFailAtOnce() throws {
+        let listener = try LocalPorts.fullListener()
+        defer { ([listener.fd] + listener.fillers).forEach { close($0) } }
+        let lines = (0..<40).flatMap { ["http://127.0.0.1:\(listener.port)/d\($0).jpg", imageURL("tiny.jpg", "v=\($0)")] }
+        let list = try writeList(lines)
+        let args = ["prefetch", "--cache-dir", cacheDir.path, "--json", "--connect-timeout", "2", "--retry", "2", "-j", "4", list.path]
+        let first = try imgfetch(args, timeout: 120)
+        XCTAssertEqual(records(first).filter { $0["status"] as? String == "ok" }.count, 40, first.stderr)
+        XCTAssertGreaterThanOrEqual(causes(first).filter { $0 == "host_down" }.count, 30, "\(causes(first))")
+        let again = try imgfetch(args, timeout: 120)
+        XCTAssertEqual(causes(again), Array(repeating: "host_down", count: 40))
+    }
+
+    func testAHostileMarkIsIgnored() throws {
+        let port = try LocalPorts.free()
+        let url = "http://127.0.0.1:\(port)/a.jpg"
+        let first = try get([url, "--host-down-after", "1"])
+        assertExit(first, 1)
+        let marks = cacheDir.appendingPathComponent("v1/down")
+        let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: marks.path).first)
+        // Another origin's mark under this name, then garbage: neither is obeyed.
+        for text in ["imgfetch-host-down 1\nhttp://other:80\n0\n9999999999\nx\n", String(repeating: "\u{1}", count: 5000)] {
+            try text.write(to: marks.appendingPathComponent(name), atomically: true, encoding: .utf8)
+            let r = try get([url, "--json", "--host-down-after", "0"])
+            XCTAssertEqual((singleRecord(r)["error"] as? [String: Any])?["cause"] as? String, "refused")
+        }
+    }
+
+    /// One request of the host gets 429 with Retry-After: 2; no new request to that host starts
+    /// within those 2 s, and every line is served.
+    func testA429HoldsTheWholeHost() throws {
+        let lines = [server.url("/flaky/held?fail=1&code=429&retry_after=2&img=tiny.jpg")]
+            + (1...5).map { imageURL("tiny.jpg", "v=\($0)") }
+        let list = try writeList(lines)
+        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
+                              "--rate", "4", "-j", "8", list.path])
+        assertExit(r, 0)
+        XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 6, r.stderr)
+        XCTAssertTrue(r.stderr.contains("the host's other requests wait too"), r.stderr)
+        let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }
+        let refused = try XCTUnwrap(log.first { $0.status == 429 })
+        let inside = log.filter { $0.t > refused.t + 0.01 && $0.t < refused.t + 1.9 }
+        XCTAssertEqual(inside.map(\.path), [], "requests inside the hold: \(log.map { ($0.path, $0.t - refused.t) })")
+    }
+}
