@@ -20,7 +20,7 @@ public enum ManSynopsis {
             if options.count > optionLimit {
                 lines.append(".Op Ar options")
             } else {
-                lines += options.map { ".Op " + flag($0) }
+                lines += options.map { ($0.required ? "." : ".Op ") + flag($0) }
             }
             for positional in spec.positionals {
                 let words = positional.name.split(separator: "|").map { "Ar \($0)" }.joined(separator: " Ns | Ns ")

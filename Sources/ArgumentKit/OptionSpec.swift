@@ -44,6 +44,8 @@ public struct OptionSpec: Sendable, Equatable {
     /// What the value is, for completion scripts (default `.none`). For a ``Kind/flagOrValue``
     /// option, `.choices` also lets the parser explain `--low-data auto` (the value needs `=`).
     public var completion: ValueCompletion
+    /// Shown without brackets in the man page's SYNOPSIS (the command refuses to run without it).
+    public var required = false
 
     /// Creates an option specification.
     public init(
@@ -80,11 +82,13 @@ public struct OptionSpec: Sendable, Equatable {
     public static func value(
         _ long: String, short: Character? = nil, valueName: String = "VALUE", help: String,
         defaultDescription: String? = nil, hidden: Bool = false, global: Bool = false,
-        completion: ValueCompletion = .none
+        completion: ValueCompletion = .none, required: Bool = false
     ) -> OptionSpec {
-        OptionSpec(
+        var option = OptionSpec(
             long: long, short: short, valueName: valueName, help: help, kind: .value,
             defaultDescription: defaultDescription, hidden: hidden, global: global, completion: completion)
+        option.required = required
+        return option
     }
 
     /// Whether the option takes a value (separate or attached).

@@ -66,6 +66,7 @@ int ifv_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts,
 }
 
 int ifv_rgba_pixels(const void *buf, size_t len, int side, void **out, int *out_w, int *out_h, char *err, size_t errlen) {
+    if (ifv_load(err, errlen) != 0) return -1;   /* vips_outputs.c's operation needs it loaded */
     RUN_WITH_OWN_ERROR(ifv__rgba_pixels_once(buf, len, side, out, out_w, out_h, err, errlen));
 }
 

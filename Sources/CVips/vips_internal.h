@@ -49,12 +49,20 @@ int ifv__is_cmyk(VipsImage *img);
 int ifv__outputs_resolve(void *handle, char *err, size_t errlen);
 int ifv__save(VipsImage *thumb, const ifv_thumb_opts *opts, const char *suffix, void **out, size_t *out_len);
 int ifv__rgba_pixels_once(const void *buf, size_t len, int side, void **out, int *out_w, int *out_h, char *err, size_t errlen);
-/* vips_shim.c's save suffix for a saver and quality (".jpg" -> ".jpg[Q=80,strip]"). */
-int ifv__suffix(const char *suffix, int quality, int strip, char *dst, size_t dstlen);
+/* vips_common.c, which every file may use and which uses none of them (no file circle): */
+/* its libvips functions (0, or -1 with a message in err), resolved by the loader; then, once
+ * libvips is ready, ifv__common_loaded. */
+int ifv__common_resolve(void *handle, char *err, size_t errlen);
+void ifv__common_loaded(void);
+/* msg (or "") into err, when err has room. */
+void ifv__copy_msg(char *err, size_t errlen, const char *msg);
 /* The vips error buffer into err (a fallback when it is empty), then cleared. */
 void ifv__take_error(char *err, size_t errlen, const char *fallback);
-
 /* vips_error_clear, when libvips is loaded. */
 void ifv__error_clear(void);
+/* Whether `suffix` is `a`, ignoring case. */
+int ifv__suffix_is(const char *suffix, const char *a);
+/* The save suffix for a saver and quality (".jpg" -> ".jpg[Q=80,strip]"). */
+int ifv__suffix(const char *suffix, int quality, int strip, char *dst, size_t dstlen);
 
 #endif

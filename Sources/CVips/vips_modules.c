@@ -56,13 +56,6 @@ static int jxl_allowed;
 
 void ifv_allow_jxl(void) { jxl_allowed = 1; }
 
-int ifv_can_load_jxl(void) {
-    if (ifv_load(NULL, 0) != 0) return 0;
-    typedef unsigned long (*type_from_name_fn)(const char *);
-    type_from_name_fn type_from_name = (type_from_name_fn)dlsym(RTLD_DEFAULT, "g_type_from_name");
-    return type_from_name != NULL && type_from_name("VipsForeignLoadJxlBuffer") != 0;
-}
-
 void ifv__apply_jxl_permission(void) {
     if (!jxl_allowed) return;
     /* vips_operation_block_set (8.13+) applies to the class named and its subclasses: the file,

@@ -175,7 +175,6 @@ int ifv__save(VipsImage *thumb, const ifv_thumb_opts *opts, const char *suffix, 
 }
 
 int ifv__rgba_pixels_once(const void *buf, size_t len, int side, void **out, int *out_w, int *out_h, char *err, size_t errlen) {
-    if (ifv_load(err, errlen) != 0) return -1;
     *out = NULL;
     if (buf == NULL || len == 0 || side <= 0) {
         snprintf(err, errlen, "empty input: not an image");

@@ -87,12 +87,6 @@ static int concurrency;                   /* ifv_set_concurrency's value; 0 = li
 static int load_status = -1;              /* 0 after a successful load; written once under load_once */
 static char load_error[512];
 
-static void ifv_copy_msg(char *err, size_t errlen, const char *msg) {
-    if (err == NULL || errlen == 0) return;
-    if (msg == NULL) msg = "";
-    snprintf(err, errlen, "%s", msg);
-}
-
 static void ifv_silent_log(const char *domain, int level, const char *message, void *user_data) {
     (void)domain; (void)level; (void)message; (void)user_data;
 }
@@ -139,6 +133,7 @@ static void ifv_do_load(void) {
     RESOLVE(g_log_set_handler);
     if (ifv__finish_resolve(handle, load_error, sizeof load_error) != 0) return;
     if (ifv__outputs_resolve(handle, load_error, sizeof load_error) != 0) return;
+    if (ifv__common_resolve(handle, load_error, sizeof load_error) != 0) return;
     p_vips_version = (int (*)(int))dlsym(handle, "vips_version");
 
     /* Silence VIPS-WARNING and friends before init (init itself may warn about modules). */
@@ -164,13 +159,14 @@ static void ifv_do_load(void) {
         if (set_vector != NULL) set_vector(0);
     }
     p_vips_error_clear();
+    ifv__common_loaded();
     load_status = 0;
 }
 
 int ifv_load(char *err, size_t errlen) {
     pthread_once(&load_once, ifv_do_load);
     if (load_status != 0) {
-        ifv_copy_msg(err, errlen, load_error);
+        ifv__copy_msg(err, errlen, load_error);
         return -1;
     }
     return 0;
@@ -179,15 +175,19 @@ int ifv_load(char *err, size_t errlen) {
 int ifv_version(char *version, size_t len, char *err, size_t errlen) {
     if (ifv_load(err, errlen) != 0) return -1;
     if (p_vips_version == NULL) {
-        ifv_copy_msg(err, errlen, "libvips: no vips_version");
+        ifv__copy_msg(err, errlen, "libvips: no vips_version");
         return -1;
     }
     snprintf(version, len, "%d.%d.%d", p_vips_version(0), p_vips_version(1), p_vips_version(2));
     return 0;
 }
 
-void ifv__error_clear(void) {
-    if (load_status == 0) p_vips_error_clear();
+/* Whether libvips has the JXL loader (ifv_allow_jxl unblocks it; vips_modules.c). */
+int ifv_can_load_jxl(void) {
+    if (ifv_load(NULL, 0) != 0) return 0;
+    typedef unsigned long (*type_from_name_fn)(const char *);
+    type_from_name_fn type_from_name = (type_from_name_fn)dlsym(RTLD_DEFAULT, "g_type_from_name");
+    return type_from_name != NULL && type_from_name("VipsForeignLoadJxlBuffer") != 0;
 }
 
 /* Every entry point below requires a successful load (vips calls before vips_init segfault). */
@@ -201,41 +201,27 @@ void ifv_set_concurrency(int n) {
     if (load_status == 0 && concurrency > 0 && getenv("VIPS_CONCURRENCY") == NULL) p_vips_concurrency_set(concurrency);
 }
 
-/* Copy (and clear) the global vips error buffer into err; a fallback when vips said nothing. */
-static void ifv_take_error(char *err, size_t errlen, const char *fallback) {
-    char *e = p_vips_error_buffer_copy();
-    if (e != NULL && e[0] != '\0') {
-        /* vips messages end in '\n': drop trailing whitespace. */
-        size_t n = strlen(e);
-        while (n > 0 && (e[n - 1] == '\n' || e[n - 1] == ' ')) e[--n] = '\0';
-        ifv_copy_msg(err, errlen, e);
-    } else {
-        ifv_copy_msg(err, errlen, fallback);
-    }
-    if (e != NULL) p_g_free(e);
-}
-
 /* ---- header ------------------------------------------------------------------------------------ */
 
 int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen) {
     REQUIRE_LOADED(err, errlen, -1);
     if (out == NULL) {
-        ifv_copy_msg(err, errlen, "ifv_read_header: no output");
+        ifv__copy_msg(err, errlen, "ifv_read_header: no output");
         return -1;
     }
     memset(out, 0, sizeof *out);
     if (buf == NULL || len == 0) {
-        ifv_copy_msg(err, errlen, "empty input: not an image");
+        ifv__copy_msg(err, errlen, "empty input: not an image");
         return -1;
     }
     const char *cls = p_vips_foreign_find_load_buffer(buf, len);
     if (cls == NULL) {
-        ifv_take_error(err, errlen, "not a known image format");
+        ifv__take_error(err, errlen, "not a known image format");
         return -1;
     }
     VipsImage *img = p_vips_image_new_from_buffer(buf, len, "", "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
     if (img == NULL) {
-        ifv_take_error(err, errlen, "cannot read image header");
+        ifv__take_error(err, errlen, "cannot read image header");
         return -1;
     }
     out->width = p_vips_image_get_width(img);
@@ -250,7 +236,7 @@ int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *er
     const char *nick = NULL;
     GType type = p_g_type_from_name(cls);
     if (type != 0) nick = p_vips_nickname_find(type);
-    ifv_copy_msg(out->loader, sizeof out->loader, nick ? nick : cls);
+    ifv__copy_msg(out->loader, sizeof out->loader, nick ? nick : cls);
     p_g_object_unref(img);
     p_vips_error_clear();
     return 0;
@@ -261,20 +247,20 @@ int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *er
 int ifv__validate_once(const void *buf, size_t len, char *err, size_t errlen) {
     REQUIRE_LOADED(err, errlen, -1);
     if (buf == NULL || len == 0) {
-        ifv_copy_msg(err, errlen, "empty input: not an image");
+        ifv__copy_msg(err, errlen, "empty input: not an image");
         return -1;
     }
     VipsImage *img = p_vips_image_new_from_buffer(buf, len, "fail_on=warning",
                                                   "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
     if (img == NULL) {
-        ifv_take_error(err, errlen, "cannot load image");
+        ifv__take_error(err, errlen, "cannot load image");
         return -1;
     }
     double avg = 0;
     int rc = p_vips_avg(img, &avg, NULL);
     p_g_object_unref(img);
     if (rc != 0) {
-        ifv_take_error(err, errlen, "image decode failed");
+        ifv__take_error(err, errlen, "image decode failed");
         return -1;
     }
     p_vips_error_clear();
@@ -282,35 +268,6 @@ int ifv__validate_once(const void *buf, size_t len, char *err, size_t errlen) {
 }
 
 /* ---- thumbnail --------------------------------------------------------------------------------- */
-
-static int ifv_suffix_is(const char *suffix, const char *a) { return strcasecmp(suffix, a) == 0; }
-
-static int ifv_suffix_is_lossy(const char *s) {
-    return ifv_suffix_is(s, ".jpg") || ifv_suffix_is(s, ".jpeg") || ifv_suffix_is(s, ".webp") ||
-           ifv_suffix_is(s, ".avif") || ifv_suffix_is(s, ".heif") || ifv_suffix_is(s, ".heic");
-}
-
-/* ".jpg" -> ".jpg[Q=80,strip]". In 8.14.1 heifsave_buffer registers only ".heic"/".heif" (the
- * ".avif" suffix exists for the file saver only), so ".avif" is written as
- * ".heif[compression=av1,...]": the same saver, forced to AV1 (its default is HEVC), which yields
- * an ftyp brand "avif" file. Newer vips register ".avif" on the same saver, so this stays right. */
-static int ifv_build_suffix(const char *suffix, int quality, int strip, char *dst, size_t dstlen) {
-    if (suffix == NULL || suffix[0] != '.' || strchr(suffix, '[') != NULL) return -1;
-    char opts[96];
-    opts[0] = '\0';
-    const char *base = suffix;
-    if (ifv_suffix_is(suffix, ".avif")) {
-        base = ".heif";
-        strcat(opts, "compression=av1,");
-    }
-    if (quality > 0 && ifv_suffix_is_lossy(suffix)) {
-        if (quality > 100) quality = 100;
-        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "Q=%d,", quality);
-    }
-    strcat(opts, strip ? "strip" : "strip=false");  /* false: the fields ifv__finish left are written */
-    int n = snprintf(dst, dstlen, "%s[%s]", base, opts);
-    return (n < 0 || (size_t)n >= dstlen) ? -1 : 0;
-}
 
 int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
                         void **out, size_t *out_len, int *out_w, int *out_h, char *err, size_t errlen) {
@@ -320,20 +277,20 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
     if (out_w) *out_w = 0;
     if (out_h) *out_h = 0;
     if (opts == NULL || out == NULL || out_len == NULL) {
-        ifv_copy_msg(err, errlen, "ifv_thumbnail: missing arguments");
+        ifv__copy_msg(err, errlen, "ifv_thumbnail: missing arguments");
         return -1;
     }
     if (buf == NULL || len == 0) {
-        ifv_copy_msg(err, errlen, "empty input: not an image");
+        ifv__copy_msg(err, errlen, "empty input: not an image");
         return -1;
     }
     if (opts->width <= 0 || opts->height <= 0) {
-        ifv_copy_msg(err, errlen, "thumbnail box must be positive");
+        ifv__copy_msg(err, errlen, "thumbnail box must be positive");
         return -1;
     }
     char suffix[160];
-    if (ifv_build_suffix(opts->save_suffix, opts->quality, !opts->keep_exif && !opts->keep_icc, suffix, sizeof suffix) != 0) {
-        ifv_copy_msg(err, errlen, "invalid save suffix");
+    if (ifv__suffix(opts->save_suffix, opts->quality, !opts->keep_exif && !opts->keep_icc, suffix, sizeof suffix) != 0) {
+        ifv__copy_msg(err, errlen, "invalid save suffix");
         return -1;
     }
 
@@ -341,7 +298,7 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
      * becomes 250,253,253), CMYK even with keep_icc; untagged CMYK is vips_thumbnail's (built-in profile). */
     VipsImage *hdr = p_vips_image_new_from_buffer(buf, len, "", "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
     if (hdr == NULL) {
-        ifv_take_error(err, errlen, "cannot read image header");
+        ifv__take_error(err, errlen, "cannot read image header");
         return -1;
     }
     int convert = ifv__has_profile(hdr) && (!opts->keep_icc || ifv__is_cmyk(hdr));
@@ -361,7 +318,7 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
     if (rc0 == 0 && thumb != NULL && ifv__finish(&thumb, opts) != 0) rc0 = -1;
     if (rc0 != 0 || thumb == NULL) {
         if (thumb) p_g_object_unref(thumb);
-        ifv_take_error(err, errlen, "thumbnail failed");
+        ifv__take_error(err, errlen, "thumbnail failed");
         return -1;
     }
     int w = p_vips_image_get_width(thumb);
@@ -374,7 +331,7 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
     p_g_object_unref(thumb);
     if (rc != 0 || obuf == NULL) {
         if (obuf) p_g_free(obuf);
-        ifv_take_error(err, errlen, "encoding failed");
+        ifv__take_error(err, errlen, "encoding failed");
         return -1;
     }
     *out = obuf;
@@ -385,12 +342,6 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
     return 0;
 }
 
-int ifv__suffix(const char *suffix, int quality, int strip, char *dst, size_t dstlen) {
-    return ifv_build_suffix(suffix, quality, strip, dst, dstlen);
-}
-
-void ifv__take_error(char *err, size_t errlen, const char *fallback) { ifv_take_error(err, errlen, fallback); }
-
 void ifv_free(void *p) {
     if (p == NULL) return;
     /* Any non-NULL buffer came from vips (g_malloc), so the library is loaded. */
@@ -400,8 +351,8 @@ void ifv_free(void *p) {
 int ifv__can_save_once(const char *suffix) {
     if (suffix == NULL || ifv_load(NULL, 0) != 0) return 0;
     const char *saver = p_vips_foreign_find_save_buffer(suffix);
-    /* ".avif" is saved through the heif buffer saver (see ifv_build_suffix). */
-    if (saver == NULL && ifv_suffix_is(suffix, ".avif")) saver = p_vips_foreign_find_save_buffer(".heif");
+    /* ".avif" is saved through the heif buffer saver (see ifv__suffix in vips_common.c). */
+    if (saver == NULL && ifv__suffix_is(suffix, ".avif")) saver = p_vips_foreign_find_save_buffer(".heif");
     p_vips_error_clear();
     return saver != NULL ? 1 : 0;
 }

@@ -86,6 +86,15 @@ final class HelpFormatterTests: XCTestCase {
         XCTAssertEqual(HelpFormatter.help(for: Fixtures.root, path: path), HelpFormatter.help(for: Fixtures.root, path: ["cache", "ls"]))
     }
 
+    func testTheManSynopsisShowsARequiredOptionWithoutBrackets() {
+        let sheet = CommandSpec(name: "sheet", abstract: "A sheet.", options: [
+            .value("output", short: "o", valueName: "FILE", help: "The sheet.", required: true),
+            .value("size", valueName: "S", help: "Each picture's box."),
+        ])
+        let synopsis = ManSynopsis.mdoc(for: CommandSpec(name: "imgfetch", abstract: "", subcommands: [sheet]))
+        XCTAssertTrue(synopsis.contains(".Cm sheet\n.Fl o Ar FILE\n.Op Fl -size Ar S\n"), synopsis)
+    }
+
     func testNoTrailingWhitespace() {
         for path in [[], ["get"], ["cache"], ["cache", "ls"], ["copy"]] {
             let help = HelpFormatter.help(for: Fixtures.root, path: path)

@@ -3,7 +3,8 @@ import XCTest
 
 /// -b FILE (a Netscape cookie file) and -c FILE (the jar) as curl keeps cookies: one cookie engine
 /// for the run, the jar written once at the end (0600), cookies never in the cache, and a request's
-/// key that includes the cookie file's lines for its host.
+/// key that includes the cookie file's lines for its host. With the engine on (-b FILE or -c FILE),
+/// every request is credentialed: a cookie a server set during the run may be sent.
 final class CookieJarTests: E2ETestCase {
     private func cookieFile(_ lines: [String], name: String = "cookies.txt") throws -> URL {
         let url = file(name)
@@ -49,7 +50,7 @@ final class CookieJarTests: E2ETestCase {
         XCTAssertTrue(sent.contains("session=fromfile-7f3a") && sent.contains("fresh=set-by-server"), sent)
     }
 
-    func testTheCookieFileIsPartOfTheKeyOfItsHostOnly() throws {
+    func testTheCookieFileIsPartOfTheKeyOfItsHostAndTheEngineOfEveryHost() throws {
         let mine = try cookieFile(["127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tA"], name: "a.txt")
         let foreign = try cookieFile(["other.example\tTRUE\t/\tFALSE\t0\tsession\tB"], name: "b.txt")
         let url = imageURL("tiny.jpg", "v=key")
@@ -59,11 +60,28 @@ final class CookieJarTests: E2ETestCase {
         assertExit(try get([url, "-o", file("3.jpg").path]), 0)
         XCTAssertEqual(try server.requestCount(imagePath("tiny.jpg", "v=key")), 2, "without the cookie: its own entry")
         assertExit(try get([url, "-o", file("4.jpg").path, "-b", foreign.path]), 0)
-        XCTAssertEqual(try server.requestCount(imagePath("tiny.jpg", "v=key")), 2, "another host's cookie changes nothing here")
+        XCTAssertEqual(try server.requestCount(imagePath("tiny.jpg", "v=key")), 3, "the cookie engine on: not the anonymous entry")
+        assertExit(try get([url, "-o", file("5.jpg").path, "-c", file("jar.txt").path]), 0)
+        XCTAssertEqual(try server.requestCount(imagePath("tiny.jpg", "v=key")), 3, "no cookie for the host in either: one entry")
     }
 
-    /// A request that sends one of the file's cookies is credentialed: uploaded to the tier only when
-    /// its response says public; a file with no cookie for the host changes nothing.
+    /// A cookie set during the run (by a redirect) and sent to the image: with `-c FILE` alone, the
+    /// logged-in image is neither stored under the anonymous key nor given to the tier.
+    func testACookieSetDuringTheRunIsNeverSharedAsAnonymous() throws {
+        let store = try NginxDAVServer()
+        let image = imageURL("photo.jpg", "needcookie=sid&cc=max-age%3D600")
+        let start = server.url("/redirect?setcookie=sid&to=" + image.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        let r = try get([start, "-c", file("jar.txt").path, "--remote-cache", store.url("/t/"), "-o", file("a.jpg").path])
+        assertExit(r, 0)
+        XCTAssertEqual(try server.requests(imagePath("photo.jpg", "needcookie=sid&cc=max-age%3D600")).map(\.status), [200])
+        XCTAssertEqual(store.requests().filter { $0.method == "PUT" }.count, 0, "a logged-in image is not public: \(store.requests())")
+        let anonymous = try get([image, "-o", file("b.jpg").path])
+        assertExit(anonymous, 1)   // without the cookie the server refuses it; the cache must not serve it
+        XCTAssertEqual(try server.requests(imagePath("photo.jpg", "needcookie=sid&cc=max-age%3D600")).map(\.status), [200, 403])
+    }
+
+    /// A request made with the cookie engine on is credentialed: uploaded to the tier only when its
+    /// response says public, whether the file has a cookie for the host or not.
     func testJarCookiesMakeARequestCredentialedForTheTier() throws {
         let store = try NginxDAVServer()
         let tier = store.url("/t/")
@@ -78,7 +96,7 @@ final class CookieJarTests: E2ETestCase {
         try run("cc=public%2C%20max-age%3D600", mine, "b.jpg")
         XCTAssertEqual(puts(), 2, "public: shared (image and meta)")
         try run("cc=max-age%3D600&v=2", foreign, "c.jpg")
-        XCTAssertEqual(puts(), 4, "no cookie of the file was sent: a plain response")
+        XCTAssertEqual(puts(), 2, "the cookie engine on: credentialed, even with no cookie for the host")
     }
 
     func testABadCookieFileIsAUsageErrorThatShowsNoValue() throws {

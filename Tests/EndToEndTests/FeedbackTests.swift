@@ -181,6 +181,19 @@ final class FeedbackTests: E2ETestCase {
         XCTAssertEqual(try String(contentsOf: saved, encoding: .utf8), "", "nothing failed: an empty file")
     }
 
+    func testSavedFailedLinesAreTheOwnersOnlyForTheyMayHoldPasswords() throws {
+        let list = try writeList([server.url("/status/500") + " user=bob:secret-pw-31"])
+        let saved = file("failed.txt")
+        FileManager.default.createFile(atPath: saved.path, contents: Data("old\n".utf8), attributes: [.posixPermissions: 0o644])
+        assertExit(try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--save-failed", saved.path, list.path]), 1)
+        XCTAssertTrue(try String(contentsOf: saved, encoding: .utf8).contains("secret-pw-31"))
+        let mode = (try FileManager.default.attributesOfItem(atPath: saved.path)[.posixPermissions] as? NSNumber)?.intValue
+        XCTAssertEqual(mode, 0o600, "a 0644 file is replaced by a 0600 one")
+        try FileManager.default.removeItem(at: saved)
+        assertExit(try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--save-failed", saved.path, list.path]), 1)
+        XCTAssertEqual((try FileManager.default.attributesOfItem(atPath: saved.path)[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+    }
+
     func testSaveFailedToADirectoryIsAUsageError() throws {
         let list = try writeList([imageURL("tiny.jpg")])
         let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--save-failed", work.path, list.path])

@@ -115,5 +115,8 @@ final class VersionTests: E2ETestCase {
         }
         let named = (features + " " + (lines.first { $0.hasPrefix("Missing: ") } ?? "")).split(separator: " ").map(String.init)
         for feature in ["HTTP2", "AVIF", "HEIF", "JXL"] { XCTAssertTrue(named.contains(feature), "\(feature) is reported:\n\(r.stdoutText)") }
+        if features.contains("JXL") {
+            XCTAssertTrue(features.contains(" JXL (input, with --allow-jxl)"), "a JXL source needs --allow-jxl, and JXL is never written: \(features)")
+        }
     }
 }

@@ -31,6 +31,7 @@ final class PackageTests: E2ETestCase {
         "/usr/share/zsh/vendor-completions/_imgfetch",
         "/usr/share/fish/vendor_completions.d/imgfetch.fish",
         "/usr/share/doc/imgfetch/copyright",
+        "/usr/share/doc/imgfetch/README.md.gz",
         "/usr/share/doc/imgfetch/changelog.Debian.gz",
     ]
 
@@ -128,7 +129,7 @@ final class PackageTests: E2ETestCase {
         XCTAssertFalse(sections.contains(".symtab"), "the binary is stripped")
         XCTAssertFalse(sections.contains(".debug_"), "no debug sections")
         XCTAssertFalse(sections.contains("RUNPATH") || sections.contains("RPATH"), "no RPATH/RUNPATH")
-        for gz in ["usr/share/man/man1/imgfetch.1.gz", "usr/share/doc/imgfetch/changelog.Debian.gz"] {
+        for gz in ["usr/share/man/man1/imgfetch.1.gz", "usr/share/doc/imgfetch/changelog.Debian.gz", "usr/share/doc/imgfetch/README.md.gz"] {
             let bytes = [UInt8](try Data(contentsOf: tree.appendingPathComponent(gz)).prefix(10))
             XCTAssertEqual(bytes.count, 10)
             XCTAssertEqual(bytes[3] & 0x08, 0, "\(gz): no file name (gzip -n)")
@@ -137,6 +138,11 @@ final class PackageTests: E2ETestCase {
         }
         let copyright = try String(contentsOf: tree.appendingPathComponent("usr/share/doc/imgfetch/copyright"), encoding: .utf8)
         XCTAssertTrue(copyright.hasPrefix("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n"), "machine-readable copyright")
+        XCTAssertTrue(copyright.contains("\nFiles: *\nCopyright: 2026 imgfetch maintainers\nLicense: Apache-2.0\n"), copyright)
+        XCTAssertTrue(copyright.contains("'/usr/share/common-licenses/Apache-2.0'"), "the licence's text on Debian systems")
+        let readme = command("/bin/gzip", ["-dc", tree.appendingPathComponent("usr/share/doc/imgfetch/README.md.gz").path]).stdoutText
+        XCTAssertEqual(readme, try String(contentsOf: repository.appendingPathComponent("README.md"), encoding: .utf8),
+                       "the package's user guide is the README")
         let changelog = command("/bin/gzip", ["-dc", tree.appendingPathComponent("usr/share/doc/imgfetch/changelog.Debian.gz").path]).stdoutText
         XCTAssertTrue(changelog.hasPrefix("imgfetch (\(version)-1) "), changelog)
     }

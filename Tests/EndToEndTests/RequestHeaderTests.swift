@@ -138,8 +138,9 @@ final class RequestHeaderTests: E2ETestCase {
     }
 }
 
-/// Each redirect hop is made by the pipeline: identity (-u, -b, --netrc, Authorization and Cookie
-/// headers) goes to the request's own origin only, never to another host or port after a redirect.
+/// Each redirect hop is made by the pipeline: identity (-u, -b, --netrc, and every -H header, which the
+/// upload rule counts as a credential: X-Api-Key as much as Authorization) goes to the request's own
+/// origin only, never to another host or port after a redirect (without --location-trusted).
 final class RedirectIdentityTests: E2ETestCase {
     func testIdentityNeverFollowsARedirectToAnotherPort() throws {
         let other = try TestServer()
@@ -147,7 +148,8 @@ final class RedirectIdentityTests: E2ETestCase {
         let target = other.url("/img/tiny.jpg")
         let start = server.url("/redirect?to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
         let r = try get([start, "-o", file("a.jpg").path, "--json", "-u", "bob:pw1", "-b", "sid=pw2",
-                         "-H", "Authorization: Bearer pw3", "-H", "Cookie: extra=pw4", "-H", "X-Plain: kept", "-A", "Agent/1"])
+                         "-H", "Authorization: Bearer pw3", "-H", "Cookie: extra=pw4", "-H", "X-Api-Key: pw5",
+                         "-H", "X-Plain: not-kept", "-A", "Agent/1"])
         assertExit(r, 0)
         let first = try XCTUnwrap(try server.requestLog().first { $0.path.hasPrefix("/redirect") }).headers
         XCTAssertNotNil(first["authorization"], "the origin gets the credentials")
@@ -155,8 +157,18 @@ final class RedirectIdentityTests: E2ETestCase {
         let hop = try XCTUnwrap(try other.requests("/img/tiny.jpg").first).headers
         XCTAssertNil(hop["authorization"], "no Authorization at the other port: \(hop)")
         XCTAssertNil(hop["cookie"], "no Cookie at the other port: \(hop)")
-        XCTAssertEqual(hop["x-plain"], "kept", "other headers follow")
-        XCTAssertEqual(hop["user-agent"], "Agent/1")
+        XCTAssertEqual(first["x-api-key"], "pw5")
+        XCTAssertNil(hop["x-api-key"], "an API key is a credential too: \(hop)")
+        XCTAssertNil(hop["x-plain"], "any header may be a key: none follows to another host")
+        XCTAssertEqual(hop["user-agent"], "Agent/1", "-A is not a header of the user's")
+    }
+
+    func testLocationTrustedSendsEveryHeaderToTheOtherHost() throws {
+        let other = try TestServer()
+        defer { other.stop() }
+        let start = server.url("/redirect?to=" + other.url("/img/tiny.jpg").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        assertExit(try get([start, "-o", file("a.jpg").path, "--location-trusted", "-H", "X-Api-Key: pw5"]), 0)
+        XCTAssertEqual(try XCTUnwrap(try other.requests("/img/tiny.jpg").first).headers["x-api-key"], "pw5")
     }
 
     func testAStoredRedirectIsKeyedByTheHeadersItWasAskedWith() throws {

@@ -158,3 +158,10 @@ final class JpegFastPathTests: XCTestCase {
         XCTAssertThrowsError(try JpegFastPath.validate(corrupt, maxPixels: 100_000_000))
     }
 }
+
+private extension VipsProcessor {
+    /// `process` by the route the plan gives `processing` (the pipeline's call).
+    func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage {
+        try process(bytes, with: processing, route: ProcessingRoute(processing: processing), maxPixels: maxPixels, placeholders: false)
+    }
+}

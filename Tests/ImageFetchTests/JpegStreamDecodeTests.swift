@@ -176,3 +176,11 @@ final class JpegStreamDecodeTests: XCTestCase {
                      "a local file is read at once")
     }
 }
+
+private extension VipsProcessor {
+    /// `streamingDecode` by the route the plan gives `processing` of `source` (the pipeline's call).
+    func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)? {
+        streamingDecode(for: source, processing: processing, route: ProcessingRoute(processing: processing, source: source),
+                        maxPixels: maxPixels)
+    }
+}

@@ -73,7 +73,7 @@ final class FakeProcessor: ImageProcessing, Sendable {
 
     var streamingDecodes: [FakeStreamingDecode] { decodes.withLock { $0 } }
 
-    func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)? {
+    func streamingDecode(for source: Source, processing: Processing, route: ProcessingRoute, maxPixels: Int64) -> (any StreamingDecode)? {
         guard streams, source.isNetwork, !processing.isOriginal else { return nil }
         let decode = FakeStreamingDecode(processing: processing, declines: streamsDecline)
         decodes.withLock { $0.append(decode) }
@@ -86,14 +86,17 @@ final class FakeProcessor: ImageProcessing, Sendable {
         processing.isOriginal ? bytes : Array("\(processing.identifier):".utf8) + bytes
     }
 
-    func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage {
+    func process(_ bytes: [UInt8], with processing: Processing, route: ProcessingRoute, maxPixels: Int64,
+                 placeholders: Bool) throws(FetchError) -> ProcessedImage {
         calls.withLock { $0.append(bytes) }
         if let failure { throw failure }
-        if processing.isOriginal { return ProcessedImage(bytes: bytes, width: 640, height: 480, format: "png") }
-        return ProcessedImage(bytes: FakeProcessor.output(bytes, processing), width: processing.width ?? 640,
-                              height: processing.height ?? 480,
-                              format: processing.format == .original ? "png" : processing.format.rawValue,
-                              sourceWidth: 640, sourceHeight: 480, sourceFormat: "png")
+        var image = processing.isOriginal ? ProcessedImage(bytes: bytes, width: 640, height: 480, format: "png")
+            : ProcessedImage(bytes: FakeProcessor.output(bytes, processing), width: processing.width ?? 640,
+                             height: processing.height ?? 480,
+                             format: processing.format == .original ? "png" : processing.format.rawValue,
+                             sourceWidth: 640, sourceHeight: 480, sourceFormat: "png")
+        if placeholders { image.placeholders = Placeholders.decoding(image.bytes, maxPixels: maxPixels) }
+        return image
     }
 
     func decodeFailure(_ bytes: [UInt8]) -> String? { nil }

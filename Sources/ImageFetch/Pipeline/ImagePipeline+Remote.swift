@@ -51,7 +51,8 @@ extension ImagePipeline {
         case plain
         /// Asked for with credentials: a URL's userinfo (its own or its origin's), or anything of
         /// the request's own sent to it (any header: an API key or a token may have any name; a
-        /// cookie, a cookie file's cookie for its host, `-u`, a netrc file): only what says `public`. The rule `cache push` applies
+        /// cookie, the cookie engine (`-b`, `-c`: a cookie set during the run may be sent), `-u`, a
+        /// netrc file): only what says `public`. The rule `cache push` applies
         /// (`RemoteSync.mayShare`: an entry recorded as `shaped`), so both share the same entries.
         case credentialed
         /// Fetched without the origin's identity proven (`NetworkOptions.verifiesOrigin` false:
@@ -65,7 +66,7 @@ extension ImagePipeline {
         guard remote != nil else { return .plain }
         if !network.verifiesOrigin { return .never }
         let credentialed = source.hasCredentials || (origin?.hasCredentials ?? false)
-            || !network.sent(to: source, origin: origin ?? source).shapesNothing || !network.jarLines(for: source).isEmpty
+            || !network.sent(to: source, origin: origin ?? source).shapesNothing
         return credentialed ? .credentialed : .plain
     }
 

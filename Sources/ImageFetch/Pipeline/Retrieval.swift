@@ -8,6 +8,8 @@ struct Retrieval {
     var fallbackUsed = false
     var isLoadingFallback = false
     var alternativesLeft: ArraySlice<Source>
+    /// The source being tried is the request's own (planned with the request), not a fallback.
+    var isOwnSource = true
     var failures: [SourceFailure] = []
     /// Warnings met on the way (the remote tier's), added to the result.
     var warnings: [String] = []
@@ -27,6 +29,7 @@ struct Retrieval {
     /// Kingfisher's `failCurrentSource`: a constrained failure takes the low-data source, once;
     /// any other failure (or a failed fallback) moves on to the next alternative source.
     mutating func nextSource(after error: FetchError) -> Source? {
+        isOwnSource = false
         if case .constrained = error, let fallback = request.lowDataSource, !fallbackUsed {
             fallbackUsed = true
             isLoadingFallback = true

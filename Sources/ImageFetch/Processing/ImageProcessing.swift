@@ -23,34 +23,29 @@ public struct ProcessedImage: Sendable {
     }
 }
 
-/// The processing seam: `VipsProcessor` is the default implementation.
+/// The processing seam: `VipsProcessor` is the default implementation. Each call is given the route
+/// the plan chose (`RequestPlan.SourcePlan.route`): a processor never derives one.
 public protocol ImageProcessing: Sendable {
-    /// Checks the header against `maxPixels` before any decode, then decodes, downsamples and encodes.
+    /// Checks the header against `maxPixels` before any decode, then decodes, downsamples and encodes
+    /// by `route`, with the placeholders of the output too when `placeholders`.
     /// Never returns a partial or grey image: truncated, empty or non-image input throws `.invalidImage`.
-    func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage
-    /// `process`, with the placeholders of the output too when `placeholders` (from the thumbnail's
-    /// pixels in the same pass where the processor can). Default: `process`, then its output decoded.
-    func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64, placeholders: Bool) throws(FetchError) -> ProcessedImage
+    func process(_ bytes: [UInt8], with processing: Processing, route: ProcessingRoute, maxPixels: Int64,
+                 placeholders: Bool) throws(FetchError) -> ProcessedImage
     /// Called when a retrieval is about to load from a source: a chance to load libraries in the
     /// background while the download runs. Must return at once.
-    func prepare(for source: Source, processing: Processing)
+    func prepare(for source: Source, route: ProcessingRoute)
     /// Whether the bytes decode completely, by the strict check originals get before they are handed
     /// out (for `cache verify`); the failure message otherwise.
     func decodeFailure(_ bytes: [UInt8]) -> String?
     /// A decode to feed with the body of `source` while it downloads, so processing overlaps the
     /// transfer; nil when this processing has none. Default: nil.
-    func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)?
+    func streamingDecode(for source: Source, processing: Processing, route: ProcessingRoute, maxPixels: Int64) -> (any StreamingDecode)?
 }
 
 extension ImageProcessing {
-    public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64, placeholders: Bool) throws(FetchError) -> ProcessedImage {
-        var image = try process(bytes, with: processing, maxPixels: maxPixels)
-        if placeholders { image.placeholders = Placeholders.decoding(image.bytes, maxPixels: maxPixels) }
-        return image
-    }
-
-    public func prepare(for source: Source, processing: Processing) {}
-    public func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)? { nil }
+    public func prepare(for source: Source, route: ProcessingRoute) {}
+    public func streamingDecode(for source: Source, processing: Processing, route: ProcessingRoute,
+                                maxPixels: Int64) -> (any StreamingDecode)? { nil }
 }
 
 /// A decode that runs while the body downloads (`ImageProcessing.streamingDecode`). Keep it alive

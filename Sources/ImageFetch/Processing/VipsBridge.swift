@@ -117,34 +117,52 @@ public enum VipsBridge {
     /// converts a source carrying an ICC profile to sRGB, removes every metadata field, and encodes
     /// with the saver for `suffix` (".jpg", ".png", ".webp", ".avif", ".gif"). `nil` width/height =
     /// unconstrained; `cover` fills the box and crops the centre. `quality` (1-100) applies to lossy
-    /// savers only. `linear` resizes in linear light; `allPages` keeps every frame of an animation;
-    /// `flattenOnto` (sRGB, 0-255) flattens the alpha away, for savers without alpha.
-    /// `crop` is the part `cover` keeps (nil: the centre); `sharpen` sharpens after the resize;
-    /// `upscale` lets a larger box enlarge; `keep` keeps EXIF Copyright/Artist and the ICC profile.
-    /// The height returned is one frame's.
-    public static func thumbnail(
-        _ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, suffix: String, quality: Int?,
-        linear: Bool = false, allPages: Bool = false, flattenOnto background: RGBColor? = nil,
-        crop: Processing.Crop? = nil, sharpen: Bool = false, upscale: Bool = false, keep: Processing.KeptMetadata? = nil,
-        extras: UnsafeMutablePointer<ifv_thumb_extras>? = nil
-    ) throws(VipsFailure) -> EncodedImage {
-        try load()
+    /// savers only. The height returned is one frame's. (The pipeline's call is `thumbnail(_:for:...)`.)
+    public static func thumbnail(_ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, suffix: String,
+                                 quality: Int?) throws(VipsFailure) -> EncodedImage {
         var opts = ifv_thumb_opts()
         opts.width = Int32(clamping: width ?? unconstrained)
         opts.height = Int32(clamping: height ?? unconstrained)
-        opts.crop = cover ? Int32(VipsBridge.interesting(crop)) : 0
+        opts.crop = cover ? Int32(VipsBridge.interesting(nil)) : 0
         opts.quality = Int32(clamping: min(max(quality ?? 0, 0), 100))
-        opts.linear = linear ? 1 : 0
-        opts.all_pages = allPages ? 1 : 0
+        return try thumbnail(bytes, options: &opts, suffix: suffix)
+    }
+
+    /// The thumbnail `processing` asks for, saved as `target` (`allPages`: every frame of an
+    /// animation; `extras`: the other outputs of the same decode, `VipsBridge+Outputs`).
+    static func thumbnail(_ bytes: [UInt8], for processing: Processing, saving target: ImageFormat,
+                          allPages: Bool, extras: UnsafeMutablePointer<ifv_thumb_extras>? = nil) throws(VipsFailure) -> EncodedImage {
+        var opts = options(for: processing, saving: target, allPages: allPages)
         opts.extras = extras
-        opts.sharpen = sharpen ? 1 : 0
-        opts.upscale = upscale ? 1 : 0
-        opts.keep_exif = keep?.copyright == true ? 1 : 0
-        opts.keep_icc = keep?.icc == true ? 1 : 0
-        if let background {
+        return try thumbnail(bytes, options: &opts, suffix: target.saveSuffix)
+    }
+
+    /// Where each processing option becomes a libvips step's option (`ifv_thumb_opts`, cvips.h):
+    /// one line each, the C pass-through of a new processing option.
+    static func options(for p: Processing, saving target: ImageFormat, allPages: Bool) -> ifv_thumb_opts {
+        // -f auto: each candidate takes the quality if lossy, and alpha stays for those that keep it.
+        let auto = p.format == .auto
+        var opts = ifv_thumb_opts()
+        opts.width = Int32(clamping: p.width ?? unconstrained)
+        opts.height = Int32(clamping: p.height ?? unconstrained)
+        opts.crop = p.coversBox ? Int32(VipsBridge.interesting(p.crop)) : 0   // cover, and which part it keeps
+        opts.quality = Int32(clamping: min(max((target.isLossy || auto ? p.quality : nil) ?? 0, 0), 100))
+        opts.linear = p.linear ? 1 : 0
+        opts.all_pages = allPages ? 1 : 0
+        opts.sharpen = p.sharpen == true ? 1 : 0
+        opts.upscale = p.upscale == true ? 1 : 0
+        opts.keep_exif = p.keepMetadata?.copyright == true ? 1 : 0
+        opts.keep_icc = p.keepMetadata?.icc == true ? 1 : 0
+        if !(target.hasAlpha || auto) {   // flattened onto the background, for savers without alpha
             opts.flatten = 1
-            opts.background = (Double(background.red), Double(background.green), Double(background.blue))
+            opts.background = (Double(p.background.red), Double(p.background.green), Double(p.background.blue))
         }
+        return opts
+    }
+
+    /// `ifv_thumbnail` with `opts` and the saver for `suffix`.
+    private static func thumbnail(_ bytes: [UInt8], options opts: inout ifv_thumb_opts, suffix: String) throws(VipsFailure) -> EncodedImage {
+        try load()
         var err = [CChar](repeating: 0, count: errorCapacity)
         var out: UnsafeMutableRawPointer? = nil
         var outLen = 0
@@ -159,6 +177,7 @@ public enum VipsBridge {
                 }
             }
         }
+        opts.save_suffix = nil
         guard rc == 0, let out else {
             if let out { ifv_free(out) }
             throw failure(err, fallback: "thumbnail failed")
@@ -166,19 +185,6 @@ public enum VipsBridge {
         defer { ifv_free(out) }
         let encoded = [UInt8](UnsafeRawBufferPointer(start: out, count: outLen))
         return EncodedImage(bytes: encoded, width: Int(outW), height: Int(outH))
-    }
-
-    /// The thumbnail `processing` asks for, saved as `target` (`allPages`: every frame of an
-    /// animation): where each processing option becomes a libvips step's option.
-    static func thumbnail(_ bytes: [UInt8], for processing: Processing, saving target: ImageFormat,
-                          allPages: Bool, extras: UnsafeMutablePointer<ifv_thumb_extras>? = nil) throws(VipsFailure) -> EncodedImage {
-        // -f auto: each candidate takes the quality if lossy, and alpha stays for those that keep it.
-        let auto = processing.format == .auto
-        return try thumbnail(bytes, width: processing.width, height: processing.height, cover: processing.coversBox,
-                      suffix: target.saveSuffix, quality: target.isLossy || auto ? processing.quality : nil,
-                      linear: processing.linear, allPages: allPages,
-                      flattenOnto: target.hasAlpha || auto ? nil : processing.background, crop: processing.coversBox ? processing.crop : nil, sharpen: processing.sharpen == true,
-                      upscale: processing.upscale == true, keep: processing.keepMetadata, extras: extras)
     }
 
     /// libvips' `VipsInteresting` value of a crop.

@@ -11,24 +11,21 @@ public struct VipsProcessor: ImageProcessing {
         self.maxFrames = maxFrames
     }
 
-    public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64) throws(FetchError) -> ProcessedImage {
-        try process(bytes, with: processing, maxPixels: maxPixels, placeholders: false)
-    }
-
     /// Placeholders come from the thumbnail's pixels in the same pass (libjpeg's and libvips'); an
     /// original handed out is decoded small once (libjpeg alone for a JPEG).
-    public func process(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64, placeholders: Bool) throws(FetchError) -> ProcessedImage {
-        var image = try make(bytes, with: processing, maxPixels: maxPixels, placeholders: placeholders)
+    public func process(_ bytes: [UInt8], with processing: Processing, route: ProcessingRoute, maxPixels: Int64,
+                        placeholders: Bool) throws(FetchError) -> ProcessedImage {
+        var image = try make(bytes, with: processing, route: route, maxPixels: maxPixels, placeholders: placeholders)
         if placeholders && image.placeholders == nil {
             image.placeholders = Placeholders.decoding(image.bytes, maxPixels: maxPixels)
         }
         return image
     }
 
-    func make(_ bytes: [UInt8], with processing: Processing, maxPixels: Int64, placeholders: Bool) throws(FetchError) -> ProcessedImage {
+    func make(_ bytes: [UInt8], with processing: Processing, route: ProcessingRoute, maxPixels: Int64,
+              placeholders: Bool) throws(FetchError) -> ProcessedImage {
         guard !bytes.isEmpty else { throw .invalidImage("empty response (0 bytes)") }
         let cover = processing.coversBox
-        let route = ProcessingRoute(processing: processing)
         if route.makesJPEGThumbnail,
            let fast = try JpegFastPath.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
                                                  quality: processing.quality, maxPixels: maxPixels, placeholders: placeholders) {
@@ -46,8 +43,10 @@ public struct VipsProcessor: ImageProcessing {
         let sourceFormat = header.format
         let candidates = try VipsProcessor.candidates(processing)
         let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : candidates?.first?.format ?? processing.format
-        // An animation to a format that keeps one decodes every frame, and every frame counts.
-        let allFrames = header.pages > 1 && target.isAnimated && ["gif", "webp"].contains(sourceFormat)
+        // An animation to a format that keeps one decodes every frame, and every frame counts. `-f auto`
+        // takes the first frame (its candidates may be still formats, and each is made from one image:
+        // all frames loaded for a PNG were one stacked image whose record gave a frame's size).
+        let allFrames = header.pages > 1 && target.isAnimated && candidates == nil && ["gif", "webp"].contains(sourceFormat)
         if allFrames && header.pages > maxFrames {
             throw .tooLarge("\(header.pages) frames, over the limit of \(maxFrames) frames")
         }
@@ -88,8 +87,9 @@ public struct VipsProcessor: ImageProcessing {
 
     /// JPEG thumbnails of network sources decode while they download (see `JpegStreamDecode`):
     /// the same cases as the fast path in `process`, which it stands in for.
-    public func streamingDecode(for source: Source, processing: Processing, maxPixels: Int64) -> (any StreamingDecode)? {
-        guard ProcessingRoute(processing: processing, source: source) == .jpegThumbnail(streamed: true) else { return nil }
+    public func streamingDecode(for source: Source, processing: Processing, route: ProcessingRoute,
+                                maxPixels: Int64) -> (any StreamingDecode)? {
+        guard route == .jpegThumbnail(streamed: true) else { return nil }
         return JpegStreamDecode(width: processing.width, height: processing.height, cover: processing.coversBox,
                                 quality: processing.quality, maxPixels: maxPixels)
     }
@@ -98,8 +98,8 @@ public struct VipsProcessor: ImageProcessing {
     /// download instead of following it. Idempotent and cheap once loaded.
     /// Not when libjpeg alone will most likely do the work (a .jpg source to a JPEG thumbnail, or
     /// handed out as it is): loading libvips anyway would cost CPU time and memory for nothing.
-    public func prepare(for source: Source, processing: Processing) {
-        if source.looksLikeJPEG, ProcessingRoute(processing: processing).mayNeedOnlyLibjpeg { return }
+    public func prepare(for source: Source, route: ProcessingRoute) {
+        if source.looksLikeJPEG, route.mayNeedOnlyLibjpeg { return }
         VipsProcessor.preload
     }
 

@@ -29,16 +29,20 @@ public enum RemoteSync {
 
     /// Pushes every valid local entry the store does not have: HEAD `<key>.meta`; when absent, PUT
     /// the image, then the metadata. An entry whose image fails its size or checksum is skipped, as
-    /// is one a shared cache may not hold (`mayShare`). `onError` gets
-    /// each failure's message (never a credential).
-    public static func push(_ cache: DiskCache, to store: any RemoteStoring, concurrency: Int = defaultConcurrency,
-                            onError: @escaping @Sendable (String) -> Void) async -> RemoteSyncSummary {
+    /// is one a shared cache may not hold (`mayShare`). Its events: each failure as it happens,
+    /// then the summary (`RemoteSync.Events`).
+    public static func push(_ cache: DiskCache, to store: any RemoteStoring, concurrency: Int = defaultConcurrency) -> Events {
+        Events.start { events in await pushing(cache, to: store, concurrency: concurrency, events: events) }
+    }
+
+    static func pushing(_ cache: DiskCache, to store: any RemoteStoring, concurrency: Int,
+                        events: Events.Channel) async -> RemoteSyncSummary {
         var entries: [CacheEntry] = []
         cache.forEachEntry { entry in
             entries.append(entry)
             return true
         }
-        return await run(entries, concurrency: concurrency, onError: onError) { entry throws(RemoteStoreError) -> Bool in
+        return await run(entries, concurrency: concurrency, events: events) { entry throws(RemoteStoreError) -> Bool in
             if !mayShare(entry) { return false }
             guard let ext = ImageFormat(name: entry.format)?.fileExtension else { return false }
             if try await store.exists(entry.key + ".meta") { return false }
@@ -62,15 +66,22 @@ public enum RemoteSync {
     /// Pulls every `<key>.meta` the store lists (in `shard` when given, by key) that is not
     /// already valid locally: GET the metadata (its key must be the listed one, its size at most
     /// `maxBytes`), GET the image (at most its stated size), check size and checksum, store it.
-    /// `onError` gets each failure.
+    /// Its events: each failure as it happens, then the summary (`RemoteSync.Events`).
     ///
     /// The listing is hostile too: it stops (`listingStopped`, one failure) at a continuation token
     /// already sent, at a page that claims more but lists no name not seen before, and after
     /// `maxPages` pages or `maxListingTime` spent waiting for them.
     public static func pull(from store: any RemoteStoring, into cache: DiskCache, shard: Shard? = nil,
                             concurrency: Int = defaultConcurrency, maxBytes: Int64 = Int64(Int32.max),
-                            maxPages: Int = maxListingPages, maxListingTime: Duration = maxListingTime,
-                            onError: @escaping @Sendable (String) -> Void) async -> RemoteSyncSummary {
+                            maxPages: Int = maxListingPages, maxListingTime: Duration = maxListingTime) -> Events {
+        Events.start { events in
+            await pulling(from: store, into: cache, shard: shard, concurrency: concurrency, maxBytes: maxBytes,
+                          maxPages: maxPages, maxListingTime: maxListingTime, events: events)
+        }
+    }
+
+    static func pulling(from store: any RemoteStoring, into cache: DiskCache, shard: Shard?, concurrency: Int, maxBytes: Int64,
+                        maxPages: Int, maxListingTime: Duration, events: Events.Channel) async -> RemoteSyncSummary {
         var total = RemoteSyncSummary()
         // However many transfers run at once, their objects together stay under the budget.
         let budget = ByteBudget(limit: max(maxBytesInFlight, maxBytes))
@@ -81,9 +92,9 @@ public enum RemoteSync {
         var pages = 0
         var listing = Duration.zero
         let clock = ContinuousClock()
-        func stop(_ why: String) -> RemoteSyncSummary {
+        func stop(_ why: String) async -> RemoteSyncSummary {
             let message = "remote cache \(store.description): listing stopped after \(pages) pages: \(why)"
-            onError(message)
+            await events.send(.failure(message))
             total.listingStopped = message
             total.failed += 1
             return total
@@ -92,7 +103,7 @@ public enum RemoteSync {
             let page: RemoteListing
             let started = clock.now
             do { page = try await store.list(continuation: token) } catch {
-                onError(error.message)
+                await events.send(.failure(error.message))
                 total.failed += 1
                 return total
             }
@@ -108,7 +119,7 @@ public enum RemoteSync {
             }
             // Failures in a row carry over from page to page: a listing of ever new keys that all
             // fail is a store that fails.
-            let part = await run(keys, concurrency: concurrency, failuresInARow: total.failuresInARow, onError: onError) { key throws(RemoteStoreError) -> Bool in
+            let part = await run(keys, concurrency: concurrency, failuresInARow: total.failuresInARow, events: events) { key throws(RemoteStoreError) -> Bool in
                 try await pullOne(key, from: store, into: cache, maxBytes: maxBytes, budget: budget)
             }
             total.copied += part.copied
@@ -124,10 +135,10 @@ public enum RemoteSync {
             // at a time: each page must bring something new and lead somewhere not yet visited.
             // Digests, not the tokens: a token may be 4 KiB, and there may be many pages.
             if let token { sentTokens.insert(SHA256.hex(token)) }
-            if next == token || sentTokens.contains(SHA256.hex(next)) { return stop("the store sent a continuation token again") }
-            if !fresh { return stop("a page that claims more lists nothing new") }
-            if pages >= maxPages { return stop("more than \(maxPages) pages") }
-            if listing >= maxListingTime { return stop("the listing took longer than \(maxListingTime.components.seconds) s") }
+            if next == token || sentTokens.contains(SHA256.hex(next)) { return await stop("the store sent a continuation token again") }
+            if !fresh { return await stop("a page that claims more lists nothing new") }
+            if pages >= maxPages { return await stop("more than \(maxPages) pages") }
+            if listing >= maxListingTime { return await stop("the listing took longer than \(maxListingTime.components.seconds) s") }
             token = next
         } while true
         return total
@@ -179,13 +190,13 @@ public enum RemoteSync {
 
     /// Runs `body` over `items`, `concurrency` at a time, in order of start; stops starting new ones
     /// after `giveUpAfter` failures in a row (`failuresInARow` of them before this call).
-    static func run<T: Sendable>(_ items: [T], concurrency: Int, failuresInARow: Int = 0, onError: @escaping @Sendable (String) -> Void,
+    static func run<T: Sendable>(_ items: [T], concurrency: Int, failuresInARow: Int = 0, events: Events.Channel,
                                  _ body: @escaping @Sendable (T) async throws(RemoteStoreError) -> Bool) async -> RemoteSyncSummary {
         var summary = RemoteSyncSummary()
         var inARow = failuresInARow
         await withTaskGroup(of: Result<Bool, RemoteStoreError>.self) { group in
             var next = 0
-            func record(_ result: Result<Bool, RemoteStoreError>) {
+            func record(_ result: Result<Bool, RemoteStoreError>) async {
                 switch result {
                 case .success(let copied):
                     inARow = 0
@@ -193,7 +204,7 @@ public enum RemoteSync {
                 case .failure(let error):
                     inARow += 1
                     summary.failed += 1
-                    onError(error.message)
+                    await events.send(.failure(error.message))
                 }
             }
             while next < items.count || !group.isEmpty {
@@ -205,7 +216,7 @@ public enum RemoteSync {
                     }
                 }
                 guard let result = await group.next() else { break }
-                record(result)
+                await record(result)
                 if inARow >= giveUpAfter, next < items.count {
                     summary.gaveUp = true
                     next = items.count

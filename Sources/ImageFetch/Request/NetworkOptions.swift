@@ -100,13 +100,16 @@ public struct NetworkOptions: Sendable, Hashable {
         return lines
     }
 
-    /// Whether the request sends anything that identifies its user (headers, cookie, a cookie
-    /// file, -u, netrc).
+    /// Whether the request sends anything that identifies its user (headers, cookie, -u, netrc), or
+    /// may send it: with the cookie engine on, a cookie a server set during the run is sent (known
+    /// only after the request, so counted before the lookup).
     public var carriesIdentity: Bool {
-        cookie != nil || cookieFile != nil || user != nil || netrcFile != nil || headers.contains(where: \.carriesIdentity)
+        cookie != nil || usesCookieEngine || user != nil || netrcFile != nil || headers.contains(where: \.carriesIdentity)
     }
 
     /// Transfers keep and send cookies as curl does (the run's one cookie engine, `CurlEngine.useCookies`).
+    /// `-c FILE` alone turns it on: a request is then credentialed (its key has `KeyPart.cookieEngine`,
+    /// the tier gets only what says `public`), whether or not a cookie is sent in the end.
     public var usesCookieEngine: Bool { cookieFile != nil || cookieJar != nil }
 
     /// The cookie file's lines sent to `source` (`CookieFile.lines(for:)`), none without one.
@@ -135,6 +138,8 @@ public struct NetworkOptions: Sendable, Hashable {
         var cookie: String?
         /// The digest of the cookie file's lines that match the host (nil: none match).
         var cookieFile: String?
+        /// true with the cookie engine on (`-b` or `-c`), else nil (absent: the keys made before it stay).
+        var cookieEngine: Bool?
         var user: String?
         var netrcFile: String?
         /// true with `locationTrusted`, else nil (absent: the keys made before it stay).
@@ -147,16 +152,17 @@ public struct NetworkOptions: Sendable, Hashable {
         var digest: String?
     }
 
-    /// Nothing of the request's own is sent (no header, User-Agent, Referer, cookie, user or netrc
-    /// file): the plain request, with no `keyPart`.
+    /// Nothing of the request's own is sent, nor may be (no header, User-Agent, Referer, cookie, cookie
+    /// engine, user or netrc file): the plain request, with no `keyPart`.
     var shapesNothing: Bool {
-        headers.isEmpty && userAgent == nil && referer == nil && cookie == nil && user == nil && netrcFile == nil && !locationTrusted
+        headers.isEmpty && userAgent == nil && referer == nil && cookie == nil && !usesCookieEngine && user == nil
+            && netrcFile == nil && !locationTrusted
     }
 
     /// What the request adds to the keys of `source`: see `KeyPart`.
     public func keyPart(credentials: CredentialDigest, source: Source) throws(FetchError) -> KeyPart? {
+        if shapesNothing { return nil }
         let jar = jarLines(for: source)
-        if shapesNothing && jar.isEmpty { return nil }
         var keyed: [KeyedHeader] = []
         for header in headers {
             let name = header.name.lowercased()
@@ -172,18 +178,21 @@ public struct NetworkOptions: Sendable, Hashable {
         }
         return KeyPart(headers: keyed, userAgent: userAgent, referer: referer, cookie: try digest(.cookie, cookie),
                        cookieFile: try digest(.cookieFile, jar.isEmpty ? nil : jar.joined(separator: "\n")),
+                       cookieEngine: usesCookieEngine ? true : nil,
                        user: try digest(.user, user), netrcFile: try digest(.netrc, netrcFile),
                        locationTrusted: locationTrusted ? true : nil)
     }
 
     /// What is sent to `target` when the request was for `origin` (a redirect's hop): everything
-    /// when both have the same scheme, host and port; otherwise nothing that identifies the user
-    /// (identity headers, cookie, user, netrc file) — curl's rule for -u, applied to all of them —
-    /// unless `locationTrusted`.
+    /// when both have the same scheme, host and port; otherwise nothing that may identify the user
+    /// (no `-H` header: the upload rule counts each as a credential, since an API key or a token may
+    /// have any name; no cookie, user, netrc file) — curl's rule for -u, applied to all of them —
+    /// unless `locationTrusted`. A header removal (`-H 'Name:'`) stays; the cookie engine sends
+    /// what its cookies' domains allow, as curl's does.
     public func sent(to target: Source, origin: Source) -> NetworkOptions {
         guard !locationTrusted, let a = origin.origin, let b = target.origin, a != b else { return self }
         var n = self
-        n.headers.removeAll(where: \.carriesIdentity)
+        n.headers.removeAll { $0.value != nil }
         n.cookie = nil
         n.user = nil
         n.netrcFile = nil

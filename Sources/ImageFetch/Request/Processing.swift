@@ -28,6 +28,12 @@ public struct Processing: Sendable, Hashable, Encodable {
     public var sharpen: Bool?
     /// A box larger than the source enlarges it (libvips' `size=both`); `nil`: never enlarged.
     public var upscale: Bool?
+    /// The switches above that act only with a resize, in the order `identifier` names them: each
+    /// is nil unless on and resizing (`normalized`), and named in the variant when on. A new one is
+    /// its field and its row here.
+    static let resizeSwitches: [(name: String, field: WritableKeyPath<Processing, Bool?> & Sendable)] = [
+        ("sharpen", \.sharpen), ("upscale", \.upscale),
+    ]
     /// Metadata kept from the source (`copyright`: EXIF Copyright and Artist; `icc`: its ICC
     /// profile instead of a conversion to sRGB); `nil` keeps none.
     public var keepMetadata: KeptMetadata?
@@ -70,8 +76,7 @@ public struct Processing: Sendable, Hashable, Encodable {
         if !coversBox { p.fit = .inside }
         p.accept = format == .auto ? accept.map(AutoFormat.normalized) : nil
         if p.crop == .centre || p.fit != .cover { p.crop = nil }
-        if p.sharpen == false || !resizes { p.sharpen = nil }
-        if p.upscale == false || !resizes { p.upscale = nil }
+        for (_, field) in Self.resizeSwitches where p[keyPath: field] == false || !resizes { p[keyPath: field] = nil }
         if var kept = p.keepMetadata {
             if format == .gif { kept.copyright = false }
             p.keepMetadata = kept.isEmpty ? nil : kept
@@ -105,8 +110,7 @@ public struct Processing: Sendable, Hashable, Encodable {
         if linear { parts.append("linear") }
         if background != .white { parts.append("bg\(background.hex)") }
         if let crop, crop != .centre, resizes, fit == .cover { parts.append(crop.rawValue) }
-        if sharpen == true, resizes { parts.append("sharpen") }
-        if upscale == true, resizes { parts.append("upscale") }
+        for (name, field) in Self.resizeSwitches where self[keyPath: field] == true && resizes { parts.append(name) }
         if let keepMetadata, !keepMetadata.isEmpty { parts.append("keep-" + keepMetadata.names.joined(separator: "+")) }
         return parts.joined(separator: "-")
     }

@@ -1,6 +1,7 @@
 /// Everything the pipeline derives from one request, computed once when its retrieval starts:
-/// the keys of its entries, the key that shares its retrieval, and the processing route. Nothing
-/// downstream re-derives a key or a route from the request's fields.
+/// the key that shares its retrieval and, per source (`SourcePlan`), the keys of its entries, its
+/// processing route and its load request. Nothing downstream re-derives a key, a route or a load
+/// request from the request's fields.
 ///
 /// What counts where is one table, `classification`; a test compares it with the stored
 /// properties of the request types, so a new option cannot be added without deciding.
@@ -8,10 +9,11 @@ public struct RequestPlan: Sendable {
     public let request: ImageRequest
     /// The processing keys and the route are made of (`Processing.normalized`).
     public let processing: Processing
-    public let route: ProcessingRoute
     let credentials: CredentialDigest
     /// `processing` and its `original` spelling (`spelledAsSource`), encoded once for every key.
     let encoded: Encoded
+    /// The request's own source's plan, made once with the plan (`ownSource`).
+    let first: Result<SourcePlan, FetchError>
 
     /// The processing's encodings, which requests of one processing share (`Prefetcher`).
     public struct Encoded: Sendable {
@@ -28,7 +30,6 @@ public struct RequestPlan: Sendable {
         self.request = request
         let processing = request.processing.normalized
         self.processing = processing
-        self.route = ProcessingRoute(processing: request.processing, source: request.source)
         self.credentials = credentials
         // A prefetch's lines share their processing: its encoding is taken once.
         if let previous, previous.processing == processing {
@@ -36,6 +37,10 @@ public struct RequestPlan: Sendable {
         } else {
             encoded = Encoded(processing)
         }
+        do throws(FetchError) {
+            first = .success(try SourcePlan(request.source, origin: nil, request: request, processing: processing,
+                                            encoded: encoded, credentials: credentials))
+        } catch { first = .failure(error) }
     }
 
     /// Shares one retrieval between requests in flight: the whole request (synthesised `Hashable`),
@@ -46,16 +51,13 @@ public struct RequestPlan: Sendable {
     /// The keys of one of the request's sources (its own, its low-data source, an alternative, or
     /// a redirect hop of one), asked for with the request's network options.
     public func keys(for source: Source) throws(FetchError) -> EntryKeys {
-        // The identity and the request shaping once (a data: URL's identity digests all its bytes).
-        EntryKeys(identity: try source.identity(credentials: credentials), processing: processing, encoded: encoded,
-                  network: source.isNetwork ? try request.network.keyPart(credentials: credentials, source: source) : nil)
+        try plan(for: source).keys
     }
 
     /// The key `failure` records name: nil when it cannot be made (an unusable credential secret)
     /// or when making it would read a data: URL refused unread for its size.
     public var failureKey: CacheKey? {
-        if case .data(let payload) = request.source, Int64(payload.byteCount) > request.options.maxBytes { return nil }
-        return try? keys(for: request.source).output
+        try? first.get().keys.output
     }
 
     /// The entries of one source: one output, however its format is spelled.

@@ -58,10 +58,14 @@ extension FileSystem {
     /// `keepingExisting` (`--no-clobber`): a regular file (or a link to one) already there is kept,
     /// decided when the new file is linked into place (`replaceAtomically`), not by a check before
     /// it; false is returned then. A device, FIFO or descriptor name is still written.
+    ///
+    /// `ownerOnly`: the bytes may carry credentials (`--save-failed`'s list lines): a file made or
+    /// replaced is 0600 at most (an existing file's bits less group and others).
     @discardableResult
-    public static func writeOutput(_ bytes: [UInt8], to path: String, keepingExisting: Bool = false) throws(Failure) -> Bool {
+    public static func writeOutput(_ bytes: [UInt8], to path: String, keepingExisting: Bool = false,
+                                   ownerOnly: Bool = false) throws(Failure) -> Bool {
         switch try outputKind(path) {
-        case .replace(let file): return try replaceAtomically(bytes, file: file, keepingExisting: keepingExisting)
+        case .replace(let file): return try replaceAtomically(bytes, file: file, keepingExisting: keepingExisting, ownerOnly: ownerOnly)
         case .inPlace(let file): try writeInPlace(bytes, file: file)
         }
         return true
@@ -99,12 +103,13 @@ extension FileSystem {
         if let failure { throw failure }
     }
 
-    static func replaceAtomically(_ bytes: [UInt8], file: String, keepingExisting: Bool = false) throws(Failure) -> Bool {
+    static func replaceAtomically(_ bytes: [UInt8], file: String, keepingExisting: Bool = false,
+                                  ownerOnly: Bool = false) throws(Failure) -> Bool {
         let slash = file.lastIndex(of: "/")
         let directory = slash.map { file[..<$0].isEmpty ? "/" : String(file[..<$0]) } ?? "."
         let tmp = directory + "/" + temporaryName()
         return try replaceAtomically(bytes, at: AT_FDCWD, file, temporary: tmp, temporaryPath: tmp, display: file,
-                                     keepingExisting: keepingExisting)
+                                     keepingExisting: keepingExisting, ownerOnly: ownerOnly)
     }
 
     /// The one atomic replace of a user's output file (`get -o`, `cache sheet -o`, `--output-dir`):
@@ -119,7 +124,8 @@ extension FileSystem {
     /// came), then removed. Returns false when something was there (it is kept), true when written.
     @discardableResult
     static func replaceAtomically(_ bytes: [UInt8], at dirfd: Int32, _ name: String, temporary tmp: String,
-                                  temporaryPath: String, display: String, keepingExisting: Bool = false) throws(Failure) -> Bool {
+                                  temporaryPath: String, display: String, keepingExisting: Bool = false,
+                                  ownerOnly: Bool = false) throws(Failure) -> Bool {
         var existing = stat()
         let present = fstatat(dirfd, name, &existing, AT_SYMLINK_NOFOLLOW) == 0
         // Already there: nothing to write (the link below decides for a name that appears meanwhile).
@@ -131,7 +137,7 @@ extension FileSystem {
         }
         let shownTemporary = temporaryPath
         // Recorded, so that a process ending on SIGINT/SIGTERM removes it first (TemporaryFiles).
-        let (fd, slot) = TemporaryFiles.create(at: dirfd, tmp, path: temporaryPath, mode: 0o666)
+        let (fd, slot) = TemporaryFiles.create(at: dirfd, tmp, path: temporaryPath, mode: ownerOnly ? 0o600 : 0o666)
         guard fd >= 0 else { throw Failure(errno: errno, path: display, operation: "create a file next to") }
         defer { TemporaryFiles.forget(slot) }
         var failure: Failure?
@@ -140,7 +146,7 @@ extension FileSystem {
             if geteuid() == 0, fchown(fd, existing.st_uid, existing.st_gid) != 0 {
                 failure = Failure(errno: errno, path: shownTemporary, operation: "chown")
             }
-            if failure == nil, fchmod(fd, existing.st_mode & 0o777) != 0 {
+            if failure == nil, fchmod(fd, existing.st_mode & (ownerOnly ? 0o600 : 0o777)) != 0 {
                 failure = Failure(errno: errno, path: shownTemporary, operation: "chmod")
             }
         }

@@ -17,10 +17,9 @@ enum CacheRemoteCommands {
             if case .invalidSource(let message) = error { throw UsageError(message, commandPath: parsed.path) }
             throw UsageError("remote cache: " + error.message, commandPath: parsed.path)
         }
-        let report: @Sendable (String) -> Void = { Console.errorLine(TerminalText.escaped($0)) }
         let summary: RemoteSyncSummary
         if command == "push" {
-            summary = await RemoteSync.push(DiskCache(directory: directory, sizeLimit: nil), to: store, onError: report)
+            summary = await told(RemoteSync.push(DiskCache(directory: directory, sizeLimit: nil), to: store))
             Console.err("imgfetch: pushed \(summary.copied), skipped \(summary.skipped) (already there or not valid), failed \(summary.failed)"
                         + "\(summary.gaveUp ? " (gave up after \(RemoteSync.giveUpAfter) failures in a row)" : "") to \(store.description)\n")
         } else {
@@ -34,10 +33,22 @@ enum CacheRemoteCommands {
                 maxBytes = v
             }
             let cache = DiskCache(directory: directory, sizeLimit: limit == 0 ? nil : limit)
-            summary = await RemoteSync.pull(from: store, into: cache, shard: shard, maxBytes: maxBytes, onError: report)
+            summary = await told(RemoteSync.pull(from: store, into: cache, shard: shard, maxBytes: maxBytes))
             Console.err("imgfetch: pulled \(summary.copied), skipped \(summary.skipped) (already valid here), failed \(summary.failed)"
                         + "\(summary.gaveUp ? " (gave up after \(RemoteSync.giveUpAfter) failures in a row)" : "") from \(store.description)\n")
         }
         return summary.failed > 0 ? .failed : .ok
+    }
+
+    /// Reads a run's events: a line on stderr per failure as it comes; the summary, last.
+    static func told(_ events: RemoteSync.Events) async -> RemoteSyncSummary {
+        var summary = RemoteSyncSummary()
+        for await event in events {
+            switch event {
+            case .failure(let message): Console.errorLine(TerminalText.escaped(message))
+            case .finished(let last): summary = last
+            }
+        }
+        return summary
     }
 }

@@ -43,15 +43,15 @@ enum Specs {
 
     /// How http(s) requests are made (get and prefetch): see NetworkSettings.swift and man imgfetch (NETWORK).
     static let network: [OptionSpec] = [
-        OptionSpec(long: "header", short: "H", valueName: "'NAME: VALUE'", help: "Send this request header (repeatable). 'NAME:' with no value removes a header sent by default (User-Agent, Accept). Part of the cache key; Authorization and Cookie only as a keyed digest, never stored or shown.", kind: .repeatedValue),
+        OptionSpec(long: "header", short: "H", valueName: "'NAME: VALUE'", help: "Send this request header (repeatable). 'NAME:' with no value removes a header sent by default (User-Agent, Accept). Part of the cache key; Authorization and Cookie only as a keyed digest, never stored or shown. Not sent to another host after a redirect (unless --location-trusted).", kind: .repeatedValue),
         .value("user-agent", short: "A", valueName: "TEXT", help: "The User-Agent header. Part of the cache key.", defaultDescription: "imgfetch/VERSION"),
         .value("referer", short: "e", valueName: "URL", help: "The Referer header (image hosts that refuse hotlinks want one). Part of the cache key."),
         .value("user", short: "u", valueName: "USER:PASSWORD", help: "Basic authentication. Nothing is prompted: a missing password is an error. Never sent to another host after a redirect (unless --location-trusted); keyed by digest, never stored or shown; blanked in the process's command line once read (--netrc-file keeps it off the command line)."),
-        .flag("location-trusted", help: "As curl's: also send the login (-u, --netrc, -b, Authorization and Cookie headers) to every other host a redirect reaches. Dangerous: any host the first one redirects to (or a redirect planted there) gets your password. Part of the cache key."),
+        .flag("location-trusted", help: "As curl's: also send the login (-u, --netrc, -b, every -H header: Authorization, Cookie, X-Api-Key, any other) to every other host a redirect reaches. Dangerous: any host the first one redirects to (or a redirect planted there) gets your password. Part of the cache key."),
         .flag("netrc", help: "Take the host's login and password from ~/.netrc (required)."),
         .value("netrc-file", valueName: "FILE", help: "As --netrc, from FILE.", completion: .file),
-        .value("cookie", short: "b", valueName: "'NAME=VALUE[; ...]'|FILE", help: "Send these cookies (sent, never stored; keyed by digest; never sent to another host after a redirect). A value without = is a Netscape cookie file, read at start: its cookies go where their domains say, as curl's, and keep what servers set during the run; each request's key includes a digest of the file's lines for its host. Never stored in the cache; a request that sends one is credentialed for the remote cache (uploaded only when public).", completion: .file),
-        .value("cookie-jar", short: "c", valueName: "FILE", help: "Write every cookie of the run (the cookie file's and those servers set) to FILE at the end, in the Netscape format, mode 0600, atomically.", completion: .file),
+        .value("cookie", short: "b", valueName: "'NAME=VALUE[; ...]'|FILE", help: "Send these cookies (sent, never stored; keyed by digest; never sent to another host after a redirect). A value without = is a Netscape cookie file, read at start: its cookies go where their domains say, as curl's, and keep what servers set during the run; each request's key includes a digest of the file's lines for its host. Never stored in the cache; with the cookie engine on (a file, or -c), every request is credentialed: its own keys, and the remote cache gets it only when public.", completion: .file),
+        .value("cookie-jar", short: "c", valueName: "FILE", help: "Write every cookie of the run (the cookie file's and those servers set) to FILE at the end, in the Netscape format, mode 0600, atomically. Turns the cookie engine on: every request is credentialed (its own keys; the remote cache only when public).", completion: .file),
         .value("cacert", valueName: "FILE", help: "Trust the CA certificates in FILE (PEM). Precedence as curl's: --cacert, then CURL_CA_BUNDLE, then SSL_CERT_FILE / SSL_CERT_DIR, then the system bundle. For the origin only (the remote cache has --remote-cacert).", completion: .file),
         .value("capath", valueName: "DIR", help: "Trust the CA certificates in DIR (hashed, as c_rehash makes them).", completion: .directory),
         .flag("insecure", short: "k", help: "Do not verify the origin's certificate or name (warns on stderr every time). Never applies to the remote cache (--remote-insecure); what is fetched with it is never uploaded there."),
@@ -163,7 +163,7 @@ enum Specs {
               imgfetch cache gallery -o gallery --copy
             """),
             CommandSpec(name: "sheet", abstract: "Write a contact sheet: one picture of the newest entries, each labelled.", options: [
-                .value("output", short: "o", valueName: "FILE", help: "The sheet (.jpg, .png or .webp). Required."),
+                .value("output", short: "o", valueName: "FILE", help: "The sheet (.jpg, .png or .webp). Required.", required: true),
                 .value("columns", valueName: "N", help: "Pictures across (at most 100).", defaultDescription: "5"),
                 .value("size", valueName: "S", help: "Each picture's box, S x S pixels (at most 1024); never upscaled.", defaultDescription: "160"),
                 .value("limit", valueName: "N", help: "At most N entries, newest first (at most 10000).", defaultDescription: "100"),

@@ -6,7 +6,7 @@ import ImageFetch
 ///     imgfetch 0.1.0
 ///     libcurl 7.88.1 (OpenSSL/3.0.15)
 ///     libvips 8.14.1
-///     Features: HTTP2 AVIF HEIF JXL WebP
+///     Features: HTTP2 AVIF HEIF JXL (input, with --allow-jxl) WebP
 ///     Missing: HTTP3
 enum VersionReport {
     static func text(_ versions: LibraryVersions) -> String {
@@ -18,7 +18,8 @@ enum VersionReport {
                 lines.append("\(library.name): not found (\(library.problem ?? "cannot be loaded"))")
             }
         }
-        let available = versions.features.filter(\.available).map(\.name)
+        // JXL is the loader --allow-jxl unblocks: a source's format, never an output's.
+        let available = versions.features.filter(\.available).map { $0.name == "JXL" ? "JXL (input, with --allow-jxl)" : $0.name }
         let missing = versions.features.filter { !$0.available }.map(\.name)
         lines.append("Features: " + (available.isEmpty ? "-" : available.joined(separator: " ")))
         if !missing.isEmpty { lines.append("Missing: " + missing.joined(separator: " ")) }

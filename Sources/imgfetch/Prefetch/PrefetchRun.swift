@@ -112,11 +112,12 @@ final class PrefetchRun {
         for notice in notices { Console.errorLine("retry: " + notice.message) }
     }
 
-    /// Writes the failed lines to `path` (`--save-failed`), in list order, atomically; a message when it cannot.
+    /// Writes the failed lines to `path` (`--save-failed`), in list order, atomically, 0600 (a line may
+    /// hold `user=` or a header's credential); a message when it cannot.
     func saveFailed(to path: String) -> String? {
         var bytes: [UInt8] = []
         for failed in failedLines.sorted(by: { $0.line < $1.line }) { bytes += failed.text; bytes.append(10) }
-        do { try FileSystem.writeOutput(bytes, to: path) } catch {
+        do { try FileSystem.writeOutput(bytes, to: path, ownerOnly: true) } catch {
             return "cannot write --save-failed \(path): \(error.message)"
         }
         return nil

@@ -130,6 +130,45 @@ final class RequestKeysTests: XCTestCase {
         XCTAssertNil(reencoded.asSource, "a re-encode at a quality is not the source handed out")
     }
 
+    /// The plan gives each source its keys, its route and its load request: the request's own once,
+    /// with the request; a redirect hop's with the identity its origin allows.
+    func testThePlanGivesEachSourceItsKeysRouteAndLoadRequest() throws {
+        var request = ImageRequest(source: base.source, processing: Processing(width: 64))
+        request.options.maxBytes = 1234
+        request.network.headers = [NetworkOptions.Header(name: "Authorization", value: "Bearer x")]
+        let plan = RequestPlan(request, credentials: credentials)
+        let own = try plan.ownSource()
+        XCTAssertEqual(own.keys.output, try plan.keys(for: base.source).output)
+        XCTAssertEqual(own.route, .jpegThumbnail(streamed: true), "an http JPEG thumbnail decodes while it downloads")
+        XCTAssertEqual(own.load.maxBytes, 1234)
+        XCTAssertEqual(own.load.source, base.source)
+        XCTAssertTrue(own.load.errorResponses)
+        let file = try plan.plan(for: .file(path: "/tmp/a.jpg"))
+        XCTAssertEqual(file.route, .jpegThumbnail(streamed: false), "a local file is read at once")
+        XCTAssertFalse(file.load.errorResponses)
+        let hop = try plan.plan(for: .http("https://elsewhere.example/a.jpg"), origin: base.source)
+        XCTAssertNotEqual(hop.load.network, own.load.network, "a header set for the origin is not sent to another host")
+        XCTAssertEqual(try RequestPlan(ImageRequest(source: base.source), credentials: credentials).ownSource().route, .handOut)
+        let huge = Source.data(DataURL(mediaType: "image/png", bytes: [UInt8](repeating: 0, count: 2000)))
+        var tooLarge = ImageRequest(source: huge)
+        tooLarge.options.maxBytes = 1000
+        XCTAssertThrowsError(try RequestPlan(tooLarge, credentials: credentials).ownSource(), "refused before any work")
+        XCTAssertNil(RequestPlan(tooLarge, credentials: credentials).failureKey)
+    }
+
+    /// An on/off processing option that acts with a resize is one field and its row in
+    /// `Processing.resizeSwitches`: normalised and named in the variant from there.
+    func testEveryProcessingSwitchHasItsRow() {
+        let switches = Mirror(reflecting: Processing()).children.filter { type(of: $0.value) == Bool?.self }.compactMap(\.label)
+        XCTAssertEqual(Set(switches), Set(Processing.resizeSwitches.map(\.name)))
+        var p = Processing(width: 64)
+        p.sharpen = false
+        XCTAssertNil(p.normalized.sharpen, "off is nil: older keys stay")
+        p.sharpen = true
+        XCTAssertEqual(p.normalized.identifier, "w64-inside-original-sharpen")
+        XCTAssertNil(Processing(format: .png).normalized.upscale)
+    }
+
     func testTheDownloadKeyLeavesOutOnlyTheBodyTap() {
         var a = LoadRequest(source: base.source)
         var b = a

@@ -1,0 +1,111 @@
+/// The end of a hop that loaded: a revalidated entry refreshed, or the image processed (or taken
+/// from the decode that ran during the download) and stored with its original; and a new variant
+/// made from an original already kept.
+extension ImagePipeline {
+    /// Turns a loader response into a stored, processed image (or refreshes a revalidated entry).
+    func complete(_ response: LoadResponse, hop: RequestPlan.SourcePlan, stale: CachedImage?, staleKey: CacheKey,
+                  options: FetchOptions, streamed: (any StreamingDecode)? = nil,
+                  sharing: Sharing = .plain) async throws(FetchError) -> ImageResult {
+        let source = hop.source
+        let now = FileSystem.now()
+        var response = response
+        if response.responseTime <= 0 { response.responseTime = now }
+        if response.requestTime <= 0 || response.requestTime > response.responseTime { response.requestTime = response.responseTime }
+        if response.notModified, let stale {
+            let entry = revalidated(stale.entry, by: response, defaultTTL: options.defaultTTL)
+            var result = makeResult(source, staleKey, CachedImage(entry: entry, bytes: stale.bytes, path: stale.path), .revalidated)
+            do { try cache.refresh(entry) } catch { result.cacheError = error }
+            await shareRevalidation(entry, source: source, sharing: sharing)
+            return result
+        }
+        var decoded: ProcessedImage?
+        if let streamed {
+            // Done during the download: only its last steps are left, so no processing slot is taken.
+            let bytes = response.bytes
+            decoded = await pool.wait { streamed.result(for: bytes) }
+        }
+        var image: ProcessedImage
+        if let decoded {
+            image = decoded
+        } else {
+            image = try await process(response.bytes, hop, options: options)
+        }
+        if !options.placeholders.isEmpty && image.placeholders == nil {
+            image.placeholders = Placeholders.decoding(image.bytes, maxPixels: options.maxPixels)
+        }
+        return await store(image, of: response, hop: hop, now: now, options: options, sharing: sharing)
+    }
+
+    /// Stores a processed image under the key of its format (and its original, when kept), when the
+    /// response's rules allow; the result either way.
+    func store(_ image: ProcessedImage, of response: LoadResponse, hop: RequestPlan.SourcePlan, now: Double,
+               options: FetchOptions, sharing: Sharing) async -> ImageResult {
+        let source = hop.source, keys = hop.keys, bytes = response.bytes
+        let stored = source.isNetwork ? StoredResponse(status: response.status, requestTime: response.requestTime,
+                                                       responseTime: response.responseTime, defaultTTL: options.defaultTTL,
+                                                       headers: response.headers) : nil
+        let freshness = stored?.freshness ?? Freshness(storable: true, mustRevalidate: false, expires: nil)
+        let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
+        var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
+        guard freshness.storable else { return result }
+        let validator = response.fileValidator ?? response.headers.validator("etag")
+        var entry = CacheEntry(key: key.rawValue, identity: keys.identity,
+                               source: source.description,
+                               variant: keys.variant(of: key),
+                               format: image.format, width: image.width, height: image.height,
+                               bytes: Int64(image.bytes.count), checksum: "", created: now, expires: freshness.expires,
+                               etag: validator, lastModified: response.headers.validator("last-modified"),
+                               mustRevalidate: freshness.mustRevalidate)
+        entry.response = stored
+        entry.vary = stored.flatMap { Vary.names($0.headers) }.flatMap(Vary.selection)
+        entry.shaped = keys.shaped
+        entry.placeholders = image.placeholders
+        do {
+            // The original first: when the size limit evicts, the variant asked for is the newest.
+            // The output may be the original itself (`-f X` of a source in X, no resize): stored once.
+            if options.keepOriginal && key != keys.original {
+                var original = entry.describing(keys.original, variant: Processing.original.identifier,
+                                                format: image.sourceFormat, width: image.sourceWidth,
+                                                height: image.sourceHeight, bytes: bytes.count)
+                // Kept only to derive other sizes later: evicted before any output asked for.
+                original.kept = .byproduct
+                result.evicted.add(try cache.storeReporting(bytes, entry: original).evicted)
+                await shareUpload(bytes, entry: original, source: source, sharing: sharing)
+            }
+            let stored = try cache.storeReporting(image.bytes, entry: entry)
+            result.path = stored.path
+            result.evicted.add(stored.evicted)
+            if let path = result.path { memoryCache?.set(CachedImage(entry: entry, bytes: image.bytes, path: path), for: key) }
+        } catch {
+            result.cacheError = error
+        }
+        await shareUpload(image.bytes, entry: entry, source: source, sharing: sharing)
+        return result
+    }
+
+    /// A new variant from cached original bytes: no network.
+    func derive(from original: CachedImage, hop: RequestPlan.SourcePlan, options: FetchOptions,
+                sharing: Sharing = .plain) async throws(FetchError) -> ImageResult {
+        let source = hop.source, keys = hop.keys
+        let image = try await process(original.bytes, hop, options: options)
+        let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
+        // The output is the original itself: nothing new to store, but it is now asked for.
+        if key == keys.original {
+            cache.promote(original.entry)
+            return makeResult(source, key, original, .hit)
+        }
+        var entry = original.entry.describing(key, variant: keys.variant(of: key), format: image.format, width: image.width,
+                                              height: image.height, bytes: image.bytes.count)
+        entry.placeholders = image.placeholders
+        entry.created = FileSystem.now()
+        entry.kept = .requested
+        var result = ImageResult(source: source, key: key, cache: .derived, image: image)
+        do {
+            let stored = try cache.storeReporting(image.bytes, entry: entry)
+            result.path = stored.path
+            result.evicted = stored.evicted
+        } catch { result.cacheError = error }
+        await shareUpload(image.bytes, entry: entry, source: source, sharing: sharing)
+        return result
+    }
+}
