@@ -7,9 +7,15 @@ import Synchronization
 /// lock (a few microseconds). A store that takes the cache over its hard limit then deletes entries
 /// from the candidate list (`DiskCache+Candidates.swift`), `batchSize` at a time, each batch under
 /// the lock (the first in the same hold as its count), until the cache fits again: a few entries for
-/// a store of ordinary size. When the list is used up (or void), the store rebuilds it by a scan that
-/// holds no lock, so the stores of other processes go on meanwhile; with `deferredScans` (`get`) it
-/// evicts from a sample instead and the scan runs in another process (`DiskCache+Sampling.swift`).
+/// a store of ordinary size, never more than the excess plus one entry (the limit keeps what it can).
+/// When the list is used up (or void), the store rebuilds it by a scan that holds no lock, so the
+/// stores of other processes go on meanwhile; with `deferredScans` (`get`) only when the cache is
+/// far over the limit (a limit just lowered: that store pays for deleting the excess, least recently
+/// used first), else it evicts from a sample and the scan runs in another process
+/// (`DiskCache+Sampling.swift`). No store waits for a scan: one that finds another store of its
+/// process listing evicts from a sample too. A by-product stored while the list's next candidates
+/// are outputs asked for is listed in front of the cursor (`listByproduct`), so by-products still
+/// go first without a new scan.
 ///
 /// The total (`DiskCache+Usage.swift`) never counts less than the cache holds, so a command that
 /// ends with the total at or under the limit (`fitLimit`) ends with the cache so. Each writer keeps
@@ -41,27 +47,46 @@ extension DiskCache {
     /// lock (most stores need no other). Returns whether the cache then fits and what was evicted;
     /// nil without a limit. The first write of a process reads `v1/usage` (or scans once when it is
     /// missing).
-    func reserve(_ bytes: Int64, keeping key: String, kept: CacheEntry.Kept,
-                 in version: DirectoryHandle) -> (fits: Bool, evicted: CacheRemoval)? {
+    func reserve(for entry: CacheEntry, in version: DirectoryHandle) -> (fits: Bool, evicted: CacheRemoval)? {
         guard let limit = sizeLimit else { return nil }
         // The running total is shared by every process using the directory: re-read and update it
         // under the lock on each write, so one process sees another's writes.
         return version.withLock(CacheLayout.lockFile) {
             let current = readUsage(version)
-            let updated = (current?.total ?? scanTotal(version)).saturatingAdd(bytes)
-            // A list would delete outputs asked for while this newer by-product stays: it is cut to
-            // its by-products (its count rewritten), so the store that uses them up lists again.
-            if kept == .byproduct, let header = candidateHeader(version), header.firstRequested < header.count {
-                version.patch(Array(EvictionCandidates.digits(max(header.cursor, header.firstRequested)).utf8),
-                              at: CacheLayout.candidatesFile, offset: EvictionCandidates.countOffset)
-            }
+            let updated = (current?.total ?? scanTotal(version)).saturatingAdd(entry.footprint)
+            if entry.kept == .byproduct { listByproduct(entry, in: version) }
             guard updated > limit else {
                 replaceUsage(updated, after: current, version)
                 return (true, CacheRemoval())
             }
-            let batch = evictBatch(toFit: limit, usage: updated, after: current, keeping: key, in: version)
+            let batch = evictBatch(toFit: limit, usage: updated, after: current, keeping: entry.key, in: version)
             return (batch.fits, batch.removal)
         }
+    }
+
+    /// With the lock held, for a by-product being stored: a list whose next candidates include
+    /// outputs asked for would delete them while this newer by-product stays, so the by-product is
+    /// listed in front of the cursor (in the slot of a record already used; records before the
+    /// cursor are gone), where the next store over the limit takes it, by-products first, with no
+    /// scan. A list with no record used yet is cut to its by-products instead (its count rewritten),
+    /// so that the store that uses them up lists again.
+    func listByproduct(_ entry: CacheEntry, in version: DirectoryHandle) {
+        guard let header = candidateHeader(version), header.firstRequested < header.count, header.cursor < header.count else { return }
+        guard header.cursor > 0 else {
+            version.patch(Array(EvictionCandidates.digits(header.firstRequested).utf8),
+                          at: CacheLayout.candidatesFile, offset: EvictionCandidates.countOffset)
+            return
+        }
+        // The image was written before this point: its mtime is at most now, so the record's
+        // last access matches it until a hit touches it (which then keeps it, as for any record).
+        let ext = ImageFormat(name: entry.format)?.fileExtension ?? ""
+        let record = EvictionCandidates.Record(key: entry.key, tier: CacheEntry.Kept.byproduct.tier, footprint: entry.footprint,
+                                               lastAccess: FileSystem.now(), ext: CacheLayout.imageExtensions.contains(ext) ? ext : "")
+        let slot = header.cursor - 1
+        version.patch(EvictionCandidates.encode(record), at: CacheLayout.candidatesFile,
+                      offset: EvictionCandidates.headerSize + slot * EvictionCandidates.recordSize)
+        version.patch(Array(EvictionCandidates.digits(slot).utf8), at: CacheLayout.candidatesFile,
+                      offset: EvictionCandidates.cursorOffset)
     }
 
     /// Evicts until the cache fits its limit when the running total says it does not (a store of
@@ -122,41 +147,55 @@ extension DiskCache {
     }
 
     /// Deletes candidates in batches until the cache holds at most `limit` bytes; rebuilds the list
-    /// when it runs out. Falls back to the exact eviction (`evict(toFit:)`) when lists do not suffice
-    /// (entries used since they were listed), so the hard limit holds when the store returns.
+    /// once when it runs out (a store of `get` only when the cache is far over the limit: a limit
+    /// just lowered, `mayScan`). A store never waits for a scan: when this process's other store,
+    /// or another process, is writing the list, or the list is used up again, it evicts from a
+    /// sample of shards (`evictFromSample`). The exact eviction (`evict(toFit:)`) is the last
+    /// resort (a small cache, entries used since they were listed), so the hard limit holds when
+    /// the store returns.
     func evictIncrementally(toFit limit: Int64, keeping key: String?, in version: DirectoryHandle) -> CacheRemoval {
         var removal = CacheRemoval()
-        var scans = 0
+        var scanned = false
         while true {
-            let (fits, exhausted) = version.withLock(CacheLayout.lockFile) { () -> (Bool, Bool) in
-                guard let current = readUsage(version) else { return (false, true) }
-                guard current.total > limit else { return (true, false) }
+            let (fits, exhausted, usage) = version.withLock(CacheLayout.lockFile) { () -> (Bool, Bool, Int64) in
+                guard let current = readUsage(version) else { return (false, true, 0) }
+                guard current.total > limit else { return (true, false, current.total) }
                 let batch = evictBatch(toFit: limit, usage: current.total, after: current, keeping: key, in: version)
                 removal.add(batch.removal)
-                return (batch.fits, batch.exhausted)
+                return (batch.fits, batch.exhausted, current.total - batch.removal.footprint)
             }
             if fits { return removal }
-            if exhausted {
-                if deferredScans, let sampled = evictFromSample(toFit: limit, keeping: key, in: version) {
-                    if !scanRunning(version) { scanWanted.store(true, ordering: .relaxed) }
-                    removal.add(sampled)
-                    return removal
-                }
-                scans += 1
-                if scans > 2 { break }
-                // One candidate scan at a time in a process: a store that finds another store's scan
-                // running waits for its list (sleeping, no lock) instead of scanning the cache again.
-                if listing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
-                    rebuildCandidates(version, needed: { total in max(0, total - DiskCache.lowWater(of: limit)) }, keeping: key)
-                    listing.store(false, ordering: .releasing)
-                } else {
-                    while listing.load(ordering: .acquiring) { usleep(2000) }
-                }
+            guard exhausted else { continue }
+            // One candidate scan at a time in a process: a store that finds another store's scan
+            // running evicts from a sample instead of waiting for its list.
+            if !scanned, mayScan(usage: usage, limit: limit, in: version),
+               listing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {
+                scanned = true
+                rebuildCandidates(version, needed: { total in max(0, total - DiskCache.lowWater(of: limit)) }, keeping: key)
+                listing.store(false, ordering: .releasing)
+                continue
             }
+            guard let sampled = evictFromSample(toFit: limit, keeping: key, in: version) else { break }
+            if deferredScans && !scanRunning(version) { scanWanted.store(true, ordering: .relaxed) }
+            removal.add(sampled)
+            return removal
         }
         removal.add(evict(toFit: limit, keeping: key, in: version))
         return removal
     }
+
+    /// Whether a store whose list is used up scans the cache itself. Without `deferredScans`
+    /// (`prefetch`, a long process): yes, once per list. With them (`get`): only when the cache
+    /// is more than `scanExcess` over the limit (a limit just lowered: this store pays for deleting
+    /// the excess, least recently used first, and lists the rest for the stores after it) and no
+    /// background scan is writing the list.
+    func mayScan(usage: Int64, limit: Int64, in version: DirectoryHandle) -> Bool {
+        guard deferredScans else { return true }
+        return usage - limit > DiskCache.scanExcess(of: limit) && !scanRunning(version)
+    }
+
+    /// The excess over the limit past which a store of `get` scans: 1% of the limit.
+    static func scanExcess(of limit: Int64) -> Int64 { max(0, limit / 100) }
 
     /// Removes the listed entry when it is still what the scan saw: no more recently used (an image's
     /// mtime newer than recorded: a hit or a new store since), in no higher tier. Returns its
@@ -180,6 +219,11 @@ extension DiskCache {
         for name in names { shard.remove(name) }
         return footprint
     }
+}
+
+extension CacheRemoval {
+    /// The footprint of what was removed (images and 512 bytes of metadata each).
+    var footprint: Int64 { bytes.saturatingAdd(Int64(count) * 512) }
 }
 
 extension CacheEntry {

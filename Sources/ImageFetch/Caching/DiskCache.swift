@@ -131,7 +131,7 @@ public final class DiskCache: ImageCaching, Sendable {
             // image without metadata is there).
             if !counted {
                 counted = true
-                reserved = reserve(entry.footprint, keeping: entry.key, kept: entry.kept, in: version)
+                reserved = reserve(for: entry, in: version)
             }
             guard shard.commit(staged, from: temporary, to: dataName(entry)) else {
                 throw FileSystem.Failure(errno: errno, path: shard.child(dataName(entry)), operation: "rename to")

@@ -138,7 +138,7 @@ enum CacheCommands {
     static func remove(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
         // Every argument is resolved before anything is removed: an ambiguous one removes nothing.
         var resolved: [(text: String, entries: [CacheEntry])] = []
-        for text in parsed.positionalValues("SOURCE|KEY") {
+        for text in try references(parsed.positionalValues("SOURCE|KEY")) {
             switch try CacheReference.resolve(text, cache, command: "rm") {
             case .entries(let entries): resolved.append((text, entries))
             case .ambiguous(let candidates):
@@ -159,6 +159,29 @@ enum CacheCommands {
         return code
     }
 
+    /// The arguments of `cache rm`, `-` replaced by the lines of standard input (as `prefetch -`
+    /// reads its list): one source, key or key prefix a line; blank lines and `#` comments skipped.
+    static func references(_ arguments: [String]) throws(UsageError) -> [String] {
+        var out: [String] = []
+        for argument in arguments {
+            guard argument == "-" else { out.append(argument); continue }
+            var number = 0
+            while let line = readLine(strippingNewline: true) {
+                number += 1
+                guard line.utf8.count <= maxReferenceBytes else {
+                    throw UsageError("standard input, line \(number): longer than \(maxReferenceBytes) bytes", commandPath: ["cache", "rm"])
+                }
+                let text = String(line.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" || $0 == "\r" }).reversed())
+                if text.isEmpty || text.hasPrefix("#") { continue }
+                out.append(text)
+            }
+        }
+        return out
+    }
+
+    /// The longest line `cache rm -` takes (a source with a long query, a `data:` URL).
+    static let maxReferenceBytes = 1 << 20
+
     static func prune(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
         let maxSize = try parsed.parse("max-size", ValueParsers.byteSize)
         let expired = parsed.flag("expired") || maxSize == nil
@@ -169,10 +192,27 @@ enum CacheCommands {
 
     static func verify(_ parsed: ParsedCommand, _ cache: DiskCache) -> ExitCode {
         let processor = VipsProcessor()
-        let repair = parsed.flag("repair")
+        let repair = parsed.flag("repair"), json = parsed.flag("json")
         let (checked, problems) = cache.verify(repair: repair, decodes: { processor.decodeFailure($0) })
         for p in problems {
-            Console.line("\(repair ? "removed" : "bad") \(p.key.prefix(12)) \(p.source.isEmpty ? "-" : TerminalText.escaped(p.source)): \(TerminalText.escaped(p.reason))")
+            if json {
+                var o = JSONObject()
+                o.add("key", p.key)
+                o.add("source", p.source.isEmpty ? nil : p.source)
+                o.add("problem", p.reason)
+                o.add("repaired", repair)
+                Console.line(o.text)
+            } else {
+                Console.line("\(repair ? "removed" : "bad") \(p.key.prefix(12)) \(p.source.isEmpty ? "-" : TerminalText.escaped(p.source)): \(TerminalText.escaped(p.reason))")
+            }
+        }
+        if json {
+            var o = JSONObject()
+            o.add("summary", true)
+            o.add("checked", checked)
+            o.add("problems", problems.count)
+            o.add("repaired", repair ? problems.count : 0)
+            Console.line(o.text)
         }
         Console.err("imgfetch: checked \(checked) entr\(checked == 1 ? "y" : "ies"), \(problems.count) problem\(problems.count == 1 ? "" : "s")\(repair && !problems.isEmpty ? " repaired" : "")\n")
         return problems.isEmpty || repair ? .ok : .failed
