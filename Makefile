@@ -58,7 +58,7 @@ tsan: deps
 	scripts/cnet-stress.sh thread
 	scripts/tsan.sh $(TSAN_LINES)
 
-# libFuzzer targets (list, source, headers, meta, listing, direct, jpeg), each run for FUZZ_SECONDS (default 60).
+# libFuzzer targets (list, source, headers, meta, listing, direct, numbers, jpeg), each run for FUZZ_SECONDS (default 60).
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh

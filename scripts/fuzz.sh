@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make fuzz`: builds the libFuzzer targets and runs each for FUZZ_SECONDS (default 60).
-#   FUZZ_TARGETS="list source headers meta listing direct jpeg" (default: all)   FUZZ_JOBS=1
-# Targets: list, source, headers, meta, listing, direct (Tests/Fuzz/ImageFetchFuzz.swift, compiled with ImageFetch's
+#   FUZZ_TARGETS="list source headers meta listing direct numbers jpeg" (default: all)   FUZZ_JOBS=1
+# Targets: list, source, headers, meta, listing, direct, numbers (Tests/Fuzz/ImageFetchFuzz.swift, compiled with ImageFetch's
 # sources into one module: SwiftPM executables do not link with -sanitize=fuzzer) and jpeg
 # (Tests/Fuzz/fuzz_jpeg.c on jpeg_fast.c + jpeg_resize.c + jpeg_stream.c). Each starts from its seed corpus in
 # Tests/Fuzz/<target>/corpus; what it learns goes to .build/fuzz/corpus/<target>, a crash to
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/opt/swift/usr/bin:$PATH"
 SECS=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-list source headers meta listing direct jpeg}
+TARGETS=${FUZZ_TARGETS:-list source headers meta listing direct numbers jpeg}
 OUT=.build/fuzz
 # The toolchain's own clang: its compiler-rt has the libFuzzer swiftc links.
 CLANG=${FUZZ_CLANG:-$(dirname "$(command -v swiftc)")/clang}

@@ -6,6 +6,8 @@
 //   meta     a cache entry's .meta file (CacheEntry.decode), which anyone with write access may plant
 //   listing  a remote store's listing: an HTTP JSON directory listing and S3's ListObjectsV2 / error XML
 //   direct   a whole HTTP/1.x response read to the end of its connection (DirectHTTPResponse.parse)
+//   numbers  every number a response header or a cookie line gives (HeaderNumber): Content-Range,
+//            Content-Length, Retry-After, Age, the Cache-Control delta-seconds, a cookie's expiry
 // A crash, a Swift runtime trap (overflow, bounds) or an ASan report is a finding; so is a broken
 // invariant checked below (fatalError).
 #if canImport(Glibc)
@@ -24,8 +26,9 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     case "meta": FuzzTargets.meta(bytes)
     case "listing": FuzzTargets.listing(bytes)
     case "direct": FuzzTargets.direct(bytes)
+    case "numbers": FuzzTargets.numbers(bytes)
     default:
-        fatalError("FUZZ_TARGET must be list, source, headers, meta, listing or direct (got '\(fuzzTarget)')")
+        fatalError("FUZZ_TARGET must be list, source, headers, meta, listing, direct or numbers (got '\(fuzzTarget)')")
     }
     return 0
 }
@@ -142,6 +145,34 @@ enum FuzzTargets {
         for (name, value) in r.headers.all
         where name.isEmpty || HTTPHeaders.validValue(name) == nil || HTTPHeaders.validValue(value) == nil {
             fatalError("header field \(name.debugDescription): \(value.debugDescription)")
+        }
+    }
+
+    /// Each line is given to every number parser: a value is never negative nor above its bound, a
+    /// range is one a resume can use, a parsed integer prints back as its digits.
+    static func numbers(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(64) {
+            let value = String(line)
+            if let n = HeaderNumber.integer(value) {
+                guard n >= 0, n <= HeaderNumber.maxInteger else { fatalError("integer \(n) from \(value.debugDescription)") }
+                let digits = value.drop { $0 == "0" }
+                guard String(n) == (digits.isEmpty ? "0" : String(digits)) else { fatalError("\(value.debugDescription) read as \(n)") }
+            }
+            if let d = HeaderNumber.deltaSeconds(value), !(d >= 0 && d <= 2_147_483_648) { fatalError("delta \(d)") }
+            for candidate in [value, "bytes " + value] {
+                guard let range = ContentRange(candidate) else { continue }
+                if range.start < 0 || range.total.map({ $0 <= range.start }) == true {
+                    fatalError("Content-Range \(candidate.debugDescription) gave \(range)")
+                }
+            }
+            let headers = HTTPHeaders([("Age", value), ("Retry-After", value), ("Cache-Control", "max-age=" + value)])
+            if let age = Freshness.ageValue(headers), !(age >= 0 && age.isFinite) { fatalError("Age \(age)") }
+            if let wait = HTTPLoader.retryAfter(value), !(wait >= 0 && wait.isFinite) { fatalError("Retry-After \(wait)") }
+        }
+        if let jar = try? CookieFile(parsing: bytes) {
+            for cookie in jar.cookies where cookie.expires < 0 { fatalError("cookie expiry \(cookie.expires)") }
+            _ = jar.lines(for: .http("http://example.com/a"), now: 1_764_000_000)
         }
     }
 }

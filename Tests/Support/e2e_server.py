@@ -30,6 +30,7 @@ Routes (query parameters compose):
       ?pad=BYTES         a JPEG made about BYTES larger by comment segments (COM) after its SOI
                          marker: a valid image of any size
       ?setcookie=NAME    send "Set-Cookie: NAME=set-by-server; Path=/" (the value is not in the URL)
+      ?needcookie=NAME   403 unless the request's Cookie holds NAME=set-by-server (a logged-in image)
       ?drop=PERCENT&id=ID  the first request for ID gets PERCENT % of its body (of the whole
                          Content-Length), then the connection closes (a transfer cut after PERCENT %)
       ?etag2=VALUE&id=ID requests for ID after its first one get the ETag VALUE (a changed resource)
@@ -37,6 +38,7 @@ Routes (query parameters compose):
       Range: bytes=N-    answered 206 with Content-Range (416 past the end), unless If-Range names
                          another ETag or date than the response's (then 200, the whole body)
       ?ignoreifrange=1   a Range is answered 206 whatever If-Range says (a server that ignores it)
+      ?crtotal=VALUE     a 206's Content-Range says VALUE (as given) for the whole length
       ?v=ANY             only makes a distinct URL
   GET /status/CODE       responds CODE with a small text body
   GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
@@ -48,7 +50,8 @@ Routes (query parameters compose):
                          the fixture NAME (default tiny.jpg), whatever the path below /tree/
   GET /auth/NAME         401 (WWW-Authenticate: Basic) without an Authorization header, else /img/NAME
   GET /hang?seconds=S    sleeps S seconds, then answers 200 with a small text body
-  GET /redirect?to=URL   302 to URL (&code=301|303|307|308 another status, &cc=VALUE a Cache-Control)
+  GET /redirect?to=URL   302 to URL (&code=301|303|307|308 another status, &cc=VALUE a Cache-Control,
+                         &setcookie=NAME as for /img)
   GET /__stats           JSON {"total", "paths": {path+query: count}, "log": [{"path", "method",
                          "headers", "t", "status", "sent"}]} (header names lower-cased; t: arrival
                          time in seconds since the epoch; status: the response code, once sent;
@@ -291,6 +294,8 @@ class Handler(BaseHTTPRequestHandler):
             headers = [("Location", target)]
             if "cc" in query:
                 headers.append(("Cache-Control", query["cc"]))
+            if "setcookie" in query:
+                headers.append(("Set-Cookie", query["setcookie"] + "=set-by-server; Path=/"))
             return self.send_text(int(query.get("code", "302")), "redirecting\n", headers=headers)
         return self.send_text(404, "not found: %s\n" % route)
 
@@ -342,6 +347,10 @@ class Handler(BaseHTTPRequestHandler):
         if fixture is None:
             return self.send_text(404, "no such fixture: %s\n" % name)
         data, etag, mtime = fixture
+        if "needcookie" in query:
+            cookies = [c.strip() for c in self.headers.get("Cookie", "").split(";")]
+            if query["needcookie"] + "=set-by-server" not in cookies:
+                return self.send_text(403, "log in first\n")
         if "cut" in query:
             data = data[:len(data) * int(query["cut"]) // 100] + (b"\xff\xd9" if query.get("eoi") == "1" else b"")
             etag = '"cut-%s-%s"' % (query["cut"], query.get("eoi", "0"))
@@ -392,7 +401,8 @@ class Handler(BaseHTTPRequestHandler):
                 if start >= len(data):
                     return self.send_text(416, "range not satisfiable\n",
                                           headers=[("Content-Range", "bytes */%d" % len(data))])
-                headers.append(("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data))))
+                total = query.get("crtotal", str(len(data)))
+                headers.append(("Content-Range", "bytes %d-%d/%s" % (start, len(data) - 1, total)))
                 data = data[start:]
                 status = 206
         short = int(query["short"]) if "short" in query else None

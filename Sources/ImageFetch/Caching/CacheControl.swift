@@ -44,13 +44,8 @@ public struct CacheControl: Sendable, Equatable {
         return CacheControl.deltaSeconds(v) ?? 0
     }
 
-    /// Digits only, capped at 2^31; nil when not delta-seconds.
-    static func deltaSeconds<S: StringProtocol>(_ text: S) -> Double? {
-        guard !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }) else { return nil }
-        let digits = text.drop { $0 == "0" }
-        if digits.count > 10 { return 2_147_483_648 }
-        return min(Double(String(digits)) ?? 0, 2_147_483_648)
-    }
+    /// Digits only, capped at 2^31; nil when not delta-seconds (`HeaderNumber.deltaSeconds`).
+    static func deltaSeconds<S: StringProtocol>(_ text: S) -> Double? { HeaderNumber.deltaSeconds(text) }
 
     /// Elements of a comma-separated list; commas inside quoted strings do not split.
     static func split(_ line: String) -> [Substring] {

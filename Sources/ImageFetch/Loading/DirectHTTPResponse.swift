@@ -151,8 +151,7 @@ public struct DirectHTTPResponse: Sendable {
         }
         let rest = b.count - from
         if let first = lengths.first {
-            guard lengths.allSatisfy({ $0 == first }), (1...18).contains(first.utf8.count),
-                  first.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let length = Int(first) else {
+            guard lengths.allSatisfy({ $0 == first }), let length = HeaderNumber.integer(first).map(Int.init) else {
                 throw .malformed("a Content-Length that is not one number")
             }
             guard length <= maxBodyBytes else { throw .tooLarge }

@@ -55,7 +55,7 @@ extension HTTPLoader {
         guard !result.tooLarge, result.httpStatus == 200 || validator != nil, !body.isEmpty else { return .done }
         if validator == nil {
             validator = etag(result.headers).flatMap { $0.hasPrefix("\"") ? $0 : nil } ?? result.headers.validator("last-modified")
-            total = result.headers["content-length"].flatMap { Int64($0.trimmed()) }
+            total = result.headers["content-length"].flatMap { HeaderNumber.integer($0.trimmed()) }
         }
         guard let validator, total.map({ Int64(body.count) < $0 }) ?? true else { return .done }
         slot.save(PartialSlot.Partial(bytes: body, validator: validator, total: total))
@@ -74,7 +74,7 @@ extension HTTPLoader {
 }
 
 /// `Content-Range: bytes START-END/TOTAL` of a 206 that runs to the end (END = TOTAL - 1); TOTAL
-/// may be `*` (unknown).
+/// may be `*` (unknown). Each number is `HeaderNumber.integer`'s (digits only, at most 18 of them).
 struct ContentRange: Equatable {
     let start: Int64
     let total: Int64?
@@ -83,10 +83,11 @@ struct ContentRange: Equatable {
         guard let value, value.hasPrefix("bytes ") else { return nil }
         let spec = value.dropFirst(6)
         guard let dash = spec.firstIndex(of: "-"), let slash = spec.firstIndex(of: "/"), dash < slash,
-              let start = Int64(spec[..<dash]), let end = Int64(spec[spec.index(after: dash)..<slash]), start >= 0, end >= start else { return nil }
+              let start = HeaderNumber.integer(spec[..<dash]), let end = HeaderNumber.integer(spec[spec.index(after: dash)..<slash]),
+              end >= start else { return nil }
         let totalText = spec[spec.index(after: slash)...]
-        let total = totalText == "*" ? nil : Int64(totalText)
-        if totalText != "*" { guard let total, end == total - 1 else { return nil } }
+        let total = totalText == "*" ? nil : HeaderNumber.integer(totalText)
+        if totalText != "*" { guard let total, total > end, end == total - 1 else { return nil } }
         self.start = start
         self.total = total
     }

@@ -131,7 +131,7 @@ public final class HTTPLoader: Sendable {
     static func retryAfter(_ value: String) -> Double? {
         let trimmed = value.trimmed()
         if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (48...57).contains($0) }) {
-            return trimmed.count > 9 ? nil : Double(trimmed)   // delta-seconds: digits only, no inf/1e20
+            return HeaderNumber.integer(trimmed, max: 999_999_999).map(Double.init)   // no inf/1e20
         }
         guard let date = HTTPDate.parse(trimmed) else { return nil }
         return max(0, date - FileSystem.now())

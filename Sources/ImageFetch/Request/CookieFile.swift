@@ -63,7 +63,7 @@ public struct CookieFile: Sendable, Hashable {
             }
             let fields = text.split(separator: "\t", omittingEmptySubsequences: false)
             guard fields.count == 7 else { throw Malformed(line: number, reason: "not 7 tab-separated fields") }
-            guard let expires = Int64(fields[4]), expires >= 0 else { throw Malformed(line: number, reason: "the expiry is not a number of seconds") }
+            guard let expires = HeaderNumber.integer(fields[4]) else { throw Malformed(line: number, reason: "the expiry is not a number of seconds") }
             var domain = fields[0].lowercased()
             let dotted = domain.hasPrefix(".")
             while domain.hasPrefix(".") { domain.removeFirst() }
