@@ -11,6 +11,11 @@ public enum FileSystem {
         public let errno: Int32
         public let path: String
         public let operation: String
+        public init(errno: Int32, path: String, operation: String) {
+            self.errno = errno
+            self.path = path
+            self.operation = operation
+        }
         public var message: String {
             // O_NOFOLLOW on a link: say what it is rather than "Too many levels of symbolic links".
             if errno == ELOOP { return "\(operation) \(path): is a symbolic link (never followed)" }

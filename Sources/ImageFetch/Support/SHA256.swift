@@ -92,7 +92,7 @@ public struct SHA256: Sendable {
 
     public static func hex(_ string: String) -> String { hex(Array(string.utf8)) }
 
-    static func hexString(_ digest: [UInt8]) -> String {
+    public static func hexString(_ digest: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(digest.count * 2)

@@ -10,11 +10,12 @@ enum FeedbackOptions {
     }
 
     /// `--save-failed FILE`, checked before any work: a directory or a dangling link is a usage error.
-    static func saveFailedPath(_ parsed: ParsedCommand) throws(UsageError) -> String? {
-        guard let path = parsed.value("save-failed") else { return nil }
-        guard !path.isEmpty else { throw UsageError("--save-failed needs a file name", commandPath: ["prefetch"]) }
+    /// The same check for `--save-remaining FILE` (`option`).
+    static func saveFailedPath(_ parsed: ParsedCommand, option: String = "save-failed") throws(UsageError) -> String? {
+        guard let path = parsed.value(option) else { return nil }
+        guard !path.isEmpty else { throw UsageError("--\(option) needs a file name", commandPath: ["prefetch"]) }
         do { _ = try FileSystem.outputKind(path) } catch {
-            throw UsageError("invalid value '\(path)' for '--save-failed': \(error.message)", commandPath: ["prefetch"])
+            throw UsageError("invalid value '\(path)' for '--\(option)': \(error.message)", commandPath: ["prefetch"])
         }
         return path
     }

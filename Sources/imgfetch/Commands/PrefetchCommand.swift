@@ -21,12 +21,17 @@ enum PrefetchCommand {
         limits.perHost = try parsed.int("per-host", range: 1...256) ?? 0
         let shard = try ShardSetting.from(parsed)
         let saveFailed = try FeedbackOptions.saveFailedPath(parsed)
+        let saveRemaining = try FeedbackOptions.saveFailedPath(parsed, option: "save-remaining")
         let listPath = parsed.positional("LIST")
         let listName = (listPath == nil || listPath == "-") ? "stdin" : listPath!
+        let shardPlace = try ShardDirectory.from(parsed, shard: shard, listPath: listPath, options: ShardDirectory.digestedOptions(settings))
+        if let shardPlace, try alreadyDone(shardPlace, quiet: settings.quiet) { return .ok }
         let reader: ListReader
         do { reader = try ListReader(path: listPath) } catch {
             throw UsageError("cannot read the list \(error.message)", commandPath: ["prefetch"])
         }
+        // --save-remaining reads a list file again at the end; what stdin gave is kept as it comes.
+        let rereadsList = reader.isRegularFile && listName != "stdin"
         // One vips thread per image and one image per core: no hand-offs between vips' own threads.
         VipsBridge.setConcurrency(1)
 
@@ -41,7 +46,7 @@ enum PrefetchCommand {
         let started = FileSystem.monotonic()
 
         let items = ListItems(reader: reader, settings: settings, shard: shard, takesNames: outputDir != nil,
-                              keepsText: saveFailed != nil)
+                              keepsText: saveFailed != nil || (saveRemaining != nil && !rereadsList))
         let results = prefetcher.results(for: items)
         let stop: @Sendable () -> Void = {
             pipeline.cancelAllLoads()   // first, so no freed connection starts a queued transfer
@@ -50,6 +55,8 @@ enum PrefetchCommand {
         }
         let interrupted = Interrupts.onSignal { _ in stop() }
         let run = PrefetchRun(settings: settings, listName: listName, progress: progress, outputDir: outputDir)
+        run.keepsUndelivered = saveRemaining != nil && !rereadsList
+        run.shardOutput = try shardPlace.map { (place) throws(UsageError) in try ShardOutput(place) }
         run.transfers = pipeline.activity.meter
         // The reader's own timer: retry notices as they are decided and a live bar, even while no
         // result arrives (every transfer waiting for its retry).
@@ -81,9 +88,23 @@ enum PrefetchCommand {
             Console.errorLine(problem)
             saveError = true
         }
+        if let saveRemaining, let problem = saveRemainingLines(saveRemaining, run: run, listPath: rereadsList ? listPath : nil, shard: shard,
+                                                                interrupted: interrupted.happened, quiet: settings.quiet) {
+            Console.errorLine(problem)
+            saveError = true
+        }
         // Its own eviction finished before the summary: the cache ends within its limit.
         var summary = run.summary
         summary.evicted.add(pipeline.cache.fitLimit())
+        // The marker last, and only when every line of the shard is done.
+        if let shardOutput = run.shardOutput {
+            if interrupted.happened || run.outputClosed || reader.readFailure != nil || summary.cancelled > 0 {
+                shardOutput.abandon()
+            } else if let problem = shardOutput.finish(summary, listName: listName) {
+                Console.errorLine(problem)
+                saveError = true
+            }
+        }
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
         if let signal = interrupted.signal { return ExitCode(signal: signal) }
         if run.outputClosed { return .outputClosed }
@@ -95,6 +116,34 @@ enum PrefetchCommand {
         if summary.failed == 0 && summary.malformed == 0 { return summary.cacheErrors > 0 ? .cacheUnusable : .ok }
         if summary.failed > 0 && summary.failed == summary.notCached && summary.malformed == 0 { return .notCached }
         return .failed
+    }
+}
+
+extension PrefetchCommand {
+    /// True (after saying so) when `place`'s marker says this shard is done with the same digest;
+    /// a marker of another digest is a usage error naming both.
+    /// `--save-remaining FILE`: a list file is read again; from stdin, only what was read is known.
+    static func saveRemainingLines(_ path: String, run: PrefetchRun, listPath: String?, shard: Shard?,
+                                   interrupted: Bool, quiet: Bool) -> String? {
+        if let listPath {
+            return RemainingLines.save(to: path, listPath: listPath, shard: shard, done: run.delivered)
+        }
+        if interrupted && !quiet {
+            Console.errorLine("--save-remaining \(path): the list came from a pipe or standard input: the lines not yet read are not in it")
+        }
+        return RemainingLines.save(to: path, lines: run.undelivered)
+    }
+
+    static func alreadyDone(_ place: ShardDirectory, quiet: Bool) throws(UsageError) -> Bool {
+        switch try place.marker() {
+        case .none:
+            return false
+        case .done:
+            if !quiet { Console.errorLine("shard \(place.shard.index)/\(place.shard.count) already done (\(place.markerPath))") }
+            return true
+        case .otherDigest(let found):
+            throw UsageError("\(place.markerPath) marks shard \(place.shard.index)/\(place.shard.count) done for another list or other options (its digest \(found), this run's \(place.digest)): --redo runs the shard again, or give another --shard-dir", commandPath: ["prefetch"])
+        }
     }
 }
 

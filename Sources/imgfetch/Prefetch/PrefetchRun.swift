@@ -14,6 +14,8 @@ final class PrefetchRun {
     let outputDir: OutputDirectory?
     /// The pipeline's transfers, read for the bar's bytes/s and transfers in flight.
     var transfers: TransferMeter?
+    /// With `--shard-dir`: the shard's records and marker.
+    var shardOutput: ShardOutput?
     private(set) var summary = PrefetchSummary()
     /// Set when a write to stdout found its reader gone (EPIPE).
     private(set) var outputClosed = false
@@ -24,6 +26,11 @@ final class PrefetchRun {
     private var nextPosition = 0
     /// With `--save-failed`: the failed lines as written, by line number.
     private(set) var failedLines: [(line: Int, text: [UInt8])] = []
+    /// With `--save-remaining`: the lines delivered, and (for a list on stdin, whose lines cannot be
+    /// read again) the text of the lines read and not delivered.
+    private(set) var delivered = LineSet()
+    var keepsUndelivered = false
+    private(set) var undelivered: [(line: Int, text: [UInt8])] = []
 
     init(settings: RequestOptions, listName: String, progress: ProgressBar?, outputDir: OutputDirectory?) {
         self.settings = settings
@@ -69,21 +76,27 @@ final class PrefetchRun {
         switch (completion.tag.kind, completion.outcome) {
         case (.malformed(let message), _):
             summary.malformed += 1
+            keepUndelivered(completion.tag)
             problems.append("\(listName):\(completion.tag.line): \(message)")
         case (.skipped, _):
             summary.skippedByShard += 1
         case (_, .success(let result)?):
             summary.record(.success(result))
-            if settings.json { record = ResultRecord.success(result, file: file?.path, kept: file?.kept == true, line: completion.tag.line, placeholders: settings.options.placeholders).text }
+            delivered.insert(completion.tag.line)
+            if recordsWanted { record = ResultRecord.success(result, file: file?.path, kept: file?.kept == true, line: completion.tag.line, placeholders: settings.options.placeholders).text }
+            if let record { shardOutput?.take(record: record, failure: nil) }
             problems = Report.problems(of: result, settings: settings)
             if settings.verbose { problems.append(Report.verbose(result, file: file?.path, kept: file?.kept == true)) }
         case (_, .failure(let failure)?) where failure.error == .cancelled:
             summary.record(.failure(failure))   // abandoned by an interrupt: counted, not reported line by line
+            keepUndelivered(completion.tag)
         case (_, .failure(let failure)?):
             summary.record(.failure(failure))
             let source = completion.request?.source.description ?? ""
             if let text = completion.tag.text { failedLines.append((completion.tag.line, text)) }
-            if settings.json { record = ResultRecord.failure(failure, source: source, line: completion.tag.line).text }
+            keepUndelivered(completion.tag)
+            if recordsWanted { record = ResultRecord.failure(failure, source: source, line: completion.tag.line).text }
+            if let record { shardOutput?.take(record: record, failure: failure) }
             if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
             problems.append(Report.problem(of: failure, source: source))
         case (.request, nil):
@@ -92,9 +105,16 @@ final class PrefetchRun {
         if let progress, !problems.isEmpty { progress.finish() }
         for problem in problems { Console.errorLine(problem) }
         refresh(force: !problems.isEmpty)
-        guard let record, !outputClosed else { return }
+        guard settings.json, let record, !outputClosed else { return }
         if FileSystem.writeAll(fd: 1, Array((record + "\n").utf8)) == EPIPE { outputClosed = true }
     }
+
+    private func keepUndelivered(_ tag: LineTag) {
+        if keepsUndelivered, let text = tag.text { undelivered.append((tag.line, text)) }
+    }
+
+    /// Records are made for stdout (`--json`) or the shard's records file.
+    private var recordsWanted: Bool { settings.json || shardOutput != nil }
 
     /// Redraws the bar (throttled unless `force`): the counts so far, the transfers' bytes/s and
     /// how many are in flight.

@@ -1,0 +1,126 @@
+import ArgumentKit
+import ImageFetch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `--shard-dir DIR`: where a shard leaves its records (`KKKKK-of-NNNNN.ndjson`) and, once its
+/// last line is done, its marker (`KKKKK-of-NNNNN.stats.json`), each renamed into place whole.
+/// The marker carries a digest of the list file and of the options that decide the outputs (the
+/// requests' processing and shaping, the list's reading): a rerun with the same digest is skipped
+/// before anything is looked up; another digest is a usage error (`--redo` runs it again).
+struct ShardDirectory {
+    let directory: String
+    let shard: Shard
+    let digest: String
+    /// `--redo`: the marker is not read.
+    let redo: Bool
+
+    /// `KKKKK-of-NNNNN`: K and N zero-padded to 5 digits, K 1-based.
+    var stem: String { Self.padded(shard.index, 5) + "-of-" + Self.padded(shard.count, 5) }
+    var recordsPath: String { directory + "/" + stem + ".ndjson" }
+    var markerPath: String { directory + "/" + stem + ".stats.json" }
+    var tarPath: String { directory + "/" + stem + ".tar" }
+
+    /// The longest marker read (a hostile or foreign file is not read whole).
+    static let markerLimit = 1 << 20
+
+    /// `--shard-dir` and `--redo` of `parsed`, checked: nil without `--shard-dir`. `options` are the
+    /// output-deciding options in a stable text form (`digestedOptions`).
+    static func from(_ parsed: ParsedCommand, shard: Shard?, listPath: String?, options: [String]) throws(UsageError) -> ShardDirectory? {
+        let redo = parsed.flag("redo")
+        guard let directory = parsed.value("shard-dir") else {
+            if redo { throw UsageError("--redo needs --shard-dir DIR (it runs a shard whose marker is there again)", commandPath: ["prefetch"]) }
+            return nil
+        }
+        guard !directory.isEmpty else { throw UsageError("--shard-dir needs a directory name", commandPath: ["prefetch"]) }
+        guard let shard else {
+            throw UsageError("--shard-dir needs --shard K/N (or auto, auto/N): it holds one shard's records and marker", commandPath: ["prefetch"])
+        }
+        guard let listPath, listPath != "-" else {
+            throw UsageError("--shard-dir needs a list file: a list on standard input cannot be digested ahead to mark the shard", commandPath: ["prefetch"])
+        }
+        let listDigest: String
+        do { listDigest = try digest(ofFile: listPath) } catch {
+            throw UsageError("cannot read the list \(error.message)", commandPath: ["prefetch"])
+        }
+        var hash = SHA256()
+        hash.update("imgfetch shard 1\n" + listDigest + "\n" + "shard=\(shard.index)/\(shard.count)\n")
+        for option in options { hash.update(option + "\n") }
+        return ShardDirectory(directory: directory, shard: shard, digest: SHA256.hexString(hash.finalize()), redo: redo)
+    }
+
+    /// What decides the outputs of a run of `settings`, one line each: never `-j`, `--rate`,
+    /// `--per-host`, progress or verbosity.
+    static func digestedOptions(_ settings: RequestOptions) -> [String] {
+        var lines = ["processing=" + settings.processing.normalized.identifier]
+        lines += settings.network.headerLines.map { "header=" + $0 }
+        if let low = settings.lowDataSource { lines.append("low-data-source=" + low.description) }
+        lines += settings.alternatives.map { "alt=" + $0.description }
+        return lines
+    }
+
+    enum Marker: Equatable {
+        case none
+        case done
+        case otherDigest(String)
+    }
+
+    /// The marker's state, read before any work (none with `--redo`).
+    func marker() throws(UsageError) -> Marker {
+        guard !redo, FileSystem.linkStatus(markerPath) != nil else { return .none }
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readRegular(markerPath, maxBytes: Self.markerLimit) } catch {
+            throw UsageError("cannot read the shard's marker: \(error.message) (--redo runs the shard again)", commandPath: ["prefetch"])
+        }
+        guard let found = Self.digest(inMarker: bytes) else {
+            throw UsageError("\(markerPath) is not a shard marker (no digest): remove it or run with --redo", commandPath: ["prefetch"])
+        }
+        return found == digest ? .done : .otherDigest(found)
+    }
+
+    /// Creates DIR (and its parents) when missing.
+    func prepare() throws(UsageError) {
+        do { try FileSystem.makeDirectories(directory) } catch {
+            throw UsageError("cannot use --shard-dir \(directory): \(error.message)", commandPath: ["prefetch"])
+        }
+        guard FileSystem.isDirectory(directory) else {
+            throw UsageError("--shard-dir \(directory) is not a directory", commandPath: ["prefetch"])
+        }
+    }
+
+    /// The `"digest":"<64 hex>"` a marker holds, nil when there is none.
+    static func digest(inMarker bytes: [UInt8]) -> String? {
+        let needle = Array("\"digest\":\"".utf8)
+        guard bytes.count >= needle.count + 64 else { return nil }
+        for start in 0...(bytes.count - needle.count - 64) where bytes[start] == needle[0] {
+            guard Array(bytes[start..<start + needle.count]) == needle else { continue }
+            let value = bytes[(start + needle.count)..<(start + needle.count + 64)]
+            guard value.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
+            return String(decoding: value, as: UTF8.self)
+        }
+        return nil
+    }
+
+    /// SHA-256 of a file's bytes, read in 1 MiB pieces.
+    static func digest(ofFile path: String) throws(FileSystem.Failure) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystem.Failure(errno: errno, path: path, operation: "open") }
+        defer { close(fd) }
+        var hash = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw FileSystem.Failure(errno: errno, path: path, operation: "read") }
+            if n == 0 { break }
+            hash.update(buffer[..<n])
+        }
+        return SHA256.hexString(hash.finalize())
+    }
+
+    static func padded(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import XCTest
+
+/// `--shard-dir DIR`: each shard's records and, once its last line is done, its marker; a rerun of
+/// a done shard fetches and looks up nothing; a killed worker leaves no marker and no half file.
+final class ShardDirTests: E2ETestCase {
+    private var list: URL!
+    private var shards: URL { work.appendingPathComponent("shards") }
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        list = try writeList((1...12).map { imageURL("tiny.jpg", "v=\($0)") })
+    }
+
+    private func prefetch(_ shard: String, _ extra: [String] = [], cache: URL? = nil) throws -> RunResult {
+        try imgfetch(["prefetch", "--cache-dir", (cache ?? cacheDir).path, list.path, "--shard", shard,
+                      "--shard-dir", shards.path] + extra)
+    }
+
+    private func lines(_ url: URL) throws -> [[String: Any]] {
+        try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    private func marker(_ k: Int, of n: Int) -> URL { shards.appendingPathComponent(String(format: "%05d-of-%05d.stats.json", k, n)) }
+    private func records(_ k: Int, of n: Int) -> URL { shards.appendingPathComponent(String(format: "%05d-of-%05d.ndjson", k, n)) }
+
+    func testEachShardWritesItsRecordsThenItsMarkerAndARerunSendsNothing() throws {
+        var sources: [String] = []
+        for k in 1...2 {
+            let r = try prefetch("\(k)/2")
+            assertExit(r, 0)
+            let recs = try lines(records(k, of: 2))
+            XCTAssertTrue(recs.allSatisfy { $0.string("status") == "ok" && $0.int("line") != nil }, "the --json records, with their line")
+            sources += recs.compactMap { $0.string("source") }
+            let stats = try XCTUnwrap(try lines(marker(k, of: 2)).first)
+            XCTAssertEqual(stats.string("shard"), "\(k)/2")
+            XCTAssertEqual(stats.int("total"), recs.count)
+            XCTAssertEqual(stats.int("ok"), recs.count)
+            XCTAssertEqual(stats.int("failed"), 0)
+            XCTAssertNotNil(stats.string("started"))
+            XCTAssertNotNil(stats.string("finished"))
+            XCTAssertEqual(stats.string("digest")?.count, 64)
+            XCTAssertNotNil(stats["failures"] as? [String: Any])
+        }
+        XCTAssertEqual(Set(sources).count, 12, "the two shards cover the list, each line once")
+        XCTAssertEqual(sources.count, 12)
+
+        try server.reset()
+        let fresh = root.appendingPathComponent("other-cache")
+        // A mere -j or --rate or progress is not in the digest.
+        let again = try prefetch("1/2", ["-j", "3", "--rate", "500", "--no-progress"], cache: fresh)
+        assertExit(again, 0)
+        XCTAssertTrue(again.stderr.contains("shard 1/2 already done (\(marker(1, of: 2).path))"), again.stderr)
+        XCTAssertEqual(try server.totalRequests(), 0, "a done shard sends no request")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fresh.path), "nor opens the cache")
+    }
+
+    func testAnotherDigestIsAUsageErrorAndRedoRunsAgain() throws {
+        assertExit(try prefetch("1/3"), 0)
+        let before = try XCTUnwrap(try lines(marker(1, of: 3)).first?.string("digest"))
+        try server.reset()
+        let other = try prefetch("1/3", ["-s", "4x4"])
+        assertExit(other, 2)
+        XCTAssertTrue(other.stderr.contains(before), "names the marker's digest: \(other.stderr)")
+        XCTAssertTrue(other.stderr.contains("--redo"), other.stderr)
+        XCTAssertEqual(try server.totalRequests(), 0)
+        // Another list is another digest too.
+        try String(contentsOf: list, encoding: .utf8).appending(imageURL("tiny.jpg", "v=99") + "\n").write(to: list, atomically: true, encoding: .utf8)
+        assertExit(try prefetch("1/3"), 2)
+
+        let redo = try prefetch("1/3", ["-s", "4x4", "--redo"])
+        assertExit(redo, 0)
+        let after = try XCTUnwrap(try lines(marker(1, of: 3)).first?.string("digest"))
+        XCTAssertNotEqual(after, before, "--redo replaces the marker")
+        XCTAssertTrue(try lines(records(1, of: 3)).allSatisfy { $0.int("width") ?? 99 <= 4 }, "and the records")
+    }
+
+    func testFailuresAreCountedByCode() throws {
+        list = try writeList([imageURL("tiny.jpg"), server.url("/status/404"), server.url("/nothing-here.jpg")])
+        let r = try prefetch("1/1", ["--retry", "0"])
+        assertExit(r, 1)
+        let stats = try XCTUnwrap(try lines(marker(1, of: 1)).first)
+        XCTAssertEqual(stats.int("ok"), 1)
+        XCTAssertEqual(stats.int("failed"), 2)
+        let byCode = try XCTUnwrap((stats["failures"] as? [String: Any])?["by_code"] as? [String: Any])
+        XCTAssertEqual(byCode["http_status"] as? Int, 2, "\(stats)")
+        XCTAssertEqual(try lines(records(1, of: 1)).filter { $0.string("status") == "failed" }.count, 2)
+    }
+
+    func testUsageErrors() throws {
+        let noShard = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, list.path, "--shard-dir", shards.path])
+        assertExit(noShard, 2)
+        XCTAssertTrue(noShard.stderr.contains("--shard-dir needs --shard"), noShard.stderr)
+        let stdin = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "-", "--shard", "1/2", "--shard-dir", shards.path],
+                                 stdin: Data(imageURL("tiny.jpg").utf8))
+        assertExit(stdin, 2)
+        XCTAssertTrue(stdin.stderr.contains("standard input"), stdin.stderr)
+        let redo = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, list.path, "--redo"])
+        assertExit(redo, 2)
+        XCTAssertEqual(try server.totalRequests(), 0)
+        // A foreign file under the marker's name is not taken for a marker.
+        try FileManager.default.createDirectory(at: shards, withIntermediateDirectories: true)
+        try Data("{\"digest\":\"\u{1B}[2J\"}".utf8).write(to: marker(1, of: 2))
+        let foreign = try prefetch("1/2")
+        assertExit(foreign, 2)
+        XCTAssertFalse(foreign.stderr.contains("\u{1B}"))
+    }
+
+    /// kill -9 at random moments: a marker only for a shard whose records are all there, and no
+    /// file under a final name that is not whole.
+    func testKilledWorkersLeaveNoMarkerForAnUnfinishedShard() throws {
+        list = try writeList((1...30).map { server.url("/slow/tiny.jpg?seconds=0.05&v=\($0)") })
+        for round in 1...10 {
+            try? FileManager.default.removeItem(at: shards)
+            let cache = root.appendingPathComponent("cache-\(round)")
+            let process = try launch(["prefetch", "--cache-dir", cache.path, list.path, "--shard", "1/1", "--shard-dir", shards.path,
+                                      "-j", "2", "--redo"])
+            usleep(UInt32.random(in: 20_000...600_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: shards.path)) ?? []
+            let finals = names.filter { !$0.hasPrefix(".") }
+            if finals.contains("00001-of-00001.stats.json") {
+                let total = try XCTUnwrap(try lines(marker(1, of: 1)).first?.int("total"))
+                XCTAssertEqual(try lines(records(1, of: 1)).count, total, "round \(round): a marker only after every record")
+            } else if finals.contains("00001-of-00001.ndjson") {
+                XCTAssertEqual(try lines(records(1, of: 1)).count, 30, "round \(round): records under their final name are whole")
+            }
+        }
+    }
+}
