@@ -195,5 +195,5 @@ curl_socket_t ifc_opensocket_cb(void *clientp, curlsocktype purpose, struct curl
             snprintf(x->denied, sizeof x->denied, "an address of family %d", a->family);
         return CURL_SOCKET_BAD;
     }
-    return socket(a->family, a->socktype, a->protocol);
+    return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);   /* never inherited by a child */
 }

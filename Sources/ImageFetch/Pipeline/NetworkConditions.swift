@@ -104,6 +104,7 @@ enum ProcessRunner {
     static func output(of arguments: [String]) -> String? {
         var pipe: [Int32] = [0, 0]
         guard Glibc.pipe(&pipe) == 0 else { return nil }
+        FileSystem.closeOnExecAll()   // the pipe's ends too: the child's stdout is a dup2 of one
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

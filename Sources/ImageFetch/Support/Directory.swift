@@ -39,7 +39,7 @@ public final class Directory {
     /// Calls `body` with each name (without `.` and `..`), in directory order, without collecting them.
     /// Reading stops when `body` returns false.
     public func forEachName(_ body: (String) -> Bool) {
-        let copy = dup(fd)
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)   // dup would drop close-on-exec
         guard copy >= 0 else { return }
         guard let dir = fdopendir(copy) else { close(copy); return }
         defer { closedir(dir) }

@@ -203,7 +203,7 @@ final class DirectoryHandle: Sendable {
 
     /// Names in the directory (without "." and ".."); empty when it cannot be read.
     func list() -> [String] {
-        let copy = dup(fd)
+        let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)   // dup would drop close-on-exec
         guard copy >= 0 else { return [] }
         guard let dir = fdopendir(copy) else { close(copy); return [] }
         defer { closedir(dir) }

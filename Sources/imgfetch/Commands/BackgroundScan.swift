@@ -23,7 +23,9 @@ enum BackgroundScan {
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// posix_spawn in a new session, standard streams on /dev/null; not waited for.
+    /// posix_spawn in a new session, standard streams on /dev/null, no other descriptor of this
+    /// process (cache files, sockets, the terminal: close-on-exec is set on every one,
+    /// `FileSystem.closeOnExecAll`); not waited for.
     static func spawn(_ arguments: [String]) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -31,6 +33,7 @@ enum BackgroundScan {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        FileSystem.closeOnExecAll()
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
