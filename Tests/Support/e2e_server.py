@@ -177,10 +177,10 @@ class Handler(BaseHTTPRequestHandler):
                         entry["sent"] = i   # what the client may have had when it went away
                 self.wfile.write(body[i:i + step])
                 self.wfile.flush()
-                time.sleep(trickle_ms / 1000.0)
-            if entry is not None:
-                with LOCK:
-                    entry["sent"] = len(body)
+                if entry is not None:
+                    with LOCK:
+                        entry["sent"] = min(i + step, len(body))   # before the pause: a client done reading
+                time.sleep(trickle_ms / 1000.0)                    # may look at the log at once
         else:
             self.wfile.write(body)
         self.wfile.flush()

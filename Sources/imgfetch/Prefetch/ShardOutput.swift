@@ -26,22 +26,7 @@ final class ShardOutput {
         records.append(Array((record + "\n").utf8))
         guard let failure else { return }
         codes[failure.error.code, default: 0] += 1
-        if let cause = Self.cause(of: failure, record: record) { causes[cause, default: 0] += 1 }
-    }
-
-    /// The seam for causes: the record's `error.cause` (issue 32's field) until the prefetch
-    /// summary's own per-cause count is on main; nil when the record has none.
-    static func cause(of failure: RetrievalFailure, record: String) -> String? {
-        let bytes = Array(record.utf8), needle = Array("\"cause\":\"".utf8)
-        guard bytes.count > needle.count else { return nil }
-        for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] && Array(bytes[start..<start + needle.count]) == needle {
-            let rest = bytes[(start + needle.count)...].prefix(64)
-            guard let end = rest.firstIndex(of: UInt8(ascii: "\"")) else { return nil }
-            let value = bytes[(start + needle.count)..<end]
-            guard value.allSatisfy({ $0 == UInt8(ascii: "_") || (97...122).contains($0) || (48...57).contains($0) }) else { return nil }
-            return String(decoding: value, as: UTF8.self)
-        }
-        return nil
+        causes[failure.error.cause.rawValue, default: 0] += 1
     }
 
     /// Renames the records into place, then writes the marker: a message when either fails.
