@@ -116,10 +116,10 @@ size_t ifc_header_cb(char *buffer, size_t size, size_t nitems, void *userdata) {
 }
 
 
-/* Whether `addr` (4 or 16 bytes of `family` 4 or 6) is in one of the rules. */
-static int denied_by(const xfer *x, int family, const unsigned char *addr) {
-    for (int i = 0; i < x->deny_count; i++) {
-        const unsigned char *r = x->deny + (size_t)i * IFC_DENY_RULE_SIZE;
+/* Whether `addr` (4 or 16 bytes of `family` 4 or 6) is in one of the rules, as it is. */
+static int in_rules(const unsigned char *rules, int count, int family, const unsigned char *addr) {
+    for (int i = 0; i < count; i++) {
+        const unsigned char *r = rules + (size_t)i * IFC_DENY_RULE_SIZE;
         if (r[0] != family) continue;
         int bits = r[1], max = family == 4 ? 32 : 128;
         if (bits > max) continue;
@@ -131,6 +131,27 @@ static int denied_by(const xfer *x, int family, const unsigned char *addr) {
         }
         return 1;
     }
+    return 0;
+}
+
+/* An IPv6 address that reaches an IPv4 one is also checked as that IPv4 address: NAT64's
+ * 64:ff9b::/96 (RFC 6052, the last 32 bits) and the local-use 64:ff9b:1::/48 (RFC 8215: its
+ * operator picks the prefix length, so both the /48 position, bits 48-63 and 72-87 around the
+ * u octet, and the /96 one), 6to4's 2002::/16 (bits 16-47), IPv4-compatible ::/96 (the last 32
+ * bits; :: and ::1 as well, by their IPv6 rules). */
+int ifc_address_denied(const unsigned char *rules, int count, int family, const unsigned char *addr) {
+    if (in_rules(rules, count, family, addr)) return 1;
+    if (family != 6) return 0;
+    static const unsigned char nat64[12] = { 0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0 };
+    static const unsigned char local64[6] = { 0, 0x64, 0xff, 0x9b, 0, 0x01 };
+    static const unsigned char zero[12] = { 0 };
+    unsigned char v4[4];
+    if (memcmp(addr, nat64, 12) == 0 || memcmp(addr, zero, 12) == 0) return in_rules(rules, count, 4, addr + 12);
+    if (memcmp(addr, local64, 6) == 0) {
+        v4[0] = addr[6]; v4[1] = addr[7]; v4[2] = addr[9]; v4[3] = addr[10];
+        return in_rules(rules, count, 4, v4) || in_rules(rules, count, 4, addr + 12);
+    }
+    if (addr[0] == 0x20 && addr[1] == 0x02) return in_rules(rules, count, 4, addr + 2);
     return 0;
 }
 
@@ -156,7 +177,7 @@ curl_socket_t ifc_opensocket_cb(void *clientp, curlsocktype purpose, struct curl
         }
     }
     /* An address of another family (a Unix socket) is not one of the guard's: refused too. */
-    if (x->deny_count > 0 && (family == 0 || denied_by(x, family, addr))) {
+    if (x->deny_count > 0 && (family == 0 || ifc_address_denied(x->deny, x->deny_count, family, addr))) {
         if (family == 0 || inet_ntop(family == 4 ? AF_INET : AF_INET6, addr, x->denied, sizeof x->denied) == NULL)
             snprintf(x->denied, sizeof x->denied, "an address of family %d", a->family);
         return CURL_SOCKET_BAD;

@@ -87,6 +87,14 @@ final class AddressGuardTests: E2ETestCase {
         }
     }
 
+    func testANAT64FormOfALoopbackAddressIsDenied() throws {
+        // 64:ff9b::7f00:1 is 127.0.0.1 through a NAT64 gateway: never connected to.
+        let name = "nat64.guard.test"
+        let r = try fetch("http://\(name):\(server.port)/img/tiny.jpg",
+                          ["--resolve", "\(name):\(server.port):[64:ff9b::7f00:1]", "--deny-private-addresses"])
+        assertDenied(r, "64:ff9b::7f00:1")
+    }
+
     func testTheGuardWithAProxyIsAUsageErrorUnlessNoProxyCoversAll() throws {
         let r = try fetch(imageURL("tiny.jpg"), ["--deny-address", "10.0.0.0/8", "-x", "http://127.0.0.1:1"])
         assertExit(r, 2)

@@ -61,6 +61,22 @@ final class AutoFormatTests: E2ETestCase {
         assertOneErrorLine(jpegOnly, containing: "transparency")
     }
 
+    func testAnAnimationBecomesItsFirstFrameAndTheRecordSaysItsSize() throws {
+        // animated.gif: 3 frames of 60x40. Every frame stacked into one still (libvips' cogs.gif as
+        // an 85x385 PNG recorded as 85x77) or an animation kept for one candidate only: neither.
+        for (i, extra) in [[], ["-s", "30"], ["--accept", "png,webp"]].enumerated() {
+            let out = file("anim-\(i)")
+            let r = try get([imageURL("animated.gif"), "-f", "auto", "-o", out.path, "--json"] + extra)
+            assertExit(r, 0)
+            let record = singleRecord(r)
+            let info = try XCTUnwrap(probe([out]).first)
+            XCTAssertEqual(info["frames"] as? Int, 1, "-f auto writes the first frame: \(info)")
+            XCTAssertEqual(info["width"] as? Int, record.int("width"), "\(info) \(record)")
+            XCTAssertEqual(info["height"] as? Int, record.int("height"), "\(info) \(record)")
+            XCTAssertEqual(record.int("height"), i == 1 ? 20 : 40)
+        }
+    }
+
     func testAcceptNamesTheCandidatesAndCountsInTheKey() throws {
         let png = try get([imageURL("photo.jpg"), "-s", "100", "-f", "auto", "--accept", "png", "-o", file("p").path, "--json"])
         assertExit(png, 0)

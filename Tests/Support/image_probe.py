@@ -1,5 +1,5 @@
 """Prints what the placeholder and -f auto tests check of image files, as one JSON object per file:
-its format (as Pillow reads it), size, and the smallest alpha value (255 when it has no alpha).
+its format (as Pillow reads it), size, frames, and the smallest alpha value (255 when it has no alpha).
 With --make DIR: writes the test pictures there first (quad.jpg: four coloured quadrants;
 quad-alpha.png: the same with a transparent disc in the middle)."""
 import json
@@ -29,7 +29,8 @@ def main():
         im = Image.open(path)
         im.load()
         alpha = im.convert("RGBA").getextrema()[3][0] if "A" in im.getbands() or "transparency" in im.info else 255
-        print(json.dumps({"format": (im.format or "").lower(), "width": im.size[0], "height": im.size[1], "min_alpha": alpha}))
+        print(json.dumps({"format": (im.format or "").lower(), "width": im.size[0], "height": im.size[1],
+                          "frames": getattr(im, "n_frames", 1), "min_alpha": alpha}))
 
 
 if __name__ == "__main__":

@@ -93,6 +93,11 @@ typedef struct {
 
 #define IFC_DENY_RULE_SIZE 18
 
+/* Whether the guard's `count` rules deny `addr` (4 bytes for `family` 4, 16 for 6): by the address
+ * itself, or for an IPv6 address that embeds an IPv4 one (NAT64 64:ff9b::/96 and 64:ff9b:1::/48,
+ * 6to4 2002::/16, IPv4-compatible ::/96) by that IPv4 address too. */
+int ifc_address_denied(const unsigned char *rules, int count, int family, const unsigned char *addr);
+
 /* One finished transfer. Owned by the caller after ifc_engine_next_done: release with ifc_result_free. */
 typedef struct {
     uint64_t id;

@@ -43,8 +43,10 @@ public struct VipsProcessor: ImageProcessing {
         let sourceFormat = header.format
         let candidates = try VipsProcessor.candidates(processing)
         let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : candidates?.first?.format ?? processing.format
-        // An animation to a format that keeps one decodes every frame, and every frame counts.
-        let allFrames = header.pages > 1 && target.isAnimated && ["gif", "webp"].contains(sourceFormat)
+        // An animation to a format that keeps one decodes every frame, and every frame counts. `-f auto`
+        // takes the first frame (its candidates may be still formats, and each is made from one image:
+        // all frames loaded for a PNG were one stacked image whose record gave a frame's size).
+        let allFrames = header.pages > 1 && target.isAnimated && candidates == nil && ["gif", "webp"].contains(sourceFormat)
         if allFrames && header.pages > maxFrames {
             throw .tooLarge("\(header.pages) frames, over the limit of \(maxFrames) frames")
         }

@@ -4,7 +4,8 @@ import Glibc
 
 /// A range of IP addresses, `ADDRESS/PREFIX` (CIDR): what the address guard denies
 /// (`NetworkOptions.deniedAddresses`). IPv4 and IPv6; an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`)
-/// is checked as its IPv4 address, so an IPv4 range covers both spellings.
+/// is checked as its IPv4 address, so an IPv4 range covers both spellings; the C guard also checks
+/// NAT64, 6to4 and IPv4-compatible addresses as the IPv4 address they embed (`ifc_address_denied`).
 public struct AddressRange: Sendable, Hashable, CustomStringConvertible {
     /// 4 or 16 bytes, the bits past `prefix` cleared.
     public let bytes: [UInt8]
