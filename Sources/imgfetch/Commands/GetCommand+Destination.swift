@@ -1,3 +1,4 @@
+import ArgumentKit
 import ImageFetch
 
 extension GetCommand {
@@ -5,6 +6,23 @@ extension GetCommand {
         /// `-o FILE`; `createDirs`: its missing directories are made first (curl's `--create-dirs`);
         /// `keepingExisting`: a file already there is kept (`--no-clobber`).
         case stdout, file(String, createDirs: Bool, keepingExisting: Bool), none
+
+        /// Where `get`'s image goes: `-o FILE` (checked before anything is fetched), stdout (never a
+        /// terminal), or nowhere (`--json` alone).
+        static func from(_ parsed: ParsedCommand, output: String?, json: Bool) throws(UsageError) -> Destination {
+            if let output, output != "-" {
+                // A directory or a dangling link is a bad -o value: said before anything is fetched.
+                do { _ = try FileSystem.outputKind(output) } catch {
+                    throw UsageError("invalid value '\(output)' for '-o': \(error.message)", commandPath: ["get"])
+                }
+                return .file(output, createDirs: parsed.flag("create-dirs"), keepingExisting: parsed.flag("no-clobber"))
+            }
+            guard output == "-" || !json else { return .none }
+            if Console.stdoutIsTerminal {
+                throw UsageError("refusing to write binary image data to a terminal: use -o FILE, or redirect stdout")
+            }
+            return .stdout
+        }
 
         /// Writes the image: whether a file already there was kept, or a message on failure. A
         /// regular file is replaced atomically (never half-written); a device, FIFO or descriptor

@@ -24,21 +24,7 @@ enum GetCommand {
             throw UsageError("--json prints records on stdout: give the image a file with -o FILE", commandPath: ["get"])
         }
         // Decide where the image goes before doing any work.
-        let destination: Destination
-        if let output, output != "-" {
-            // A directory or a dangling link is a bad -o value: said before anything is fetched.
-            do { _ = try FileSystem.outputKind(output) } catch {
-                throw UsageError("invalid value '\(output)' for '-o': \(error.message)", commandPath: ["get"])
-            }
-            destination = .file(output, createDirs: parsed.flag("create-dirs"), keepingExisting: parsed.flag("no-clobber"))
-        } else if output == "-" || !settings.json {
-            if Console.stdoutIsTerminal {
-                throw UsageError("refusing to write binary image data to a terminal: use -o FILE, or redirect stdout")
-            }
-            destination = .stdout
-        } else {
-            destination = .none
-        }
+        let destination = try Destination.from(parsed, output: output, json: settings.json)
 
         let remote = try settings.remote?.remoteCache()
         let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
