@@ -6,7 +6,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
 BIN = .build/release/imgfetch
 
-.PHONY: all deps build debug test conformance sanitize tsan fuzz demo scale-demo bench deb install uninstall lint clean
+.PHONY: all deps build debug test conformance sanitize tsan fuzz demo scale-demo bench bench-instructions deb install uninstall lint clean
 
 all: build
 
@@ -80,6 +80,13 @@ scale-demo: build
 bench: build
 	@BENCH_DEPS=1 scripts/install-deps.sh
 	@scripts/bench.sh $(BIN)
+
+# Instruction counts (valgrind --tool=callgrind) of a cache hit, cold gets from a file and over HTTP and
+# a prefetch per image, beside a static Swift hello, djpeg at the same DCT scale and vipsthumbnail, as
+# ratios; each path's top 10 inclusive costs in .build/instructions/ (scripts/bench-instructions.sh).
+bench-instructions: build
+	@BENCH_DEPS=1 scripts/install-deps.sh
+	@scripts/bench-instructions.sh $(BIN)
 
 # The Debian package imgfetch_VERSION-1_ARCH.deb of the release binary, in the working tree
 # (scripts/make-deb.sh; `apt install ./imgfetch_*.deb` installs it), then lintian's verdict on it

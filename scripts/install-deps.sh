@@ -25,7 +25,8 @@
 #   DEPS=build installs only what `make build` and `make deb` need (the Containerfile's build stage):
 #   the headers, pkg-config, make, g++, dpkg-dev and binutils, no test tools
 #   BENCH_DEPS=1 adds what `make bench` compares against: hyperfine, curl, aria2, time (gnome-backgrounds,
-#   the wallpapers of the fidelity figures, is installed for the tests already)
+#   the wallpapers of the fidelity figures, is installed for the tests already); valgrind and
+#   libjpeg-turbo-progs (djpeg): `make bench-instructions`
 set -euo pipefail
 # blurhash-python's module (PixelMode is its own: the pure-Python `blurhash` package uses the same name).
 placeholder_check='from blurhash import PixelMode; from thumbhash import thumbhash_to_image'
@@ -34,7 +35,7 @@ if [[ "${DEPS:-all}" != build ]]; then
   want+=(libjpeg-turbo-progs gnome-backgrounds libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace libimage-exiftool-perl chromium nginx-light parallel lintian man-db)
   if ! { python3 -c 'import moto, boto3' && python3 -c "$placeholder_check"; } 2>/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
 fi
-if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time gnome-backgrounds); fi
+if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time valgrind); fi
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

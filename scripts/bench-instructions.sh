@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# bench-instructions.sh BIN -- instruction counts (valgrind --tool=callgrind) of imgfetch's paths beside
+# reference programs, as ratios. Counts are the same run after run whatever the load (the wall-clock
+# figures of `make bench` are not), so this is the figure to optimise against.
+#
+#   hit        `get FILE -s 320x320 -o out.jpg`, the entry cached      vs a static Swift hello        <= 1.5
+#   cold file  the same `get` into an empty cache                      vs djpeg -scale 1/D (same DCT) <= 1.4
+#   cold http  the same `get` of the URL from the bench's nginx        vs djpeg -scale 1/D
+#   prefetch   a LINES-line prefetch of URLs (-s 320x320), per image   vs djpeg -scale 1/D            <= 1.2
+#   also: vipsthumbnail FILE -s 320x320 (the cold get's reference in `make bench`)
+# D is the DCT scale imgfetch decodes the corpus at (jpeg_fast.c: the shrink to the box, leaving the
+# resize at least 2x: 2000x1500 -> 320x320 decodes at 1/2).
+# Env: BENCH_DIR=/tmp/imgfetch-bench (its corpus is shared with scripts/bench.sh) BENCH_PORT=18095
+#      LINES=200 (the prefetch's lines; ~5 min under callgrind)  OUT=.build/instructions (results)
+# Output: the table on stdout and in OUT/table.md; OUT/<path>.top.txt, the top 10 inclusive costs of each
+# path (callgrind_annotate), beside OUT/<path>.callgrind.
+set -euo pipefail
+
+BIN=$(realpath "${1:?usage: scripts/bench-instructions.sh PATH/TO/imgfetch}")
+HERE=$(cd "$(dirname "$0")" && pwd)
+BENCH_DIR=${BENCH_DIR:-/tmp/imgfetch-bench}
+PORT=${BENCH_PORT:-18095}
+LINES=${LINES:-200}
+OUT=$(mkdir -p "${OUT:-.build/instructions}" && realpath "${OUT:-.build/instructions}")
+for t in valgrind callgrind_annotate djpeg vipsthumbnail swiftc curl; do
+  command -v "$t" >/dev/null || { echo "bench-instructions: $t missing (BENCH_DEPS=1 scripts/install-deps.sh)" >&2; exit 1; }
+done
+export LC_ALL=C VIPS_CONCURRENCY=${VIPS_CONCURRENCY:-2}
+"$HERE/bench/make-corpus.sh" "$BENCH_DIR/corpus" >&2
+CORPUS="$BENCH_DIR/corpus"
+FILE="$CORPUS/jpg/img-000.jpg"
+SCRATCH="$OUT/scratch"
+rm -rf "$SCRATCH" && mkdir -p "$SCRATCH/home"
+STATE="$SCRATCH/nginx"
+"$HERE/bench/nginx.sh" start "$STATE" "$CORPUS" "$PORT" >&2
+trap '"$HERE/bench/nginx.sh" stop "$STATE" "$CORPUS" "$PORT" >&2 || true' EXIT
+URL="http://127.0.0.1:$PORT/jpg/img-000.jpg"
+for i in $(seq 0 $((LINES - 1))); do printf 'http://127.0.0.1:%s/jpg/img-%03d.jpg\n' "$PORT" $((i % 200)); done > "$SCRATCH/list.txt"
+
+# A static Swift hello, built once per compiler.
+HELLO="$OUT/hello-$(swiftc --version 2>&1 | head -1 | tr -cd 'A-Za-z0-9.' | cut -c1-60)"
+if [[ ! -x "$HELLO" ]]; then
+  echo 'print("hello")' > "$SCRATCH/hello.swift"
+  swiftc -O -static-stdlib "$SCRATCH/hello.swift" -o "$HELLO"
+fi
+
+# count NAME CMD...: runs CMD under callgrind (no environment but PATH, HOME and the locale: no config
+# file, no IMGFETCH_* variables), prints its instruction count, writes OUT/NAME.callgrind and
+# OUT/NAME.top.txt (the top 10 inclusive costs).
+count() {
+  local name=$1; shift
+  env -i PATH="$PATH" HOME="$SCRATCH/home" LC_ALL=C VIPS_CONCURRENCY="$VIPS_CONCURRENCY" \
+    valgrind --tool=callgrind --callgrind-out-file="$OUT/$name.callgrind" "$@" \
+    > "$SCRATCH/$name.out" 2> "$SCRATCH/$name.err" || { echo "bench-instructions: $name failed:" >&2; tail -5 "$SCRATCH/$name.err" >&2; exit 1; }
+  if grep -q "debuginfo" "$SCRATCH/$name.err"; then echo "bench-instructions: valgrind cannot read $name's debug information" >&2; exit 1; fi
+  callgrind_annotate --inclusive=yes "$OUT/$name.callgrind" 2>/dev/null \
+    | awk '/PROGRAM TOTALS/{p=1; next} p && /^ *[0-9,]+ \(/{print; if (++n == 10) exit}' > "$OUT/$name.top.txt"
+  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$SCRATCH/$name.err"
+}
+
+G=("$BIN" get "$FILE" -s 320x320)
+"${G[@]}" -o "$SCRATCH/hit.jpg" --cache-dir "$SCRATCH/hit-cache"                   # fills the entry
+hello=$(count hello "$HELLO")
+hit=$(count hit "${G[@]}" -o "$SCRATCH/hit.jpg" --cache-dir "$SCRATCH/hit-cache")
+cold=$(count cold-file "${G[@]}" -o "$SCRATCH/cold.jpg" --cache-dir "$SCRATCH/cold-cache")
+http=$(count cold-http "$BIN" get "$URL" -s 320x320 -o "$SCRATCH/http.jpg" --cache-dir "$SCRATCH/http-cache")
+djpeg=$(count djpeg djpeg -scale 1/2 -outfile "$SCRATCH/djpeg.ppm" "$FILE")
+vt=$(count vipsthumbnail vipsthumbnail "$FILE" -s 320x320 -o "$SCRATCH/vt.jpg")
+pf=$(count prefetch "$BIN" prefetch "$SCRATCH/list.txt" -s 320x320 --no-progress --cache-dir "$SCRATCH/pf-cache")
+pfi=$((pf / LINES))
+[[ $(find "$SCRATCH/pf-cache" -name '*.jpg' | wc -l) -ge $((LINES < 200 ? LINES : 200)) ]] || { echo "bench-instructions: the prefetch stored too few images" >&2; exit 1; }
+
+m() { awk -v n="$1" 'BEGIN { printf "%.2f M", n / 1e6 }'; }
+r() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+{
+  echo "| path | imgfetch | reference | ratio | target |"
+  echo "|---|---|---|---|---|"
+  echo "| cache hit \`get FILE -s 320x320 -o out.jpg\` | $(m "$hit") | static Swift hello $(m "$hello") | $(r "$hit" "$hello") | <= 1.5 |"
+  echo "| cold \`get\` from a file (2000x1500 -> 320x240) | $(m "$cold") | djpeg -scale 1/2 $(m "$djpeg") | $(r "$cold" "$djpeg") | <= 1.4 |"
+  echo "| cold \`get\` over HTTP (nginx) | $(m "$http") | djpeg -scale 1/2 $(m "$djpeg") | $(r "$http" "$djpeg") | |"
+  echo "| \`prefetch\` of $LINES URLs, per image | $(m "$pfi") | djpeg -scale 1/2 $(m "$djpeg") | $(r "$pfi" "$djpeg") | <= 1.2 |"
+  echo "| cold \`get\` from a file | $(m "$cold") | vipsthumbnail $(m "$vt") | $(r "$cold" "$vt") | |"
+} | tee "$OUT/table.md"
+echo "top 10 inclusive costs of each path: $OUT/*.top.txt" >&2
+rm -rf "$SCRATCH"
