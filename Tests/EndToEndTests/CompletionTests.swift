@@ -53,7 +53,7 @@ final class CompletionTests: E2ETestCase {
         XCTAssertEqual(try bashCompletes(["imgfetch", "get", "--fit", ""]), ["inside", "cover"])
         XCTAssertEqual(Set(try bashCompletes(["imgfetch", "get", "-f", ""])), ["jpeg", "png", "webp", "avif", "gif", "auto", "original"])
         XCTAssertEqual(try bashCompletes(["imgfetch", "cache", "ls", "--sort", "si"]), ["size"])
-        XCTAssertEqual(try bashCompletes(["imgfetch", "prefetch", "--no-p"]), ["--no-progress"])
+        XCTAssertEqual(Set(try bashCompletes(["imgfetch", "prefetch", "--no-p"])), ["--no-progress", "--no-partial-progressive"])
         XCTAssertEqual(try bashCompletes(["imgfetch", "completions", "z"]), ["zsh"])
         // Files for -o and for a LIST.
         try Data().write(to: file("urls-list.txt"))
