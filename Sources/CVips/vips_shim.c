@@ -244,13 +244,20 @@ int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *er
 
 /* ---- validate ---------------------------------------------------------------------------------- */
 
+/* How strict every decode is: an error or a truncation fails it, a loader's warning does not (a GIF
+ * frame reaching past the canvas, which libnsgif clips and every viewer shows; a frame it cannot
+ * decode still fails). JPEGs are judged before libvips sees them, by libjpeg's check (ifj_validate,
+ * jpeg_fast.c: a warning fails it unless it is stray bytes before the first scan), so libvips
+ * 8.14.1's own, racy JPEG warning check is not needed. */
+#define IFV_FAIL_ON "fail_on=error"
+
 int ifv__validate_once(const void *buf, size_t len, char *err, size_t errlen) {
     REQUIRE_LOADED(err, errlen, -1);
     if (buf == NULL || len == 0) {
         ifv__copy_msg(err, errlen, "empty input: not an image");
         return -1;
     }
-    VipsImage *img = p_vips_image_new_from_buffer(buf, len, "fail_on=warning",
+    VipsImage *img = p_vips_image_new_from_buffer(buf, len, IFV_FAIL_ON,
                                                   "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
     if (img == NULL) {
         ifv__take_error(err, errlen, "cannot load image");
@@ -307,10 +314,10 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
     VipsImage *thumb = NULL;
     int crop = opts->crop >= IFV_VIPS_INTERESTING_CENTRE && opts->crop <= IFV_VIPS_INTERESTING_ATTENTION ? opts->crop : IFV_VIPS_INTERESTING_NONE;
     /* fail_on must travel in the loader option string: the direct option is ignored in 8.14.1.
-     * (For JPEG, libvips 8.14.1 checks it racily: callers check JPEGs with ifj_validate first.)
+     * (JPEG warnings are judged by ifj_validate, which callers run first: see IFV_FAIL_ON.)
      * n=-1 loads every frame of an animation (stacked, page-height set), which vips_thumbnail
      * resizes frame by frame. */
-    const char *load_opts = opts->all_pages ? "fail_on=warning,n=-1" : "fail_on=warning";
+    const char *load_opts = opts->all_pages ? IFV_FAIL_ON ",n=-1" : IFV_FAIL_ON;
     int rc0 = p_vips_thumbnail_buffer((void *)buf, len, &thumb, opts->width, "height", opts->height,
                                       "size", opts->upscale ? IFV_VIPS_SIZE_BOTH : IFV_VIPS_SIZE_DOWN, "crop", crop, "linear", opts->linear ? 1 : 0,
                                       "option_string", load_opts,

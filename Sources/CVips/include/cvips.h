@@ -35,7 +35,7 @@ typedef struct {
 /* Header only (sequential access, no pixel decode): < 1 ms even for a pixel bomb. */
 int ifv_read_header(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen);
 
-/* Fully decode (fail_on=warning) without writing, to prove the bytes are a whole image. */
+/* Fully decode (fail_on=error: an error or truncation fails, a warning does not) without writing, to prove the bytes are a whole image. */
 int ifv_validate(const void *buf, size_t len, char *err, size_t errlen);
 
 typedef struct {

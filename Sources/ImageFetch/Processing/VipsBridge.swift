@@ -101,7 +101,7 @@ public enum VipsBridge {
             loader: loader, format: formatName(loader: loader, bytes: bytes), hasProfile: h.has_profile != 0)
     }
 
-    /// Fully decodes the image (failing on any loader warning: `fail_on=warning`) without encoding anything.
+    /// Fully decodes the image (failing on an error or truncation, not on a loader's warning: `fail_on=error`) without encoding anything.
     public static func validate(_ bytes: [UInt8]) throws(VipsFailure) {
         try load()
         var err = [CChar](repeating: 0, count: errorCapacity)

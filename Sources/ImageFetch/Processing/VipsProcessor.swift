@@ -108,7 +108,7 @@ public struct VipsProcessor: ImageProcessing {
     }()
 
     /// The check an original gets before it is handed out: libjpeg's strict decode for a JPEG,
-    /// libvips with `fail_on=warning` for anything else.
+    /// libvips with `fail_on=error` for anything else.
     public func decodeFailure(_ bytes: [UInt8]) -> String? {
         switch JpegFastPath.check(bytes, maxPixels: Int64.max) {
         case .whole: return nil

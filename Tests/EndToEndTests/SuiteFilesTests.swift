@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+
+/// Files of public image test suites (Pillow's, av1-avif's: Tests/Fixtures/suites/README.md) that
+/// other decoders show or refuse in words, and the JPEGs made from a fixture around them: what
+/// imgfetch does with each, on every route (libjpeg's thumbnail, libvips', an original handed out).
+final class SuiteFilesTests: E2ETestCase {
+    func suite(_ name: String) -> String { E2EPaths.fixture("suites/\(name)").path }
+
+    /// The routes a JPEG or GIF takes: a JPEG thumbnail (libjpeg alone for a plain JPEG), a PNG
+    /// thumbnail (libvips), and the original handed out once proven whole.
+    func routes(_ name: String, original ext: String) -> [(args: [String], format: ImageInfo.Format, out: String)] {
+        [(["-s", "50"], .jpeg, "\(name)-thumb.jpg"), (["-s", "50"], .png, "\(name)-thumb.png"), ([], ext == "gif" ? .gif : .jpeg, "\(name)-as-is.\(ext)")]
+    }
+
+    // MARK: - point 7: a GIF frame reaching past the canvas
+
+    func testAGIFFrameReachingPastTheCanvasLoads() throws {
+        // libvips warns "Invalid frame data" (libnsgif clips the frame); every other decoder shows it.
+        let gif = suite("test_extents_transparency.gif")
+        for route in routes("extents", original: "gif") {
+            let r = try get([gif, "--json", "-o", file(route.out).path] + route.args)
+            assertExit(r, 0)
+            let side = route.args.isEmpty ? 100 : 50
+            assertImageFile(file(route.out), route.format, width: side, height: side, route.out)
+        }
+    }
+
+    // MARK: - point 9: stray bytes before the first scan, and damage after it
+
+    /// `bytes` inserted into `jpeg` before the first occurrence of marker `marker` (0xFF, marker).
+    static func inserting(_ bytes: [UInt8], before marker: UInt8, after skip: Int = 0, in jpeg: [UInt8]) -> [UInt8] {
+        var i = 2
+        while i + 1 < jpeg.count, !(jpeg[i] == 0xFF && jpeg[i + 1] == marker) { i += 1 }
+        precondition(i + 1 < jpeg.count, "no marker \(marker) in the fixture")
+        let at = i + skip
+        return Array(jpeg[..<at]) + bytes + Array(jpeg[at...])
+    }
+
+    func write(_ bytes: [UInt8], _ name: String) throws -> String {
+        try Data(bytes).write(to: file(name))
+        return file(name).path
+    }
+
+    func testStrayBytesBetweenHeaderMarkersAreSkipped() throws {
+        let tiny = [UInt8](try E2EPaths.fixtureData("tiny.jpg"))   // 100x67, baseline
+        // Before the first DQT; and before a restart marker placed between DQT and SOF (libjpeg
+        // names the marker that follows the stray bytes: "2 extraneous bytes before marker 0xd0").
+        let cases: [(String, String, Int, Int)] = [
+            ("stray-dqt", try write(Self.inserting(Array("junk".utf8), before: 0xDB, in: tiny), "stray-dqt.jpg"), 100, 67),
+            ("stray-rst", try write(Self.inserting([0x00, 0x00, 0xFF, 0xD0], before: 0xC0, in: tiny), "stray-rst.jpg"), 100, 67),
+            // Pillow's: 16 stray bytes between APP13 and APP1.
+            ("photoshop", suite("photoshop-200dpi-broken.jpg"), 200, 200),
+        ]
+        for (name, path, width, height) in cases {
+            for route in routes(name, original: "jpg") {
+                let r = try get([path, "--json", "-o", file(route.out).path] + route.args)
+                assertExit(r, 0)
+                if route.args.isEmpty {
+                    // Handed out as it is, stray bytes and all (the test's own JPEG reader would stop at them).
+                    XCTAssertEqual(try Data(contentsOf: file(route.out)), try Data(contentsOf: URL(fileURLWithPath: path)), route.out)
+                    XCTAssertEqual(singleRecord(r).int("width"), width, route.out)
+                    XCTAssertEqual(singleRecord(r).int("height"), height, route.out)
+                } else {
+                    assertImageFile(file(route.out), route.format, width: 50, height: Int((Double(height) * 50 / Double(width)).rounded()), route.out)
+                }
+            }
+        }
+    }
+
+    func testDamageInOrAfterTheFirstScanIsStillRefused() throws {
+        let tiny = [UInt8](try E2EPaths.fixtureData("tiny.jpg"))
+        let cases: [(String, String)] = [
+            // Cut two thirds in: a truncated scan.
+            ("cut", try write(Array(tiny.prefix(tiny.count * 2 / 3)), "cut.jpg")),
+            // The same stray bytes as above, 40 bytes into the scan's entropy data (after SOS's 14).
+            ("in-scan", try write(Self.inserting([0x00, 0x00, 0xFF, 0xD0] + Array("junk".utf8), before: 0xDA, after: 54, in: tiny), "in-scan.jpg")),
+        ]
+        for (name, path) in cases {
+            for route in routes(name, original: "jpg") {
+                let r = try get([path, "--json", "-o", file(route.out).path] + route.args)
+                assertExit(r, 1)
+                assertFailureRecord(r, code: "invalid_image")
+                XCTAssertTrue(r.stderr.contains("libjpeg: "), "libjpeg's complaint is named:\n\(r)")
+                XCTAssertFalse(FileManager.default.fileExists(atPath: file(route.out).path), "nothing written for \(name)")
+            }
+        }
+    }
+}
