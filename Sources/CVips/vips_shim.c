@@ -134,6 +134,7 @@ static void ifv_do_load(void) {
     if (ifv__finish_resolve(handle, load_error, sizeof load_error) != 0) return;
     if (ifv__outputs_resolve(handle, load_error, sizeof load_error) != 0) return;
     if (ifv__common_resolve(handle, load_error, sizeof load_error) != 0) return;
+    if (ifv__profile_resolve(handle, load_error, sizeof load_error) != 0) return;
     p_vips_version = (int (*)(int))dlsym(handle, "vips_version");
 
     /* Silence VIPS-WARNING and friends before init (init itself may warn about modules). */
@@ -230,7 +231,7 @@ int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *er
     out->has_alpha = p_vips_image_hasalpha(img) ? 1 : 0;
     int pages = p_vips_image_get_n_pages(img);
     out->pages = pages > 0 ? pages : 1;
-    out->has_profile = ifv__has_profile(img);
+    out->has_profile = ifv__has_profile(img) && !ifv__profile_unusable(img, out->profile_problem, sizeof out->profile_problem);
     /* find_load_buffer gives the class name ("VipsForeignLoadJpegBuffer"): map it to the
      * operation nickname ("jpegload_buffer"). */
     const char *nick = NULL;
@@ -308,8 +309,12 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
         ifv__take_error(err, errlen, "cannot read image header");
         return -1;
     }
-    int convert = ifv__has_profile(hdr) && (!opts->keep_icc || ifv__is_cmyk(hdr));
+    /* A profile that cannot be used counts as none: no conversion, and not kept (keep_icc). */
+    ifv_thumb_opts own = *opts;
+    if (ifv__profile_unusable(hdr, NULL, 0)) own.keep_icc = 0;
+    int convert = ifv__has_profile(hdr) && !ifv__profile_unusable(hdr, NULL, 0) && (!opts->keep_icc || ifv__is_cmyk(hdr));
     p_g_object_unref(hdr);
+    opts = &own;
 
     VipsImage *thumb = NULL;
     int crop = opts->crop >= IFV_VIPS_INTERESTING_CENTRE && opts->crop <= IFV_VIPS_INTERESTING_ATTENTION ? opts->crop : IFV_VIPS_INTERESTING_NONE;

@@ -26,6 +26,27 @@ final class SuiteFilesTests: E2ETestCase {
         }
     }
 
+    // MARK: - point 8: an ICC profile that does not parse
+
+    func testAnUnreadableICCProfileCountsAsNone() throws {
+        // Pillow's icc-after-SOF.jpg: a valid 10x10 grey JPEG whose "profile" is 7 bytes; libvips'
+        // sRGB conversion failed on it ("VipsIcc: Read from memory error").
+        let jpeg = suite("icc-after-SOF.jpg")
+        for (args, format, out) in [(["-s", "5"], ImageInfo.Format.jpeg, "icc.jpg"), ([], .png, "icc.png"),
+                                    (["-s", "5", "--keep-metadata", "icc"], .webp, "icc.webp")] {
+            let r = try get([jpeg, "--json", "-v", "-o", file(out).path] + args)
+            assertExit(r, 0)
+            let side = args.isEmpty ? 10 : 5
+            assertImageFile(file(out), format, width: side, height: side, out)
+            let warnings = singleRecord(r)["warnings"] as? [String] ?? []
+            XCTAssertEqual(warnings.count, 1, "one warning in the record:\n\(r)")
+            XCTAssertTrue(warnings.first?.contains("ICC profile is 7 bytes") == true, "the record says what was ignored:\n\(r)")
+            XCTAssertTrue(r.stderr.contains("warning: \(jpeg): its embedded ICC profile is 7 bytes"), "and -v's output:\n\(r)")
+            // Counted as no profile: none is written, even when asked to keep it.
+            XCTAssertNil(try Data(contentsOf: file(out)).range(of: Data("ICC_PROFILE".utf8)), out)
+        }
+    }
+
     // MARK: - point 9: stray bytes before the first scan, and damage after it
 
     /// `bytes` inserted into `jpeg` before the first occurrence of marker `marker` (0xFF, marker).

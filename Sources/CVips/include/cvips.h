@@ -28,7 +28,8 @@ typedef struct {
     int width, height, bands;
     int has_alpha;
     int pages;                 /* n-pages metadata, 1 when absent */
-    int has_profile;           /* an embedded ICC profile (icc-profile-data) */
+    int has_profile;           /* an embedded ICC profile (icc-profile-data) that can be used */
+    char profile_problem[128]; /* non-empty: the embedded profile cannot be used (why), and counts as none */
     char loader[64];           /* e.g. "jpegload_buffer" */
 } ifv_header;
 

@@ -77,6 +77,9 @@ public struct VipsProcessor: ImageProcessing {
             var image = ProcessedImage(bytes: bytes, width: out.width, height: out.height, format: made.format.rawValue,
                                        sourceWidth: header.width, sourceHeight: header.height, sourceFormat: sourceFormat)
             image.placeholders = made.pixels.map(Placeholders.init(of:))
+            if let problem = header.profileProblem {
+                image.warnings.append("its embedded ICC profile \(problem): ignored, the picture taken as sRGB")
+            }
             return image
         } catch {
             if candidates != nil { throw .unsupportedFormat("-f auto: \(error.message)") }
