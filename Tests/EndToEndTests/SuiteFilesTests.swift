@@ -47,6 +47,36 @@ final class SuiteFilesTests: E2ETestCase {
         }
     }
 
+    // MARK: - point 10: AVIFs libheif refuses, said in words
+
+    func testAnAVIFDeclaringTooManyPixelsGetsTheMaxPixelsRefusal() throws {
+        // 550 bytes whose ispe box declares 17000x17000: libheif refuses it (over its 16384x16384)
+        // before libvips has a header, which used to leave "source: bad seek to 558".
+        let avif = suite("declares-17000x17000.avif")
+        let r = try get([avif, "-s", "100", "--json", "-o", file("big.jpg").path])
+        assertExit(r, 1)
+        assertFailureRecord(r, code: "too_large")
+        XCTAssertTrue(r.stderr.contains("17000x17000 is 289000000 pixels, over --max-pixels 100000000"), "\(r)")
+        // Within --max-pixels, libheif's own limit is named, not the seek.
+        let within = try get([avif, "-s", "100", "--max-pixels", "300000000", "-o", file("big2.jpg").path])
+        assertExit(within, 1)
+        XCTAssertTrue(within.stderr.contains("exceeds the maximum image size 16384x16384"), "\(within)")
+        XCTAssertFalse(within.stderr.contains("bad seek"), "\(within)")
+    }
+
+    func testAMultiLayerAVIFFailureSaysWhatIsWrong() throws {
+        // av1-avif's quebec_3layer_op2.avif: the header declares layer 0 (360x182), libheif 1.15
+        // decodes all three layers (1436x730), and libvips gave "source: bad seek to 86661".
+        let avif = suite("quebec_3layer_op2.avif")
+        for (args, out) in [(["-s", "100"], "q.jpg"), ([], "q.avif")] {
+            let r = try get([avif, "--json", "-o", file(out).path] + args)
+            assertExit(r, 1)
+            assertFailureRecord(r, code: "invalid_image")
+            XCTAssertTrue(r.stderr.contains("decodes to another size than its header declares: a multi-layer AVIF"), "\(r)")
+            XCTAssertFalse(r.stderr.contains("bad seek"), "\(r)")
+        }
+    }
+
     // MARK: - point 9: stray bytes before the first scan, and damage after it
 
     /// `bytes` inserted into `jpeg` before the first occurrence of marker `marker` (0xFF, marker).

@@ -39,7 +39,14 @@ public struct VipsProcessor: ImageProcessing {
         }
         try loadVips()
         let header: ImageHeader
-        do { header = try VipsBridge.header(bytes) } catch { throw VipsProcessor.refusal(error, bytes) }
+        do { header = try VipsBridge.header(bytes) } catch {
+            // libheif refuses a header over 16384x16384 before saying how large it is: the AVIF's own boxes do.
+            if let declared = HEIFDeclaredSize.largest(in: bytes), Int64(declared.width) * Int64(declared.height) > maxPixels {
+                let pixels = Int64(declared.width) * Int64(declared.height)
+                throw .tooLarge("\(declared.width)x\(declared.height) is \(pixels) pixels, over --max-pixels \(maxPixels)")
+            }
+            throw VipsProcessor.refusal(error, bytes)
+        }
         let sourceFormat = header.format
         let candidates = try VipsProcessor.candidates(processing)
         let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : candidates?.first?.format ?? processing.format
@@ -168,7 +175,14 @@ public struct VipsProcessor: ImageProcessing {
     static func describe(_ error: VipsFailure, _ bytes: [UInt8]) -> String {
         let head = String(decoding: bytes.prefix(64), as: UTF8.self).lowercased()
         if head.contains("<html") || head.contains("<!doctype") { return "not an image (the response is HTML)" }
-        let firstLine = error.message.split(separator: "\n").first.map(String.init) ?? "unknown error"
+        // libvips' source adds "bad seek to N" when libheif reads past the end: noise before the reason.
+        let lines = error.message.split(separator: "\n").map(String.init)
+        let meaningful = lines.filter { !$0.contains("bad seek to ") }
+        if meaningful.contains(where: { $0.contains("bad image dimensions on decode") }) {
+            return "not a decodable image (its picture decodes to another size than its header declares: "
+                + "a multi-layer AVIF whose header names one layer, which libheif cannot decode alone)"
+        }
+        let firstLine = meaningful.first ?? lines.first ?? "unknown error"
         return "not a decodable image (\(firstLine))"
     }
 }
