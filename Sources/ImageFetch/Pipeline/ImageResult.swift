@@ -57,7 +57,8 @@ extension ImageResult {
     /// A result of `source` as loaded by itself; the pipeline fills in attempts, time and the rest.
     init(source: Source, key: CacheKey, path: String? = nil, cache: CacheState, image: ProcessedImage, downloadedBytes: Int64 = 0) {
         self.init(originalSource: source, source: source, key: key, path: path, cache: cache, lowData: false, image: image,
-                  attempts: 0, downloadedBytes: downloadedBytes, milliseconds: 0, warnings: [], cacheError: nil)
+                  attempts: 0, downloadedBytes: downloadedBytes, milliseconds: 0,
+                  warnings: image.warnings.map { "\(source): \($0)" }, cacheError: nil)
     }
 }
 
