@@ -23,6 +23,12 @@ enum ResultRecord {
         o.add("attempts", r.attempts)
         o.add("ms", r.milliseconds)
         o.add("downloaded_bytes", r.downloadedBytes)
+        // Absent when not known: an entry of an older version; the hash of a partial read.
+        if let sha = r.sourceSHA256 { o.add("source_sha256", sha) }
+        if let width = r.sourceWidth, let height = r.sourceHeight {
+            o.add("source_width", width)
+            o.add("source_height", height)
+        }
         addReading(r.reading, to: &o)
         o.add("timing", object: timing(r.timing))
         if !placeholders.isEmpty, let p = r.image.placeholders {
