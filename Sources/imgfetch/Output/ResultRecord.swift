@@ -64,6 +64,20 @@ enum ResultRecord {
         return o
     }
 
+    /// A tabular list's row: `"columns"` (the `--keep-columns` cells, null for one the row lacks)
+    /// and `"row_key"` (the `--key-column` value), after the record's own fields.
+    static func adding(_ cells: RowCells?, to record: JSONObject) -> JSONObject {
+        guard let cells else { return record }
+        var o = record
+        if let key = cells.key { o.add("row_key", key) }
+        if !cells.columns.isEmpty {
+            var columns = JSONObject()
+            for cell in cells.columns { columns.add(cell.name, cell.value) }
+            o.add("columns", object: columns)
+        }
+        return o
+    }
+
     static func error(_ e: FetchError) -> JSONObject {
         var o = JSONObject()
         o.add("code", e.code)
