@@ -80,25 +80,20 @@ struct CSVRowSplitter: Sendable {
 }
 
 /// The splitter a list's format reads with: lines (also TSV and JSONL, one row a line) or CSV rows.
-enum RowSplitter: Sendable {
-    case lines(ListLineSplitter)
-    case csv(CSVRowSplitter)
+/// Each is mutated in place (an enum's payload would be copied, and its buffer with it, per chunk).
+struct RowSplitter: Sendable {
+    private var lines: ListLineSplitter?
+    private var csv: CSVRowSplitter?
 
     init(format: ListFormat) {
-        self = format == .csv ? .csv(CSVRowSplitter()) : .lines(ListLineSplitter())
+        if format == .csv { csv = CSVRowSplitter() } else { lines = ListLineSplitter() }
     }
 
     mutating func feed(_ chunk: UnsafeRawBufferPointer) -> [ListLine] {
-        switch self {
-        case .lines(var s): let rows = s.feed(chunk); self = .lines(s); return rows
-        case .csv(var s): let rows = s.feed(chunk); self = .csv(s); return rows
-        }
+        csv != nil ? csv!.feed(chunk) : lines!.feed(chunk)
     }
 
     mutating func finish() -> ListLine? {
-        switch self {
-        case .lines(var s): let row = s.finish(); self = .lines(s); return row
-        case .csv(var s): let row = s.finish(); self = .csv(s); return row
-        }
+        csv != nil ? csv!.finish() : lines!.finish()
     }
 }
