@@ -44,6 +44,9 @@ extension ImagePipeline {
         reading.sourceBytes = partial.sourceBytes
         var result = ImageResult(source: source, key: keys.partial, cache: .miss, image: image, downloadedBytes: partial.downloaded)
         result.fitted(reading, budget: processing.maxOutputBytes)
+        // The size from the header; no hash: the download stopped before the source's last byte.
+        result.sourceWidth = image.sourceWidth
+        result.sourceHeight = image.sourceHeight
         let freshness = exchange.freshness
         guard freshness.storable else { return result }
         var entry = CacheEntry(key: keys.partial.rawValue, identity: keys.identity, source: source.description,
@@ -58,6 +61,8 @@ extension ImagePipeline {
         entry.quality = reading.quality
         entry.overBudget = reading.overBudget
         entry.partial = true
+        entry.sourceWidth = image.sourceWidth
+        entry.sourceHeight = image.sourceHeight
         do {
             let stored = try cache.storeReporting(image.bytes, entry: entry)
             result.path = stored.path

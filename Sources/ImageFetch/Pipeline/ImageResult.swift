@@ -51,6 +51,12 @@ public struct ImageResult: Sendable {
     public var reading = SourceReading()
     /// Where its time went, by phase (`timing` in a record); all 0 for a hit.
     public var timing = Timing()
+    /// The source as loaded, before processing: SHA-256 (hex) of its bytes as downloaded (for a hit,
+    /// as stored when the entry was made) and its size; nil when not known (an entry of an older
+    /// version; the hash of a partial read, which never saw every byte).
+    public var sourceSHA256: String? = nil
+    public var sourceWidth: Int? = nil
+    public var sourceHeight: Int? = nil
 }
 
 extension ImageResult {
