@@ -11,8 +11,8 @@ extension DiskCache {
 
     /// What a prune (or a dry run) went through and took.
     public struct PruneOutcome: Sendable, Equatable {
-        /// Entries read.
-        public var checked = 0
+        /// Entries read (nil: an exact eviction alone, which reads no metadata).
+        public var checked: Int?
         /// Entries removed (or that would be) and their image bytes.
         public var removed = CacheRemoval()
         /// Temporary files of interrupted writes, over an hour old, removed (or that would be).
@@ -26,9 +26,10 @@ extension DiskCache {
     /// Removes the entries `selects` picks (none when nil), then the least recently used until the
     /// cache fits `maxSize`, then temporary files over an hour old and partial downloads past their
     /// age or budget. `each` hears of every entry removed, or with `dryRun` every entry that would
-    /// be (a dry run removes nothing and writes nothing).
+    /// be (a dry run removes nothing, writes nothing and takes no lock). Without `each`, `maxSize`
+    /// is the exact eviction alone (no metadata read; `checked` is then nil unless `selects` read it).
     public func prune(selecting selects: ((CacheEntry) -> Bool)?, maxSize: Int64?, dryRun: Bool,
-                      each: (CacheEntry, PruneReason) -> Void = { _, _ in }) -> PruneOutcome {
+                      each: ((CacheEntry, PruneReason) -> Void)? = nil) -> PruneOutcome {
         guard let version = (try? openVersion()) ?? nil else { return PruneOutcome() }
         var outcome = PruneOutcome()
         var taken = Set<String>()
@@ -36,22 +37,27 @@ extension DiskCache {
             guard dryRun || remove(entry) else { return false }   // gone already: another remover
             taken.insert(entry.key)
             outcome.removed.add(CacheRemoval(count: 1, bytes: entry.bytes))
-            each(entry, reason)
+            each?(entry, reason)
             return true
         }
-        version.withLock(CacheLayout.lockFile) {
-            let entries = scan(version).entries
-            outcome.checked = entries.count
-            if let selects { for entry in entries where selects(entry) { _ = take(entry, .selected) } }
-            guard let maxSize else { return }
-            let byKey = Dictionary(entries.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        func select() {
+            if let selects {
+                let entries = scan(version).entries
+                outcome.checked = entries.count
+                for entry in entries where selects(entry) { _ = take(entry, .selected) }
+            }
+            // The entries eviction takes, one by one: only when they are to be listed.
+            guard let maxSize, dryRun || each != nil else { return }
+            let plan = evictionPlan(toFit: maxSize, excluding: taken)
+            if outcome.checked == nil { outcome.checked = plan.scanned + taken.count }
             var evicted = CacheRemoval()
-            for key in evictionPlan(toFit: maxSize, excluding: taken) {
-                guard let entry = byKey[key] ?? self.entry(forKey: key), take(entry, .sizeLimit) else { continue }
+            for key in plan.keys {
+                guard let entry = entry(forKey: key), take(entry, .sizeLimit) else { continue }
                 evicted.add(CacheRemoval(count: 1, bytes: entry.bytes))
             }
             if !dryRun { addEvictionTotals(evicted, version) }
         }
+        if dryRun { select() } else { version.withLock(CacheLayout.lockFile) { select() } }
         let broken = temporaryFiles(olderThan: DiskCache.leftoverAge, in: version, removing: !dryRun)
         (outcome.brokenFiles, outcome.brokenBytes) = (broken.count, broken.bytes)
         guard !dryRun else { return outcome }
@@ -65,8 +71,8 @@ extension DiskCache {
     /// The keys eviction would take now to fit `limit`, in its order (by tier, then least recently
     /// used), leaving out `excluding` (already taken): partial downloads go first, so they only
     /// count when entries alone fit.
-    func evictionPlan(toFit limit: Int64, excluding: Set<String>) -> [String] {
-        guard let scan = CacheScan(root: root) else { return [] }
+    func evictionPlan(toFit limit: Int64, excluding: Set<String>) -> (keys: [String], scanned: Int) {
+        guard let scan = CacheScan(root: root) else { return ([], 0) }
         var total: Int64 = 0
         var ages: [(rank: Double, footprint: Int64, key: String)] = []
         scan.forEachEntry { _, e in
@@ -74,13 +80,13 @@ extension DiskCache {
             total = saturatingAdd(total, e.footprint)
             ages.append((e.rank, e.footprint, e.key))
         }
-        guard total > limit else { return [] }
+        guard total > limit else { return ([], ages.count) }
         ages.sort { $0.rank < $1.rank }
         var plan: [String] = []
         for age in ages where total > limit {
             plan.append(age.key)
             total -= age.footprint
         }
-        return plan
+        return (plan, ages.count)
     }
 }

@@ -21,7 +21,8 @@ enum CachePruneCommand {
             : checked.dropLast().joined(separator: ", ") + " and " + checked[checked.count - 1]
 
         let output = StreamingOutput()
-        let outcome = cache.prune(selecting: selects, maxSize: maxSize, dryRun: dryRun) { entry, reason in
+        // Plain text lists nothing: --max-size is then the exact eviction alone (as fast as before).
+        let each: ((CacheEntry, DiskCache.PruneReason) -> Void)? = !json && !dryRun ? nil : { entry, reason in
             let why = reason == .sizeLimit ? "size_limit" : filter.isEmpty ? "expired" : "matched"
             if json {
                 var o = CacheCommands.record(entry, cache)
@@ -29,19 +30,22 @@ enum CachePruneCommand {
                 o.add("removed", !dryRun)
                 output.write(o.text + "\n")
             } else if dryRun {
-                output.write(CacheListCommand.line([String(entry.key.prefix(12)), Formatting.size(entry.bytes), why, entry.variant, entry.source]
-                    .map(TerminalText.escaped)))
+                // KEY SIZE REASON VARIANT SOURCE, the first three padded as cache ls pads its columns.
+                let cells = [String(entry.key.prefix(12)), Formatting.size(entry.bytes), why]
+                    .enumerated().map { $1 + String(repeating: " ", count: max(0, [12, 7, 10][$0] - $1.count)) }
+                output.write((cells + [entry.variant, entry.source].map(TerminalText.escaped)).joined(separator: "  ") + "\n")
             }
         }
+        let outcome = cache.prune(selecting: selects, maxSize: maxSize, dryRun: dryRun, each: each)
         let n = outcome.removed.count
         let entries = "\(n) entr\(n == 1 ? "y" : "ies") (\(Formatting.size(outcome.removed.bytes)))"
         let broken = "\(outcome.brokenFiles) broken file\(outcome.brokenFiles == 1 ? "" : "s") (\(Formatting.size(outcome.brokenBytes)))"
-        let checkedText = "\(outcome.checked) entr\(outcome.checked == 1 ? "y" : "ies") checked"
+        let checkedText = outcome.checked.map { " (\($0) entr\($0 == 1 ? "y" : "ies") checked)" } ?? ""
         if json {
             var o = JSONObject()
             o.add("summary", true)
             o.add("dry_run", dryRun)
-            o.add("checked", outcome.checked)
+            o.add("checked", outcome.checked ?? 0)
             o.add("entries", n)
             o.add("bytes", outcome.removed.bytes)
             o.add("broken_files", outcome.brokenFiles)
@@ -51,8 +55,8 @@ enum CachePruneCommand {
         }
         output.flush()
         let nothing = n == 0 && outcome.brokenFiles == 0
-        let sentence = nothing ? "\(what): none (\(checkedText))"
-            : "\(dryRun ? "would remove" : "removed") \(entries)\(outcome.brokenFiles > 0 ? " and " + broken : ""): \(what) (\(checkedText))"
+        let sentence = nothing ? "\(what): none\(checkedText)"
+            : "\(dryRun ? "would remove" : "removed") \(entries)\(outcome.brokenFiles > 0 ? " and " + broken : ""): \(what)\(checkedText)"
         if json || dryRun {
             // Standard output holds only the records (or the rows) a script reads.
             Console.err("imgfetch: \(sentence)\(dryRun ? "; nothing removed" : "")\n")
