@@ -8,6 +8,8 @@ import ImageFetch
 /// still streams.
 struct CacheEntryFilter {
     var source: String?
+    /// `source`'s UTF-8 bytes: a byte search per entry (String.contains compares characters, ~10x slower).
+    var sourceBytes: [UInt8] = []
     var originals = false, variants = false
     var largerThan: Int64?, smallerThan: Int64?
     var olderThan: Double?, newerThan: Double?
@@ -40,6 +42,7 @@ struct CacheEntryFilter {
     init(_ parsed: ParsedCommand, now: Double = FileSystem.now()) throws(UsageError) {
         self.now = now
         source = parsed.value("source")
+        sourceBytes = Array((source ?? "").utf8)
         originals = parsed.flag("originals")
         variants = parsed.flag("variants")
         largerThan = try parsed.parse("larger-than", ValueParsers.byteSize)
@@ -74,8 +77,28 @@ struct CacheEntryFilter {
         if expired && !e.isExpired(at: now) { return false }
         if fresh && !e.isFresh(at: now) { return false }
         if format != nil, !formatSpellings.contains(e.format), ImageFormat(name: e.format) != format { return false }
-        if let source, !e.source.contains(source) { return false }
+        if source != nil, !Self.contains(e.source, sourceBytes) { return false }
         return true
+    }
+
+    /// Whether `text`'s UTF-8 holds `needle` (both valid UTF-8: a match starts and ends on characters' bytes).
+    static func contains(_ text: String, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first else { return true }
+        var text = text
+        return text.withUTF8 { h in
+            guard h.count >= needle.count else { return false }
+            var i = 0
+            let last = h.count - needle.count
+            while i <= last {
+                if h[i] == first {
+                    var j = 1
+                    while j < needle.count && h[i + j] == needle[j] { j += 1 }
+                    if j == needle.count { return true }
+                }
+                i += 1
+            }
+            return false
+        }
     }
 
     /// What the filters pick, in words: "originals larger than 1.0 MB, stored more than 30d ago".
