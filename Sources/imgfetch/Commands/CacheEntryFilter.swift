@@ -24,7 +24,7 @@ struct CacheEntryFilter {
     static let formatNames = ImageFormat.registry.map(\.format.rawValue)
 
     static let options: [OptionSpec] = [
-        .value("source", valueName: "TEXT", help: "Only entries whose source contains TEXT."),
+        .value("source", valueName: "TEXT", help: "Only entries whose source contains TEXT (byte for byte, case-sensitive)."),
         .flag("originals", help: "Only sources' originals (kept beside their variants, or asked for as they are)."),
         .flag("variants", help: "Only processed variants."),
         .value("larger-than", valueName: "SIZE", help: "Only entries whose image is more than SIZE bytes (K, M, G suffixes)."),
