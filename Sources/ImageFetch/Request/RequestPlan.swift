@@ -5,7 +5,7 @@
 ///
 /// What counts where is one table, `classification`; a test compares it with the stored
 /// properties of the request types, so a new option cannot be added without deciding.
-public struct RequestPlan: Sendable {
+public final class RequestPlan: Sendable {
     public let request: ImageRequest
     /// The processing keys and the route are made of (`Processing.normalized`).
     public let processing: Processing
