@@ -16,6 +16,9 @@ struct LineTag: Sendable {
     var kind: Kind
     /// The line as written (without its line end), kept for `--save-failed` only.
     var text: [UInt8]? = nil
+    /// The line's own sample key in a `--shard-tar` (a tabular list's `--key-column` value); nil:
+    /// the line number names the sample.
+    var sampleKey: String? = nil
 }
 
 /// The lines of a prefetch list as the prefetcher's items, read as slots free up (on the
