@@ -35,16 +35,16 @@ public enum Ustar {
         return nil
     }
 
-    /// Appends one member, `name` holding `data`, modified at `mtime` (seconds since the epoch), to
-    /// `out`: the header block, the data, zeros to the next block.
-    public static func appendMember(name: String, data: [UInt8], mtime: Int64, to out: inout [UInt8]) throws(Refusal) {
-        if let refusal = refusal(name: name, size: data.count) { throw refusal }
+    /// The header block of a member `name` of `size` bytes, modified at `mtime`: its data and
+    /// `padding(size)` zeros follow it.
+    public static func header(name: String, size: Int, mtime: Int64) throws(Refusal) -> [UInt8] {
+        if let refusal = refusal(name: name, size: size) { throw refusal }
         var h = [UInt8](repeating: 0, count: block)
         put(Array(name.utf8), at: 0, in: &h)
         octal(0o644, width: 8, at: 100, in: &h)            // mode
         octal(0, width: 8, at: 108, in: &h)                // uid
         octal(0, width: 8, at: 116, in: &h)                // gid
-        octal(data.count, width: 12, at: 124, in: &h)      // size
+        octal(size, width: 12, at: 124, in: &h)            // size
         octal(Int(max(0, min(mtime, Int64(maxSize)))), width: 12, at: 136, in: &h)
         h[156] = UInt8(ascii: "0")                         // typeflag: a regular file
         put(Array("ustar\0".utf8), at: 257, in: &h)        // magic
@@ -56,9 +56,7 @@ public enum Ustar {
         for i in 148..<156 { h[i] = 0x20 }
         octal(h.reduce(0) { $0 + Int($1) }, width: 7, at: 148, in: &h)
         h[155] = 0x20
-        out.append(contentsOf: h)
-        out.append(contentsOf: data)
-        out.append(contentsOf: repeatElement(0, count: padding(data.count)))
+        return h
     }
 
     /// The zeros after `size` bytes of data up to the next block.

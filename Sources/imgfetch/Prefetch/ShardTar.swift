@@ -60,16 +60,22 @@ final class ShardTar {
     /// (`refusal` vetted the key and the size first) leaves the archive unfinished: `commit` throws it.
     func append(key: String, image: ProcessedImage, record: String) {
         guard broken == nil else { return }
-        var members: [UInt8] = []
-        members.reserveCapacity(image.bytes.count + record.utf8.count + 4 * Ustar.block)
+        let json = Array((record + "\n").utf8)
+        let head: [UInt8]
+        var tail = [UInt8](repeating: 0, count: Ustar.padding(image.bytes.count))
         do {
-            try Ustar.appendMember(name: key + "." + Self.fileExtension(image.format), data: image.bytes, mtime: mtime, to: &members)
-            try Ustar.appendMember(name: key + ".json", data: Array((record + "\n").utf8), mtime: mtime, to: &members)
+            head = try Ustar.header(name: key + "." + Self.fileExtension(image.format), size: image.bytes.count, mtime: mtime)
+            tail += try Ustar.header(name: key + ".json", size: json.count, mtime: mtime)
         } catch {
             broken = error
             return
         }
-        file.append(members)
+        tail += json
+        tail += [UInt8](repeating: 0, count: Ustar.padding(json.count))
+        // The image's bytes as they are (no copy): its header, them, then the rest of the pair.
+        file.append(head)
+        file.append(image.bytes)
+        file.append(tail)
     }
 
     /// Ends the archive (two zero blocks) and renames it into place: a message when it cannot.
