@@ -104,6 +104,27 @@ final class ShardTarTests: E2ETestCase {
         XCTAssertEqual(try server.totalRequests(), 0)
     }
 
+    /// `--key-column` names the samples; a hostile or repeated key makes its row a failure, never a member.
+    func testKeyColumnNamesSamplesAndHostileKeysFailTheirRow() throws {
+        let rows = ["url,id", "\(imageURL("tiny.jpg", "v=1")),cat_01", "\(imageURL("tiny.jpg", "v=2")),../../etc/x",
+                    "\(imageURL("tiny.jpg", "v=3")),a.b", "\(imageURL("tiny.jpg", "v=4")),cat_01",
+                    "\(imageURL("tiny.jpg", "v=5")),\(String(repeating: "k", count: 65))", "\(imageURL("tiny.jpg", "v=6")),dog-2"]
+        let list = try writeList(rows, name: "list.csv")
+        let r = try prefetch(list, "1/1", ["--key-column", "id"])
+        assertExit(r, 1)
+        let recs = try records(path(1, of: 1, "ndjson"))
+        let found = try check(path(1, of: 1, "tar"), path(1, of: 1, "ndjson"))
+        XCTAssertEqual((found["keys"] as? [String])?.sorted(), ["cat_01", "dog-2"], "\(found)")
+        // A key that is not [A-Za-z0-9_-]{1,64} makes a malformed row (the list's reading); one that
+        // another row has already makes its row fail here.
+        XCTAssertEqual(try XCTUnwrap(try records(path(1, of: 1, "stats.json")).first).int("malformed"), 3, r.stderr)
+        let failed = recs.filter { $0.string("status") == "failed" }
+        XCTAssertEqual(failed.count, 1, "\(recs)")
+        XCTAssertTrue(((failed.first?["error"] as? [String: Any])?["message"] as? String ?? "").contains("'cat_01'"), "\(failed)")
+        XCTAssertTrue(failed.allSatisfy { ($0["error"] as? [String: Any])?["code"] as? String == "file_error" }, "\(failed)")
+        XCTAssertTrue((found["members"] as? [String] ?? []).allSatisfy { !$0.contains("/") && !$0.contains("..") })
+    }
+
     /// kill -9 at random moments: a tar under its final name is whole (every sample of its records,
     /// the end blocks), and a marker only for a shard whose tar is there.
     func testKilledWorkersNeverLeaveATruncatedTar() throws {
