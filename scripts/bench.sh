@@ -56,6 +56,8 @@
 #      (time and bytes of the second run)                    vs an uninterrupted `get` of it          <= 0.6
 #  21  cold `get -s 320x320 --low-data` of a progressive 9.6 MB photo over a 2 MB/s trickle (time and
 #      bytes: a partial read)                                 vs the same `get` without --low-data     <= 0.5
+#  22  figure 6's prefetch as one shard (--shard 1/1 --shard-dir), with --shard-tar (cold; 22b: all hits)
+#                                                            vs the same without --shard-tar          <= 1.05
 # Baseline: with BASELINE_BIN=PATH every imgfetch command of a hyperfine figure (1, 2, 4-7, 9-11, 15,
 #   16, 18, 19) runs also with PATH, in the same rounds (alternating order, same preparation and caches: an
 #   all-hit twin reads the cache the new binary filled), and figures 3 and 8 measure PATH after each run;
@@ -80,7 +82,7 @@ if [[ -f "$BENCH_DIR/.pid" ]] && kill -0 "$(cat "$BENCH_DIR/.pid" 2>/dev/null)" 
 fi
 echo $$ > "$BENCH_DIR/.pid"
 QUICK=${QUICK:-0}
-ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21}
+ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22}
 HF_TIMEOUT=${HF_TIMEOUT:-600}
 export VIPS_CONCURRENCY=${VIPS_CONCURRENCY:-2}
 export LC_ALL=C
@@ -111,7 +113,7 @@ PARTS=(
   fig-4-cache-ls.sh fig-5-all-hit-prefetch.sh fig-6-9-batch.sh fig-8-batch-rss.sh
   fig-7-process-per-url.sh fig-10-slow-server.sh fig-11-full-cache-stores.sh fig-17-store-stalls.sh
   fig-11b-million-stores.sh fig-12-million-ls.sh fig-13-million-prune.sh fig-15-16-remote-tier.sh
-  fig-20-resume.sh fig-21-low-data.sh fig-14-fidelity.sh
+  fig-20-resume.sh fig-21-low-data.sh fig-22-shard-tar.sh fig-14-fidelity.sh
 )
 for part in "${PARTS[@]}"; do
   # shellcheck source=/dev/null

@@ -17,6 +17,8 @@
 #   mode, authentication enforced) and its set-up (Tests/Support/moto_setup.py)
 #   blurhash-python 1.2.2 (woltapp's C encoder and decoder) and thumbhash-python 1.0.1 (a port of
 #   evanw's reference) (PyPI): the independent decoders of the placeholder tests (placeholder_check.py)
+#   webdataset 1.0.2 (PyPI): the --shard-tar tests read the shards' tars as a training loop does
+#   (shard_tar_check.py)
 #   (`make sanitize` and `make fuzz` need nothing more: the Swift toolchain's clang and compiler-rt
 #   carry AddressSanitizer and libFuzzer)
 #   dpkg-dev (dpkg-shlibdeps), binutils (strip, readelf): `make deb` (scripts/make-deb.sh); lintian: the
@@ -33,7 +35,7 @@ placeholder_check='from blurhash import PixelMode; from thumbhash import thumbha
 want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config make g++ dpkg-dev binutils)
 if [[ "${DEPS:-all}" != build ]]; then
   want+=(libjpeg-turbo-progs gnome-backgrounds libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace libimage-exiftool-perl chromium nginx-light parallel lintian man-db)
-  if ! { python3 -c 'import moto, boto3' && python3 -c "$placeholder_check"; } 2>/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
+  if ! { python3 -c 'import moto, boto3' && python3 -c "$placeholder_check" && python3 -c 'import webdataset'; } 2>/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
 fi
 if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time valgrind); fi
 missing=()
@@ -53,6 +55,11 @@ if [[ "${DEPS:-all}" != build ]] && ! python3 -c 'import moto.server, boto3' 2>/
   echo "installing: moto[server]==5.2.1 (pip)" >&2
   $SUDO python3 -m pip install -q 'moto[server]==5.2.1' 2>/dev/null \
     || $SUDO python3 -m pip install -q --break-system-packages 'moto[server]==5.2.1'
+fi
+if [[ "${DEPS:-all}" != build ]] && ! python3 -c 'import webdataset' 2>/dev/null; then
+  echo "installing: webdataset==1.0.2 (pip)" >&2
+  $SUDO python3 -m pip install -q 'webdataset==1.0.2' 2>/dev/null \
+    || $SUDO python3 -m pip install -q --break-system-packages 'webdataset==1.0.2'
 fi
 if [[ "${DEPS:-all}" != build ]] && ! python3 -c "$placeholder_check" 2>/dev/null; then
   echo "installing: blurhash-python==1.2.2 thumbhash-python==1.0.1 (pip)" >&2

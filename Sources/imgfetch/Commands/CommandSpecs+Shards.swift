@@ -5,6 +5,7 @@ extension Specs {
     static let shards: [OptionSpec] = [
         .value("shard-dir", valueName: "DIR", help: "With --shard and a list file: write the shard's records to DIR/KKKKK-of-NNNNN.ndjson and, once its last line is done, its marker DIR/KKKKK-of-NNNNN.stats.json (counts, failures by code and cause, times, a digest of the list and of the options that decide the outputs), each atomically. A shard whose marker has the same digest is not run again (exit 0, nothing fetched).", completion: .directory),
         .value("save-remaining", valueName: "FILE", help: "At the end (also after Ctrl-C or SIGTERM), write every line of this run's share not delivered (failed, malformed, cancelled, never started; never other shards' lines), as written, atomically, mode 0600: imgfetch prefetch FILE finishes the job. From standard input, the part not yet read is not in it.", completion: .file),
+        .flag("shard-tar", help: "With --shard-dir: also write the shard's ok lines as a webdataset tar, DIR/KKKKK-of-NNNNN.tar (POSIX ustar), streamed as results arrive and renamed into place after the last line, before the marker: for each, KEY.EXT (the output image) then KEY.json (its record), KEY the row's --key-column value (a repeated one fails its row), else the list line zero-padded to 9 digits. It is one of the shard's outputs: a marker of a run without --shard-tar is another digest."),
         .flag("redo", help: "With --shard-dir: run the shard even when its marker is there (and replace it)."),
     ]
 }

@@ -42,7 +42,8 @@ final class PrefetchRun {
     }
 
     /// Takes one finished item; true when stdout's reader has gone (the run should stop).
-    func take(_ completion: Prefetcher.Completion<LineTag>) -> Bool {
+    func take(_ arrived: Prefetcher.Completion<LineTag>) -> Bool {
+        let completion = vetted(arrived)
         guard outputDir != nil else {
             report(completion, file: nil)
             return outputClosed
@@ -53,6 +54,17 @@ final class PrefetchRun {
             release(next)
         }
         return outputClosed
+    }
+
+    /// With `--shard-tar`: an ok line whose sample cannot be a tar member (its own key) becomes
+    /// the failure it is, before any file is written for it.
+    private func vetted(_ completion: Prefetcher.Completion<LineTag>) -> Prefetcher.Completion<LineTag> {
+        guard let tar = shardOutput?.tar, case .request = completion.tag.kind, case .success(let result)? = completion.outcome,
+              let error = tar.refusal(line: completion.tag.line, own: completion.tag.cells?.key, size: result.image.bytes.count)
+        else { return completion }
+        var refused = completion
+        refused.outcome = .failure(RetrievalFailure(error: error, attempts: result.attempts, milliseconds: result.milliseconds, key: result.key))
+        return refused
     }
 
     /// Reports what is still held (every item read has finished by the end of the results).
@@ -92,7 +104,10 @@ final class PrefetchRun {
                 let o = ResultRecord.success(result, file: file?.path, kept: file?.kept == true, line: completion.tag.line, placeholders: settings.options.placeholders)
                 record = ResultRecord.adding(completion.tag.cells, to: o).text
             }
-            if let record { shardOutput?.take(record: record, failure: nil) }
+            if let record {
+                shardOutput?.take(record: record, failure: nil,
+                                  sample: (ShardTar.key(line: completion.tag.line, own: completion.tag.cells?.key), result.image))
+            }
             problems = Report.problems(of: result, settings: settings)
             if settings.verbose { problems.append(Report.verbose(result, file: file?.path, kept: file?.kept == true)) }
         case (_, .failure(let failure)?) where failure.error == .cancelled:

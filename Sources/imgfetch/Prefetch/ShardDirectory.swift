@@ -15,6 +15,8 @@ struct ShardDirectory {
     let digest: String
     /// `--redo`: the marker is not read.
     let redo: Bool
+    /// `--shard-tar`: the shard's ok lines as a webdataset tar too (`ShardTar`).
+    var tar = false
 
     /// `KKKKK-of-NNNNN`: K and N zero-padded to 5 digits, K 1-based.
     var stem: String { Self.padded(shard.index, 5) + "-of-" + Self.padded(shard.count, 5) }
@@ -29,8 +31,10 @@ struct ShardDirectory {
     /// output-deciding options in a stable text form (`digestedOptions`).
     static func from(_ parsed: ParsedCommand, shard: Shard?, listPath: String?, options: [String]) throws(UsageError) -> ShardDirectory? {
         let redo = parsed.flag("redo")
+        let tar = parsed.flag("shard-tar")
         guard let directory = parsed.value("shard-dir") else {
             if redo { throw UsageError("--redo needs --shard-dir DIR (it runs a shard whose marker is there again)", commandPath: ["prefetch"]) }
+            if tar { throw UsageError("--shard-tar needs --shard-dir DIR (the tar is written there, beside the shard's records)", commandPath: ["prefetch"]) }
             return nil
         }
         guard !directory.isEmpty else { throw UsageError("--shard-dir needs a directory name", commandPath: ["prefetch"]) }
@@ -47,7 +51,10 @@ struct ShardDirectory {
         var hash = SHA256()
         hash.update("imgfetch shard 1\n" + listDigest + "\n" + "shard=\(shard.index)/\(shard.count)\n")
         for option in options { hash.update(option + "\n") }
-        return ShardDirectory(directory: directory, shard: shard, digest: SHA256.hexString(hash.finalize()), redo: redo)
+        // The tar is one of the shard's outputs: a marker of a run without it does not mark a run with
+        // it done (a line only when on, so the digests of runs without it are those of before).
+        if tar { hash.update("shard-tar\n") }
+        return ShardDirectory(directory: directory, shard: shard, digest: SHA256.hexString(hash.finalize()), redo: redo, tar: tar)
     }
 
     /// What decides the outputs of a run of `settings`, one line each: never `-j`, `--rate`,

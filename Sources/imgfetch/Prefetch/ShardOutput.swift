@@ -2,12 +2,15 @@ import ArgumentKit
 import ImageFetch
 
 /// One shard's files as the run writes them (`--shard-dir`): its records, a line each as `--json`
-/// prints them, streamed to a temporary file; at the end of a run that did every line, the records
-/// renamed into place, then the marker. A run that stops early (a signal, stdout closed, a read
+/// prints them, streamed to a temporary file, and with `--shard-tar` the ok lines' samples
+/// (`ShardTar`); at the end of a run that did every line, the records and the tar renamed into
+/// place, then the marker. A run that stops early (a signal, stdout closed, a read
 /// error) leaves neither. Used from the one task that reads the results (`PrefetchRun`).
 final class ShardOutput {
     let place: ShardDirectory
     private let records: AtomicFile
+    /// With `--shard-tar`.
+    let tar: ShardTar?
     let started = FileSystem.now()
     /// Failures by `error.code` and by `error.cause`.
     private(set) var codes: [String: Int] = [:]
@@ -16,14 +19,19 @@ final class ShardOutput {
     init(_ place: ShardDirectory) throws(UsageError) {
         self.place = place
         try place.prepare()
-        do { records = try AtomicFile(path: place.recordsPath) } catch {
+        do {
+            records = try AtomicFile(path: place.recordsPath)
+            tar = place.tar ? try ShardTar(path: place.tarPath, mtime: started) : nil
+        } catch {
             throw UsageError("cannot write in --shard-dir \(place.directory): \(error.message)", commandPath: ["prefetch"])
         }
     }
 
-    /// Appends one result's record (`ResultRecord`'s text).
-    func take(record: String, failure: RetrievalFailure?) {
+    /// Appends one result's record (`ResultRecord`'s text), and an ok line's sample to the tar:
+    /// `sample` is its key and image.
+    func take(record: String, failure: RetrievalFailure?, sample: (key: String, image: ProcessedImage)? = nil) {
         records.append(Array((record + "\n").utf8))
+        if let tar, let sample { tar.append(key: sample.key, image: sample.image, record: record) }
         guard let failure else { return }
         codes[failure.error.code, default: 0] += 1
         causes[failure.error.cause.rawValue, default: 0] += 1
@@ -31,7 +39,11 @@ final class ShardOutput {
 
     /// Renames the records into place, then writes the marker: a message when either fails.
     func finish(_ summary: PrefetchSummary, listName: String) -> String? {
-        do { try records.commit() } catch { return "cannot write the shard's records: \(error.message)" }
+        do { try records.commit() } catch {
+            tar?.discard()
+            return "cannot write the shard's records: \(error.message)"
+        }
+        if let problem = tar?.commit() { return "cannot write the shard's tar \(place.tarPath): \(problem)" }
         let marker = markerText(summary, listName: listName)
         do {
             try FileSystem.writeAtomically(Array((marker + "\n").utf8), to: place.markerPath, temporaryDirectory: place.directory)
@@ -40,7 +52,10 @@ final class ShardOutput {
     }
 
     /// A run that did not do every line: nothing under the final names.
-    func abandon() { records.discard() }
+    func abandon() {
+        records.discard()
+        tar?.discard()
+    }
 
     func markerText(_ s: PrefetchSummary, listName: String) -> String {
         var o = JSONObject()
@@ -60,6 +75,7 @@ final class ShardOutput {
         o.add("finished", Formatting.timestamp(FileSystem.now()))
         o.add("list", listName)
         o.add("records", place.stem + ".ndjson")
+        if tar != nil { o.add("tar", place.stem + ".tar") }
         o.add("digest", place.digest)
         return o.text
     }
