@@ -9,6 +9,7 @@
 #         ONLY=11b BENCH_1M_ROUNDS=2 scripts/bench.sh BIN    # figure 11b alone (not in a default run)
 #         scripts/bench/fig-1-cold-get.sh BIN             # one figure (or group) alone: its script under
 #                                                           # scripts/bench/ runs this driver with its ONLY
+#         BASELINE_BIN=OLD/imgfetch scripts/bench.sh NEW/imgfetch   # new vs old, side by side (below)
 # Env:    BENCH_DIR=/tmp/imgfetch-bench (corpus, reusable caches, results)   BENCH_PORT=18090
 #         VIPS_CONCURRENCY=2 (for imgfetch and vipsthumbnail alike)   HF_TIMEOUT=600 (s per hyperfine call)
 #         BENCH_SERVER=python (use the Python fallback server even when nginx is installed)
@@ -23,6 +24,7 @@
 #   2  warm-hit `get URL -o -`                               vs curl -s file://CACHED-FILE            <= 0.8
 #   3  peak RSS, cold `get` of a 6000x4000 JPEG              vs vipsthumbnail on the file             <= 1.2
 #   4  `cache ls` over 100,000 entries                       vs 2 s                                   <= 1.0
+#   4f the same through 5 filters every entry passes          vs plain `cache ls` (figure 4)           <= 1.2
 #   5  all-hit `prefetch` of 10,000 local files (-s 64)      vs 1 s                                   <= 1.0
 #   6  `prefetch` 200 URLs -> 320x320 q80, fresh cache       vs curl -Z 8 + 2 vipsthumbnail x 100     <= 0.8
 #   7  50 x `get URL` in a shell loop                        vs 50 x curl URL | vipsthumbnail stdin   <= 0.5
@@ -54,6 +56,11 @@
 #      (time and bytes of the second run)                    vs an uninterrupted `get` of it          <= 0.6
 #  21  cold `get -s 320x320 --low-data` of a progressive 9.6 MB photo over a 2 MB/s trickle (time and
 #      bytes: a partial read)                                 vs the same `get` without --low-data     <= 0.5
+# Baseline: with BASELINE_BIN=PATH every imgfetch command of a hyperfine figure (1, 2, 4-7, 9-11, 15,
+#   16, 18, 19) runs also with PATH, in the same rounds (alternating order, same preparation and caches: an
+#   all-hit twin reads the cache the new binary filled), and figures 3 and 8 measure PATH after each run;
+#   the table then ends with each command's median new, baseline and new/baseline. Figures timed outside
+#   hyperfine (11b, 12, 13, 17, 20, 21) measure BIN only: run them alone with each binary to compare them.
 # Only 127.0.0.1 is contacted. Reuses the corpus, the 100,000- and 1,000,000-entry caches and (for the same
 # binary) the 10,000-entry cache under $BENCH_DIR; everything else is rebuilt per run.
 set -euo pipefail
@@ -115,6 +122,7 @@ done
 echo "loadavg at end: $(cat /proc/loadavg); total $(( $(date +%s) - T0 )) s" >> "$RES/env.txt"
 log "done"
 python3 "$HERE/report.py" table "$RES" | tee "$RES/table.md"
+if [[ -n "$BASELINE" ]]; then echo; python3 "$HERE/report.py" baseline "$RES" | tee -a "$RES/table.md"; fi
 if [[ -s "$RES/fidelity.json" ]]; then
   echo; /usr/bin/python3 "$(dirname "$HERE")/fidelity.py" text "$RES/fidelity.json" | tee -a "$RES/table.md"
 fi

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 
 #include "jpeg_internal.h"
 
@@ -77,11 +78,16 @@ static void ifj_do_load(void) {
 
 /* Errors and warnings both end the fast path: a warning is how libjpeg reports a truncated or
  * corrupt stream (it would otherwise fill the rest with grey). Either marks the JPEG corrupt (the
- * caller fails it: libvips decodes with the same libjpeg), keeping libjpeg's first message. */
+ * caller fails it: libvips decodes with the same libjpeg), keeping libjpeg's first message.
+ * One positional exception: stray bytes between the markers before the first scan
+ * (JWRN_EXTRANEOUS_DATA while jpeg_read_header runs, whatever marker follows them, a restart
+ * marker too) are skipped and the picture is whole, as every viewer shows it (libvips' fail_on=error
+ * accepts it too); the same warning in or after a scan means damaged entropy data and fails. */
 struct ifj_error {
     struct jpeg_error_mgr mgr;
     jmp_buf jump;
     int corrupt;
+    int in_header;           /* jpeg_read_header is running: before the first scan */
     char message[JMSG_LENGTH_MAX];
 };
 
@@ -95,7 +101,10 @@ static void ifj_corrupt(j_common_ptr cinfo) {
 static void ifj_error_exit(j_common_ptr cinfo) { ifj_corrupt(cinfo); }
 
 static void ifj_emit_message(j_common_ptr cinfo, int level) {
-    if (level < 0) ifj_corrupt(cinfo);
+    if (level >= 0) return;
+    struct ifj_error *e = (struct ifj_error *)cinfo->err;
+    if (e->in_header && cinfo->err->msg_code == JWRN_EXTRANEOUS_DATA) return;
+    ifj_corrupt(cinfo);
 }
 
 static void ifj_output_message(j_common_ptr cinfo) { (void)cinfo; }
@@ -107,8 +116,16 @@ static struct jpeg_error_mgr *ifj_error_init(struct ifj_error *jerr) {
     mgr->emit_message = ifj_emit_message;
     mgr->output_message = ifj_output_message;
     jerr->corrupt = 0;
+    jerr->in_header = 0;
     jerr->message[0] = '\0';
     return mgr;
+}
+
+/* jpeg_read_header, up to the first scan, with the header's tolerance (ifj_error). */
+static void ifj_read_header(j_decompress_ptr d, struct ifj_error *jerr) {
+    jerr->in_header = 1;
+    p_jpeg_read_header(d, TRUE);
+    jerr->in_header = 0;
 }
 
 /* EXIF orientation from an APP1 marker: 1 when absent or unreadable-but-harmless, 0 when malformed. */
@@ -244,7 +261,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     setup(&d, ctx);
     p_jpeg_save_markers(&d, JPEG_APP0 + 1, 0xFFFF);  /* EXIF */
     p_jpeg_save_markers(&d, JPEG_APP0 + 2, 0xFFFF);  /* ICC profile */
-    p_jpeg_read_header(&d, TRUE);
+    ifj_read_header(&d, &jerr);
 
     int declined = 0;
     for (jpeg_saved_marker_ptr m = d.marker_list; m != NULL; m = m->next) {
@@ -396,7 +413,7 @@ int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int
     p_jpeg_CreateDecompress(&d, JPEG_LIB_VERSION, sizeof d);
     created = 1;
     p_jpeg_mem_src(&d, b, (unsigned long)len);
-    p_jpeg_read_header(&d, TRUE);
+    ifj_read_header(&d, &jerr);
     if ((double)d.image_width * (double)d.image_height > max_pixels) longjmp(jerr.jump, 1);  /* declined */
     /* Every coefficient is still entropy-decoded at 1/8 scale, so corruption and truncation show
      * up as they would in a full decode, at a fraction of the cost. */

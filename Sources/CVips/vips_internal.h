@@ -40,6 +40,11 @@ int ifv__finish_resolve(void *handle, char *err, size_t errlen);
 int ifv__finish(VipsImage **img, const ifv_thumb_opts *opts);
 /* 1 when the image carries an ICC profile. */
 int ifv__has_profile(VipsImage *img);
+/* vips_profile.c: resolves its functions (0, or -1 with a message in err); 1 when the image carries
+ * an ICC profile that cannot be used (does not parse, lcms cannot open it, or it needs more channels
+ * than the image has: it then counts as no profile), with why in `why`; else 0. */
+int ifv__profile_resolve(void *handle, char *err, size_t errlen);
+int ifv__profile_unusable(VipsImage *img, char *why, size_t whylen);
 /* 1 when the image is CMYK. */
 int ifv__is_cmyk(VipsImage *img);
 

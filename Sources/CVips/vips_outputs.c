@@ -185,7 +185,7 @@ int ifv__rgba_pixels_once(const void *buf, size_t len, int side, void **out, int
         ifv__take_error(err, errlen, "cannot read image header");
         return -1;
     }
-    int tagged = ifv__has_profile(hdr);
+    int tagged = ifv__has_profile(hdr) && !ifv__profile_unusable(hdr, NULL, 0);
     o_unref(hdr);
     VipsImage *thumb = NULL;
     int rc = o_thumbnail_buffer((void *)buf, len, &thumb, side, "height", side, "size", IFV_SIZE_DOWN,

@@ -134,6 +134,7 @@ static void ifv_do_load(void) {
     if (ifv__finish_resolve(handle, load_error, sizeof load_error) != 0) return;
     if (ifv__outputs_resolve(handle, load_error, sizeof load_error) != 0) return;
     if (ifv__common_resolve(handle, load_error, sizeof load_error) != 0) return;
+    if (ifv__profile_resolve(handle, load_error, sizeof load_error) != 0) return;
     p_vips_version = (int (*)(int))dlsym(handle, "vips_version");
 
     /* Silence VIPS-WARNING and friends before init (init itself may warn about modules). */
@@ -230,7 +231,7 @@ int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *er
     out->has_alpha = p_vips_image_hasalpha(img) ? 1 : 0;
     int pages = p_vips_image_get_n_pages(img);
     out->pages = pages > 0 ? pages : 1;
-    out->has_profile = ifv__has_profile(img);
+    out->has_profile = ifv__has_profile(img) && !ifv__profile_unusable(img, out->profile_problem, sizeof out->profile_problem);
     /* find_load_buffer gives the class name ("VipsForeignLoadJpegBuffer"): map it to the
      * operation nickname ("jpegload_buffer"). */
     const char *nick = NULL;
@@ -244,13 +245,20 @@ int ifv__read_header_once(const void *buf, size_t len, ifv_header *out, char *er
 
 /* ---- validate ---------------------------------------------------------------------------------- */
 
+/* How strict every decode is: an error or a truncation fails it, a loader's warning does not (a GIF
+ * frame reaching past the canvas, which libnsgif clips and every viewer shows; a frame it cannot
+ * decode still fails). JPEGs are judged before libvips sees them, by libjpeg's check (ifj_validate,
+ * jpeg_fast.c: a warning fails it unless it is stray bytes before the first scan), so libvips
+ * 8.14.1's own, racy JPEG warning check is not needed. */
+#define IFV_FAIL_ON "fail_on=error"
+
 int ifv__validate_once(const void *buf, size_t len, char *err, size_t errlen) {
     REQUIRE_LOADED(err, errlen, -1);
     if (buf == NULL || len == 0) {
         ifv__copy_msg(err, errlen, "empty input: not an image");
         return -1;
     }
-    VipsImage *img = p_vips_image_new_from_buffer(buf, len, "fail_on=warning",
+    VipsImage *img = p_vips_image_new_from_buffer(buf, len, IFV_FAIL_ON,
                                                   "access", IFV_VIPS_ACCESS_SEQUENTIAL, NULL);
     if (img == NULL) {
         ifv__take_error(err, errlen, "cannot load image");
@@ -301,16 +309,20 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
         ifv__take_error(err, errlen, "cannot read image header");
         return -1;
     }
-    int convert = ifv__has_profile(hdr) && (!opts->keep_icc || ifv__is_cmyk(hdr));
+    /* A profile that cannot be used counts as none: no conversion, and not kept (keep_icc). */
+    ifv_thumb_opts own = *opts;
+    if (ifv__profile_unusable(hdr, NULL, 0)) own.keep_icc = 0;
+    int convert = ifv__has_profile(hdr) && !ifv__profile_unusable(hdr, NULL, 0) && (!opts->keep_icc || ifv__is_cmyk(hdr));
     p_g_object_unref(hdr);
+    opts = &own;
 
     VipsImage *thumb = NULL;
     int crop = opts->crop >= IFV_VIPS_INTERESTING_CENTRE && opts->crop <= IFV_VIPS_INTERESTING_ATTENTION ? opts->crop : IFV_VIPS_INTERESTING_NONE;
     /* fail_on must travel in the loader option string: the direct option is ignored in 8.14.1.
-     * (For JPEG, libvips 8.14.1 checks it racily: callers check JPEGs with ifj_validate first.)
+     * (JPEG warnings are judged by ifj_validate, which callers run first: see IFV_FAIL_ON.)
      * n=-1 loads every frame of an animation (stacked, page-height set), which vips_thumbnail
      * resizes frame by frame. */
-    const char *load_opts = opts->all_pages ? "fail_on=warning,n=-1" : "fail_on=warning";
+    const char *load_opts = opts->all_pages ? IFV_FAIL_ON ",n=-1" : IFV_FAIL_ON;
     int rc0 = p_vips_thumbnail_buffer((void *)buf, len, &thumb, opts->width, "height", opts->height,
                                       "size", opts->upscale ? IFV_VIPS_SIZE_BOTH : IFV_VIPS_SIZE_DOWN, "crop", crop, "linear", opts->linear ? 1 : 0,
                                       "option_string", load_opts,

@@ -98,8 +98,9 @@ final class CacheEvictionTests: E2ETestCase {
         var killedRunning = 0
         for round in 0..<30 {
             let names = ["photo.jpg", "portrait.jpg", "alpha.png", "progressive.jpg"]
-            // Each response held 40 ms: with -j 4 the run lasts well past the latest kill.
-            let list = try writeList((0..<20).map { server.url("/slow/\(names[$0 % names.count])?seconds=0.04&v=r\(round)-\($0)") },
+            // Each response held 100 ms: with -j 4, 20 lines last >= 500 ms, well past the latest kill
+            // (at 40 ms a run could end before a late kill once stores got faster).
+            let list = try writeList((0..<20).map { server.url("/slow/\(names[$0 % names.count])?seconds=0.1&v=r\(round)-\($0)") },
                                      name: "round.txt")
             let process = try launch(["prefetch", "--cache-dir", cacheDir.path, "--cache-size-limit", limit, "-s", "64", "-j", "4",
                                       "--no-progress", list.path])

@@ -208,6 +208,7 @@ final class DocumentationTests: E2ETestCase {
             try fm.copyItem(at: E2EPaths.fixture(fixture), to: file(name))
         }
         _ = try writeList(["# sample list", imageURL("photo.jpg"), imageURL("portrait.jpg"), "", imageURL("small.webp")], name: "urls.txt")
+        _ = try writeList(["url,caption", imageURL("photo.jpg") + ",\"a photo, in quotes\"", imageURL("small.webp") + ",small"], name: "images.csv")
         for dir in [".zfunc", ".config/fish/completions"] {
             try fm.createDirectory(at: home.appendingPathComponent(dir), withIntermediateDirectories: true)
         }

@@ -26,6 +26,21 @@ final class OutputNamesTests: E2ETestCase {
         XCTAssertTrue(written().contains("127.0.0.1/tree/photos/2024/cat-100.png"), "\(written())\n\(dirs)")
     }
 
+    /// `{path}` names the format written: WebP bytes in `cat.webp`, never in `cat.jpg`.
+    func testPathTakesTheOutputFormatsExtension() throws {
+        let r = try prefetch([server.url("/tree/photos/2024/cat.jpg")], ["--create-dirs", "--name", "{path}", "-f", "webp"])
+        assertExit(r, 0)
+        XCTAssertEqual(written(), ["tree/photos/2024/cat.webp"], "\(r)")
+        _ = assertImageFile(out.appendingPathComponent("tree/photos/2024/cat.webp"), .webp)
+        XCTAssertEqual(r.json.first?.string("file"), out.appendingPathComponent("tree/photos/2024/cat.webp").path)
+        let same = try prefetch([server.url("/tree/top.jpg")], ["--create-dirs", "--name", "{path}", "-f", "jpeg"])
+        assertExit(same, 0)
+        XCTAssertTrue(written().contains("tree/top.jpg"), "an extension naming the format stays: \(written())")
+        let stem = try prefetch([server.url("/tree/photos/2024/cat.jpg")], ["--create-dirs", "--name", "{dir}/{stem}-{w}.{ext}", "-f", "png"])
+        assertExit(stem, 0)
+        XCTAssertTrue(written().contains("tree/photos/2024/cat-100.png"), "\(written())\n\(stem)")
+    }
+
     func testADirThatIsEmptyLeavesNoEmptyComponent() throws {
         // The source's path is /redirect: no directory part.
         let r = try prefetch([server.url("/redirect?to=/img/grey.jpg")], ["--create-dirs", "--name", "{dir}/{name}.{ext}"])

@@ -225,10 +225,15 @@ final class DiskCacheTests: XCTestCase {
         try cache.store(Self.payload(2), entry: Self.entry(Self.key("expired-etag"), expires: now - 10, etag: "\"e\""))
         try cache.store(Self.payload(3), entry: Self.entry(Self.key("fresh"), expires: now + 3600))
         try cache.store(Self.payload(4), entry: Self.entry(Self.key("forever"), expires: nil))
-        let removed = cache.prune(expired: true, maxSize: nil)
-        XCTAssertEqual(removed, CacheRemoval(count: 2, bytes: Int64(Self.payload(1).count + Self.payload(2).count)))
+        let expired: (CacheEntry) -> Bool = { $0.isExpired(at: FileSystem.now()) }
+        let planned = cache.prune(selecting: expired, maxSize: nil, dryRun: true)
+        XCTAssertEqual(planned.removed, CacheRemoval(count: 2, bytes: Int64(Self.payload(1).count + Self.payload(2).count)))
+        XCTAssertEqual(cache.allEntries().count, 4, "a dry run removes nothing")
+        let removed = cache.prune(selecting: expired, maxSize: nil, dryRun: false)
+        XCTAssertEqual(removed.removed, CacheRemoval(count: 2, bytes: Int64(Self.payload(1).count + Self.payload(2).count)))
+        XCTAssertEqual(removed.checked, 4)
         XCTAssertEqual(Set(cache.allEntries().map(\.key)), Set([Self.key("fresh"), Self.key("forever")].map(\.rawValue)))
-        XCTAssertEqual(cache.prune(expired: false, maxSize: nil).count, 0)
+        XCTAssertEqual(cache.prune(selecting: nil, maxSize: nil, dryRun: false).removed.count, 0)
         XCTAssertEqual(cache.allEntries().count, 2)
     }
 

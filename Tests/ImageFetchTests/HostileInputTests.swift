@@ -46,6 +46,24 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(CacheEntry.decode(entry.encoded()), entry)
     }
 
+    func testSourceFactsSurviveTheMetadataRoundTripAndPlantedOnesAreDropped() {
+        var entry = CacheEntry(key: String(repeating: "b", count: 64), identity: "file:///tmp/a.jpg", source: "/tmp/a.jpg",
+                               variant: "w320", format: "jpeg", width: 320, height: 213, bytes: 1, checksum: "xxh64:0",
+                               created: 1, expires: nil)
+        entry.sourceSHA256 = String(repeating: "0123456789abcdef", count: 4)
+        entry.sourceWidth = 1200
+        entry.sourceHeight = 800
+        XCTAssertEqual(CacheEntry.decode(entry.encoded()), entry)
+        var text = String(decoding: entry.encoded(), as: UTF8.self)
+        text = text.replacingOccurrences(of: "source_sha256\t0123", with: "source_sha256\t../..")
+        text = text.replacingOccurrences(of: "source_width\t1200", with: "source_width\t99999999999999")
+        let planted = CacheEntry.decode(Array(text.utf8))
+        XCTAssertNotNil(planted, "the entry itself is whole")
+        XCTAssertNil(planted?.sourceSHA256, "not 64 hex digits: dropped")
+        XCTAssertNil(planted?.sourceWidth, "out of bounds: dropped")
+        XCTAssertEqual(planted?.sourceHeight, 800)
+    }
+
     /// An EXIF IFD offset of 0xFFFFFFFE wrapped the bounds check and read 4 GB past the marker.
     func testHostileExifOffsetInTheJpegFastPath() throws {
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")

@@ -49,5 +49,26 @@ final class OutputTemplateTests: XCTestCase {
         XCTAssertEqual(try OutputTemplate("p{dir}-{name}").render(v), "p-c")
         v.path = []
         XCTAssertEqual(try OutputTemplate("{path}").render(v), "image")
+        XCTAssertEqual(try OutputTemplate("{stem}.{ext}").render(v), "image.jpg")
+    }
+
+    func testPathTakesTheOutputFormatsExtension() throws {
+        var v = values(name: "p087")
+        v.path = ["d", "p087.jpg"]
+        v.ext = "webp"
+        XCTAssertEqual(try OutputTemplate("{path}").render(v), "d/p087.webp")
+        XCTAssertEqual(try OutputTemplate("{dir}/{stem}-{w}.{ext}").render(v), "d/p087-\(v.width).webp")
+        v.path = ["d", "photo.JPEG"]
+        v.ext = "jpg"
+        XCTAssertEqual(try OutputTemplate("{path}").render(v), "d/photo.JPEG", "an extension naming the format written stays")
+        v.path = ["d", "a.b.png"]
+        XCTAssertEqual(try OutputTemplate("{path}").render(v), "d/a.b.jpg", "only the last extension")
+        XCTAssertEqual(try OutputTemplate("{stem}").render(v), "a.b")
+        v.path = ["d", "noext"]
+        XCTAssertEqual(try OutputTemplate("{path}").render(v), "d/noext", "no extension: kept")
+        XCTAssertEqual(try OutputTemplate("{stem}").render(v), "noext")
+        v.path = ["d", "x.png"]
+        v.ext = "img"
+        XCTAssertEqual(try OutputTemplate("{path}").render(v), "d/x.png", "bytes of an unknown format: kept")
     }
 }

@@ -13,6 +13,7 @@ if want 3; then
   for ((k = 0; k < RSS3; k++)); do
     read -r kb s < <(rss_one "rm -rf $(q "$CD3")" "$BIN" get "$URL6" $TH -q 80 -o "$RUN/f3/get.jpg" --cache-dir "$CD3")
     ga+=("$kb"); gt+=("$s")
+    rss_baseline 3 "imgfetch get 6000x4000 (cold)" "$kb" "$s" "rm -rf $(q "$CD3")" get "$URL6" $TH -q 80 -o "$RUN/f3/get.jpg" --cache-dir "$CD3"
     read -r kb s < <(rss_one "true" vipsthumbnail "$RUN/dl/big-00.jpg" $TH -o "$RUN/f3/vt.jpg[Q=80]")
     va+=("$kb"); vt+=("$s")
   done

@@ -10,6 +10,7 @@ if want 8; then
   for ((k = 0; k < RSS8; k++)); do
     read -r kb s < <(rss_one "rm -rf $(q "$CD8")" "$BIN" prefetch "$URLS" $TH -q 80 --no-progress --cache-dir "$CD8")
     pa+=("$kb"); pt+=("$s")
+    rss_baseline 8 "imgfetch prefetch 200 (cold)" "$kb" "$s" "rm -rf $(q "$CD8")" prefetch "$URLS" $TH -q 80 --no-progress --cache-dir "$CD8"
   done
   check_cache "$CD8" 200 200 f8
   A=$(mb "$(python3 "$HERE/report.py" median "${pa[@]}")")

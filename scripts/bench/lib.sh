@@ -7,12 +7,18 @@
 #   other round, so a burst of load from another process hits both sides); WARMUP runs in the first
 #   round only. With `none` (hyperfine -N) PREPARE must be empty. Failed runs (exit != 0) are kept out of
 #   the medians and reported. Result: $RES/ID.tsv (name, median, min, max, runs, failed).
+#   With BASELINE_BIN, every command that runs imgfetch ($G) gets a twin that runs the baseline ($GB)
+#   instead, labelled "LABEL (baseline)", with the same PREPARE, in the same rounds.
 hf() {
   local id=$1 mode=$3 rounds runs warm r i w
   read -r rounds runs warm <<< "$2"
   shift 3
   local labels=() cmds=() preps=()
-  while (($#)); do labels+=("$1"); cmds+=("$2"); preps+=("${3:-true}"); shift 3; done
+  while (($#)); do
+    labels+=("$1"); cmds+=("$2"); preps+=("${3:-true}")
+    if [[ -n "$GB" && "$2" == *"$G"* ]]; then labels+=("$1 (baseline)"); cmds+=("${2//"$G"/"$GB"}"); preps+=("${3:-true}"); fi
+    shift 3
+  done
   local n=${#labels[@]}
   for ((r = 1; r <= rounds; r++)); do
     local args=(--style basic -i --runs "$runs" --export-json "$RES/$id.r$r.json")
@@ -47,6 +53,15 @@ rss_one() {   # rss_one PREPARE CMD... -> prints "KB SECONDS" or "NA NA"
     echo "NA NA"
   fi
 }
+# rss_baseline FIG LABEL KB SECONDS PREPARE ARGS...: with BASELINE_BIN, the baseline's peak RSS of the
+# run just measured (KB SECONDS: the new binary's; ARGS: the command without its binary), appended to
+# $RES/rss-baseline.tsv as "FIG LABEL NEW_KB BASELINE_KB NEW_S BASELINE_S"
+rss_baseline() {
+  [[ -n "$BASELINE" ]] || return 0
+  local f=$1 l=$2 nkb=$3 ns=$4 p=$5 kb s; shift 5
+  read -r kb s < <(rss_one "$p" "$BASELINE" "$@")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$f" "$l" "$nkb" "$kb" "$ns" "$s" >> "$RES/rss-baseline.tsv"
+}
 secs() { python3 -c 'import sys; v=sys.argv[1]; print("n/a" if v == "NA" else "%.2f s" % float(v))' "$1"; }
 mb() { python3 -c 'import sys; v=sys.argv[1]; print("NA" if v == "NA" else "%.1f" % (float(v) / 1024))' "$1"; }
 
@@ -80,6 +95,7 @@ check_cache() {
 prefetch_summary() { python3 "$HERE/report.py" summary "$1"; }
 
 G="$(q "$BIN")"
+GB=""; [[ -n "$BASELINE" ]] && GB="$(q "$BASELINE")"
 TH='-s 320x320'
 
 # ensure_cache_100k: $CD4, 100,000 valid entries (figures 4, 11, 12), generated once and kept

@@ -11,6 +11,8 @@ report.py firstline CMD...      runs CMD: "SECONDS_TO_LINE_2 SECONDS_TOTAL LINES
 report.py footprint DIR         "ENTRIES BYTES": a cache directory's entries and their footprint as the
                                 size limit counts it (image bytes + 512 per entry with a .meta)
 report.py table RES             the final table from RES/figures.tsv (+ raw medians, warnings)
+report.py baseline RES          with BASELINE_BIN: each command's median new, baseline, new/baseline
+                                (RES/ID.tsv pairs "LABEL", "LABEL (baseline)"; RES/rss-baseline.tsv)
 """
 import glob
 import json
@@ -178,7 +180,7 @@ def table(res):
     print(line(["---"] * 7))
     for path in sorted(glob.glob(os.path.join(res, "*.tsv")), key=lambda p: (len(p), p)):
         fid = os.path.basename(path)[:-4]
-        if fid in ("figures", "rss"):
+        if fid in ("figures", "rss", "rss-baseline"):
             continue
         for l in open(path):
             p = l.rstrip("\n").split("\t")
@@ -194,6 +196,47 @@ def table(res):
     w = os.path.join(res, "warnings.txt")
     text = open(w).read().strip() if os.path.exists(w) else ""
     print("\n" + ("WARNINGS:\n" + text if text else "no warnings: every command succeeded and every output check passed."))
+
+
+def baseline(res):
+    def line(cells):
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    print("### new vs baseline (%s)\n" % next((l.strip() for l in open(os.path.join(res, "env.txt"))
+                                               if l.startswith("baseline:")), "baseline"))
+    print(line(["id", "command", "new median", "baseline median", "new / baseline"]))
+    print(line(["---"] * 5))
+    for path in sorted(glob.glob(os.path.join(res, "*.tsv")), key=lambda p: (len(p), p)):
+        fid = os.path.basename(path)[:-4]
+        if fid in ("figures", "rss", "rss-baseline"):
+            continue
+        medians = {}
+        for l in open(path):
+            p = l.rstrip("\n").split("\t")
+            if len(p) == 6:
+                medians[p[0]] = num(p[1])
+        for name, new in medians.items():
+            old = medians.get(name + " (baseline)", False)
+            if old is False:
+                continue
+            ratio = "%.3f" % (new / old) if new is not None and old else "n/a"
+            print(line([fid, name, fmt(new, "s"), fmt(old, "s"), ratio]))
+    rss = os.path.join(res, "rss-baseline.tsv")
+    runs = {}
+    if os.path.exists(rss):
+        for l in open(rss):
+            p = l.rstrip("\n").split("\t")
+            if len(p) == 6:
+                runs.setdefault((p[0], p[1]), []).append([num(v) for v in p[2:]])
+    for (fid, name), rows in runs.items():
+        cols = [[r[i] for r in rows if r[i] is not None] for i in range(4)]
+        med = [statistics.median(c) if c else None for c in cols]
+        for label, new, old, unit, scale in (("peak RSS", med[0], med[1], "MB", 1024), ("wall", med[2], med[3], "s", 1)):
+            ratio = "%.3f" % (new / old) if new is not None and old else "n/a"
+            print(line([fid, "%s (%s, median of %d)" % (name, label, len(rows)),
+                        fmt(new / scale if new is not None else None, unit),
+                        fmt(old / scale if old is not None else None, unit), ratio]))
+    print("\nBoth binaries in the same rounds (alternating order), so machine load hits both sides.")
 
 
 def main():
@@ -212,6 +255,8 @@ def main():
         footprint(*args)
     elif cmd == "table":
         table(*args)
+    elif cmd == "baseline":
+        baseline(*args)
     else:
         sys.exit(__doc__)
 

@@ -20,6 +20,11 @@ rm -rf "$RUN"; mkdir -p "$RUN"
 # Benchmark a snapshot: a rebuild of BIN during the run (other builds on this machine) must not
 # swap binaries between figures or make a run fail with "text file busy".
 cp "$BIN" "$RUN/imgfetch"; BIN="$RUN/imgfetch"
+BASELINE=""
+if [[ -n "${BASELINE_BIN:-}" ]]; then
+  [[ -x "$BASELINE_BIN" ]] || { echo "bench: BASELINE_BIN=$BASELINE_BIN is not an executable" >&2; exit 1; }
+  mkdir -p "$RUN/baseline"; cp "$BASELINE_BIN" "$RUN/baseline/imgfetch"; BASELINE="$RUN/baseline/imgfetch"
+fi
 : > "$RES/warnings.txt"; : > "$RES/figures.tsv"; : > "$RES/rss.tsv"
 
 # ------------------------------------------------------------------ corpus + server
@@ -65,6 +70,7 @@ SMALL="$CORPUS/small/thumb-20k.jpg"
 {
   echo "$(date -Is), $(uname -srm), $(nproc) cpus, QUICK=$QUICK"
   echo "binary: $BIN_SHOWN ($($BIN --version 2>&1 | sed -n 1p), sha256 $(sha256sum "$BIN" | cut -c1-12))"
+  [[ -z "$BASELINE" ]] || echo "baseline: $BASELINE_BIN ($($BASELINE --version 2>&1 | sed -n 1p), sha256 $(sha256sum "$BASELINE" | cut -c1-12))"
   echo "vips: $(vips --version); curl: $(curl --version | sed -n 1p | cut -d' ' -f1-2); hyperfine: $(hyperfine --version)"
   echo "aria2c: $([[ $HAVE_ARIA == 1 ]] && aria2c --version | sed -n 1p || echo missing); server: $SERVER on $BASE"
   echo "VIPS_CONCURRENCY=$VIPS_CONCURRENCY; loadavg at start: $(cat /proc/loadavg)"

@@ -39,7 +39,9 @@ int ifj_available(void);
  * 1: the caller then uses libvips. */
 int ifj_thumbnail(const void *buf, size_t len, const ifj_opts *opts, ifj_result *res);
 void ifj_free(void *p);
-/* IFJ_OK when libjpeg decodes the whole JPEG without a single warning (at 1/8 scale: every
+/* Both count stray bytes between the markers before the first scan as no warning (the header's
+ * one tolerance, jpeg_fast.c's ifj_error); the same warning in or after a scan is corruption.
+ * IFJ_OK when libjpeg decodes the whole JPEG without a single warning (at 1/8 scale: every
  * coefficient is still read), with its stored dimensions; IFJ_CORRUPT when libjpeg reported an
  * error or warning (its first message in msg); IFJ_DECLINED when it is no JPEG, libjpeg is missing
  * or it has more than max_pixels: then libvips gives the verdict. Deterministic, unlike libvips

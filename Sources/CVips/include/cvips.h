@@ -28,14 +28,15 @@ typedef struct {
     int width, height, bands;
     int has_alpha;
     int pages;                 /* n-pages metadata, 1 when absent */
-    int has_profile;           /* an embedded ICC profile (icc-profile-data) */
+    int has_profile;           /* an embedded ICC profile (icc-profile-data) that can be used */
+    char profile_problem[128]; /* non-empty: the embedded profile cannot be used (why), and counts as none */
     char loader[64];           /* e.g. "jpegload_buffer" */
 } ifv_header;
 
 /* Header only (sequential access, no pixel decode): < 1 ms even for a pixel bomb. */
 int ifv_read_header(const void *buf, size_t len, ifv_header *out, char *err, size_t errlen);
 
-/* Fully decode (fail_on=warning) without writing, to prove the bytes are a whole image. */
+/* Fully decode (fail_on=error: an error or truncation fails, a warning does not) without writing, to prove the bytes are a whole image. */
 int ifv_validate(const void *buf, size_t len, char *err, size_t errlen);
 
 typedef struct {

@@ -41,6 +41,12 @@ public struct CacheEntry: Sendable, Equatable {
     public var overBudget = false
     /// Made from the first scans of a progressive JPEG (a partial read): its own key, a variant.
     public var partial = false
+    /// The source as it was loaded, before processing (`source_sha256`, `source_width`,
+    /// `source_height` in a record): SHA-256 (hex) of its bytes as downloaded, and its size; nil for
+    /// an entry of an older version (and the hash for a partial read, which never saw every byte).
+    public var sourceSHA256: String? = nil
+    public var sourceWidth: Int? = nil
+    public var sourceHeight: Int? = nil
 
     /// Eviction takes the lowest tier first, least recently used first within a tier.
     public enum Kept: String, Sendable, Comparable {
@@ -142,6 +148,8 @@ extension CacheEntry {
         add("kept", kept == .byproduct ? Kept.byproduct.rawValue : nil)
         add("quality", quality.map { String($0) }); add("over_budget", overBudget ? "1" : nil)
         add("partial", partial ? "1" : nil)
+        add("source_sha256", sourceSHA256)
+        add("source_width", sourceWidth.map { String($0) }); add("source_height", sourceHeight.map { String($0) })
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -160,6 +168,7 @@ extension CacheEntry {
         var blurhash: String?, thumbhash: String?, averageColor: String?
         var kept = Kept.requested
         var quality: Int?, overBudget = false, partial = false
+        var sourceSHA256: String?, sourceWidth: Int?, sourceHeight: Int?
         var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
@@ -200,6 +209,9 @@ extension CacheEntry {
             case 7 where name.elementsEqual("quality".utf8): quality = Int(value).flatMap { (1...100).contains($0) ? $0 : nil }
             case 11 where name.elementsEqual("over_budget".utf8): overBudget = value == "1"
             case 7 where name.elementsEqual("partial".utf8): partial = value == "1"
+            case 13 where name.elementsEqual("source_sha256".utf8): sourceSHA256 = isHexDigest(value) ? value : nil
+            case 12 where name.elementsEqual("source_width".utf8): sourceWidth = Int(value).flatMap { (0...maxDimension).contains($0) ? $0 : nil }
+            case 13 where name.elementsEqual("source_height".utf8): sourceHeight = Int(value).flatMap { (0...maxDimension).contains($0) ? $0 : nil }
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -224,10 +236,18 @@ extension CacheEntry {
         entry.quality = quality
         entry.overBudget = overBudget
         entry.partial = partial
+        entry.sourceSHA256 = sourceSHA256
+        entry.sourceWidth = sourceWidth
+        entry.sourceHeight = sourceHeight
         // Checked as they are read: a malformed value is dropped (computed again when asked for).
         entry.placeholders = Placeholders(blurhash: blurhash, thumbhash: thumbhash, averageColor: averageColor)
         entry.kept = kept
         return entry
+    }
+
+    /// 64 lowercase hex digits (a planted value of another shape is dropped as it is read).
+    static func isHexDigest(_ value: String) -> Bool {
+        value.utf8.count == 64 && value.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     static func escape(_ s: String) -> String {

@@ -68,37 +68,21 @@ extension DiskCache {
 
     @discardableResult
     func cleanTemporaryFiles(olderThan age: Double, in version: DirectoryHandle) -> Int {
-        guard let temporary = try? version.subdirectory(CacheLayout.temporaryDirectory) else { return 0 }
-        let now = FileSystem.now()
-        var count = 0
-        for name in temporary.list() where CacheLayout.isTemporary(name) {
-            if let status = temporary.status(name), now - status.modified >= age, temporary.remove(name) { count += 1 }
-        }
-        return count
+        temporaryFiles(olderThan: age, in: version, removing: true).count
     }
 
-    /// `cache prune`: removes expired entries (when `expired`), then least recently used ones until the
-    /// cache fits `maxSize`. Returns what was removed.
-    public func prune(expired: Bool, maxSize: Int64?) -> CacheRemoval {
-        guard let version = (try? openVersion()) ?? nil else { return CacheRemoval() }
-        var removed = CacheRemoval()
-        if expired {
-            let now = FileSystem.now()
-            version.withLock(CacheLayout.lockFile) {
-                for entry in scan(version).entries where entry.isExpired(at: now) {
-                    if remove(entry) { removed.count += 1; removed.bytes = removed.bytes.saturatingAdd(entry.bytes) }
-                }
-            }
+    /// The temporary files older than `age` seconds (count and bytes), removed when `removing`.
+    func temporaryFiles(olderThan age: Double, in version: DirectoryHandle, removing: Bool) -> (count: Int, bytes: Int64) {
+        guard let temporary = try? version.subdirectory(CacheLayout.temporaryDirectory) else { return (0, 0) }
+        let now = FileSystem.now()
+        var count = 0
+        var bytes: Int64 = 0
+        for name in temporary.list() where CacheLayout.isTemporary(name) {
+            guard let status = temporary.status(name), now - status.modified >= age, !removing || temporary.remove(name) else { continue }
+            count += 1
+            bytes = bytes.saturatingAdd(max(0, status.size))
         }
-        if let maxSize {
-            let evicted = evict(toFit: maxSize, keeping: nil, in: version)
-            removed.count += evicted.count
-            removed.bytes = removed.bytes.saturatingAdd(evicted.bytes)
-        }
-        flushEvictionTotals(version)
-        cleanTemporaryFiles(olderThan: 3600, in: version)
-        removePartials(all: false)
-        return removed
+        return (count, bytes)
     }
 
     /// One problem `verify` found.

@@ -22,15 +22,15 @@ extension ImagePipeline {
                        options: FetchOptions) -> ImageResult? {
         guard source.isNetwork, processing.resizes, options.partialProgressive != .never,
               options.cachePolicy.avoidsNetwork || partialReadBox(source, processing: processing, options: options) != nil,
-              let cached = cache.lookup(keys.partial), cached.entry.partial else { return nil }
-        if isFresh(cached.entry, source: source, now: now, options: options) { return makeResult(source, keys.partial, cached, .hit) }
-        return options.cachePolicy == .offline ? servedOffline(source, keys.partial, cached) : nil
+              case let key = keys.partial, let cached = cache.lookup(key), cached.entry.partial else { return nil }
+        if isFresh(cached.entry, source: source, now: now, options: options) { return makeResult(source, key, cached, .hit) }
+        return options.cachePolicy == .offline ? servedOffline(source, key, cached) : nil
     }
 
     /// A download stopped at a scan boundary: the image of those scans, stored under the partial key.
     func completePartial(_ response: LoadResponse, _ partial: PartialRead, hop: RequestPlan.SourcePlan,
                          options: FetchOptions) async throws(FetchError) -> ImageResult {
-        let source = hop.source, keys = hop.keys, processing = hop.processing
+        let source = hop.source, keys = hop.keys, processing = hop.processing, key = keys.partial
         let now = FileSystem.now()
         let exchange = StoredResponse(status: response.status, requestTime: response.requestTime, responseTime: response.responseTime,
                                       defaultTTL: options.defaultTTL, headers: response.headers)
@@ -42,11 +42,14 @@ extension ImagePipeline {
         (image, reading) = try await fitting(image, from: response.bytes, hop: hop, options: options)
         reading.partial = true
         reading.sourceBytes = partial.sourceBytes
-        var result = ImageResult(source: source, key: keys.partial, cache: .miss, image: image, downloadedBytes: partial.downloaded)
+        var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: partial.downloaded)
         result.fitted(reading, budget: processing.maxOutputBytes)
+        // The size from the header; no hash: the download stopped before the source's last byte.
+        result.sourceWidth = image.sourceWidth
+        result.sourceHeight = image.sourceHeight
         let freshness = exchange.freshness
         guard freshness.storable else { return result }
-        var entry = CacheEntry(key: keys.partial.rawValue, identity: keys.identity, source: source.description,
+        var entry = CacheEntry(key: key.rawValue, identity: keys.identity, source: source.description,
                                variant: processing.identifier + "-partial", format: image.format, width: image.width,
                                height: image.height, bytes: Int64(image.bytes.count), checksum: "", created: now,
                                expires: freshness.expires, etag: response.headers.validator("etag"),
@@ -58,6 +61,8 @@ extension ImagePipeline {
         entry.quality = reading.quality
         entry.overBudget = reading.overBudget
         entry.partial = true
+        entry.sourceWidth = image.sourceWidth
+        entry.sourceHeight = image.sourceHeight
         do {
             let stored = try cache.storeReporting(image.bytes, entry: entry)
             result.path = stored.path

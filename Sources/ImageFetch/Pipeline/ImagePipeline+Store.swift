@@ -68,6 +68,9 @@ extension ImagePipeline {
         let key = keys.stored(format: image.format, sourceFormat: image.sourceFormat)
         var result = ImageResult(source: source, key: key, cache: .miss, image: image, downloadedBytes: response.downloadedBytes)
         result.fitted(reading, budget: hop.processing.maxOutputBytes)
+        result.sourceSHA256 = SHA256.hex(bytes)
+        result.sourceWidth = image.sourceWidth
+        result.sourceHeight = image.sourceHeight
         guard freshness.storable else { return result }
         let validator = response.fileValidator ?? response.headers.validator("etag")
         var entry = CacheEntry(key: key.rawValue, identity: keys.identity,
@@ -83,6 +86,9 @@ extension ImagePipeline {
         entry.placeholders = image.placeholders
         entry.quality = reading.quality
         entry.overBudget = reading.overBudget
+        entry.sourceSHA256 = result.sourceSHA256
+        entry.sourceWidth = image.sourceWidth
+        entry.sourceHeight = image.sourceHeight
         let storing = FileSystem.monotonic()
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
@@ -132,8 +138,15 @@ extension ImagePipeline {
         entry.kept = .requested
         entry.quality = reading.quality
         entry.overBudget = reading.overBudget
+        // An original stored by an older version has no hash: its bytes are the source's, as downloaded.
+        entry.sourceSHA256 = original.entry.sourceSHA256 ?? SHA256.hex(original.bytes)
+        entry.sourceWidth = original.entry.sourceWidth ?? original.entry.width
+        entry.sourceHeight = original.entry.sourceHeight ?? original.entry.height
         var result = ImageResult(source: source, key: key, cache: .derived, image: image)
         result.fitted(reading, budget: hop.processing.maxOutputBytes)
+        result.sourceSHA256 = entry.sourceSHA256
+        result.sourceWidth = entry.sourceWidth
+        result.sourceHeight = entry.sourceHeight
         result.timing.decode = decoded
         result.timing.encode = fitted
         let storing = FileSystem.monotonic()

@@ -155,6 +155,9 @@ public final class ImagePipeline: Sendable {
         result.reading.quality = e.quality
         result.reading.overBudget = e.overBudget
         result.reading.partial = e.partial
+        result.sourceSHA256 = e.sourceSHA256
+        result.sourceWidth = e.sourceWidth
+        result.sourceHeight = e.sourceHeight
         return result
     }
 

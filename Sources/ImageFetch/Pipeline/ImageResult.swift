@@ -51,13 +51,20 @@ public struct ImageResult: Sendable {
     public var reading = SourceReading()
     /// Where its time went, by phase (`timing` in a record); all 0 for a hit.
     public var timing = Timing()
+    /// The source as loaded, before processing: SHA-256 (hex) of its bytes as downloaded (for a hit,
+    /// as stored when the entry was made) and its size; nil when not known (an entry of an older
+    /// version; the hash of a partial read, which never saw every byte).
+    public var sourceSHA256: String? = nil
+    public var sourceWidth: Int? = nil
+    public var sourceHeight: Int? = nil
 }
 
 extension ImageResult {
     /// A result of `source` as loaded by itself; the pipeline fills in attempts, time and the rest.
     init(source: Source, key: CacheKey, path: String? = nil, cache: CacheState, image: ProcessedImage, downloadedBytes: Int64 = 0) {
         self.init(originalSource: source, source: source, key: key, path: path, cache: cache, lowData: false, image: image,
-                  attempts: 0, downloadedBytes: downloadedBytes, milliseconds: 0, warnings: [], cacheError: nil)
+                  attempts: 0, downloadedBytes: downloadedBytes, milliseconds: 0,
+                  warnings: image.warnings.map { "\(source): \($0)" }, cacheError: nil)
     }
 }
 

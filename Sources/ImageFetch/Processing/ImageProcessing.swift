@@ -11,6 +11,8 @@ public struct ProcessedImage: Sendable {
     public var sourceFormat: String
     /// Computed from these pixels when the request asks for placeholders (nil otherwise).
     public var placeholders: Placeholders? = nil
+    /// What was ignored on the way, in words (an unusable ICC profile): the result's warnings.
+    public var warnings: [String] = []
 
     public init(bytes: [UInt8], width: Int, height: Int, format: String, sourceWidth: Int? = nil, sourceHeight: Int? = nil, sourceFormat: String? = nil) {
         self.bytes = bytes

@@ -45,7 +45,8 @@ enum JpegFastPath {
 
     /// What libjpeg's strict check (`check`) says about some bytes.
     enum Verdict: Equatable {
-        /// Decoded completely without a single warning: the stored dimensions.
+        /// Decoded completely without a warning (stray bytes between the markers before the
+        /// first scan are none: `jpeg_fast.c`): the stored dimensions.
         case whole(width: Int, height: Int)
         /// libjpeg reported an error or warning (its first message): the image must fail.
         case corrupt(String)

@@ -22,6 +22,9 @@ public struct ImageHeader: Sendable, Equatable {
     public var pages: Int
     /// The image carries an ICC profile (converted to sRGB when processed).
     public var hasProfile: Bool = false
+    /// Why the embedded ICC profile cannot be used ("is 7 bytes, shorter than..."): it then counts
+    /// as none (the picture is taken as sRGB); nil when there is none or it is usable.
+    public var profileProblem: String? = nil
     /// The vips loader nickname, e.g. "jpegload_buffer".
     public var loader: String
     /// Short format name derived from the loader: "jpeg", "png", "webp", "gif", "tiff", "svg", ...
@@ -95,13 +98,18 @@ public enum VipsBridge {
         let loader = withUnsafeBytes(of: h.loader) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        return ImageHeader(
+        let problem = withUnsafeBytes(of: h.profile_problem) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        var header = ImageHeader(
             width: Int(h.width), height: Int(h.height), bands: Int(h.bands),
             hasAlpha: h.has_alpha != 0, pages: max(1, Int(h.pages)),
             loader: loader, format: formatName(loader: loader, bytes: bytes), hasProfile: h.has_profile != 0)
+        header.profileProblem = problem.isEmpty ? nil : problem
+        return header
     }
 
-    /// Fully decodes the image (failing on any loader warning: `fail_on=warning`) without encoding anything.
+    /// Fully decodes the image (failing on an error or truncation, not on a loader's warning: `fail_on=error`) without encoding anything.
     public static func validate(_ bytes: [UInt8]) throws(VipsFailure) {
         try load()
         var err = [CChar](repeating: 0, count: errorCapacity)

@@ -39,7 +39,14 @@ public struct VipsProcessor: ImageProcessing {
         }
         try loadVips()
         let header: ImageHeader
-        do { header = try VipsBridge.header(bytes) } catch { throw VipsProcessor.refusal(error, bytes) }
+        do { header = try VipsBridge.header(bytes) } catch {
+            // libheif refuses a header over 16384x16384 before saying how large it is: the AVIF's own boxes do.
+            if let declared = HEIFDeclaredSize.largest(in: bytes), Int64(declared.width) * Int64(declared.height) > maxPixels {
+                let pixels = Int64(declared.width) * Int64(declared.height)
+                throw .tooLarge("\(declared.width)x\(declared.height) is \(pixels) pixels, over --max-pixels \(maxPixels)")
+            }
+            throw VipsProcessor.refusal(error, bytes)
+        }
         let sourceFormat = header.format
         let candidates = try VipsProcessor.candidates(processing)
         let target = processing.format == .original ? VipsProcessor.saveFormat(forSource: header) : candidates?.first?.format ?? processing.format
@@ -77,6 +84,9 @@ public struct VipsProcessor: ImageProcessing {
             var image = ProcessedImage(bytes: bytes, width: out.width, height: out.height, format: made.format.rawValue,
                                        sourceWidth: header.width, sourceHeight: header.height, sourceFormat: sourceFormat)
             image.placeholders = made.pixels.map(Placeholders.init(of:))
+            if let problem = header.profileProblem {
+                image.warnings.append("its embedded ICC profile \(problem): ignored, the picture taken as sRGB")
+            }
             return image
         } catch {
             if candidates != nil { throw .unsupportedFormat("-f auto: \(error.message)") }
@@ -108,7 +118,7 @@ public struct VipsProcessor: ImageProcessing {
     }()
 
     /// The check an original gets before it is handed out: libjpeg's strict decode for a JPEG,
-    /// libvips with `fail_on=warning` for anything else.
+    /// libvips with `fail_on=error` for anything else.
     public func decodeFailure(_ bytes: [UInt8]) -> String? {
         switch JpegFastPath.check(bytes, maxPixels: Int64.max) {
         case .whole: return nil
@@ -165,7 +175,14 @@ public struct VipsProcessor: ImageProcessing {
     static func describe(_ error: VipsFailure, _ bytes: [UInt8]) -> String {
         let head = String(decoding: bytes.prefix(64), as: UTF8.self).lowercased()
         if head.contains("<html") || head.contains("<!doctype") { return "not an image (the response is HTML)" }
-        let firstLine = error.message.split(separator: "\n").first.map(String.init) ?? "unknown error"
+        // libvips' source adds "bad seek to N" when libheif reads past the end: noise before the reason.
+        let lines = error.message.split(separator: "\n").map(String.init)
+        let meaningful = lines.filter { !$0.contains("bad seek to ") }
+        if meaningful.contains(where: { $0.contains("bad image dimensions on decode") }) {
+            return "not a decodable image (its picture decodes to another size than its header declares: "
+                + "a multi-layer AVIF whose header names one layer, which libheif cannot decode alone)"
+        }
+        let firstLine = meaningful.first ?? lines.first ?? "unknown error"
         return "not a decodable image (\(firstLine))"
     }
 }

@@ -73,8 +73,6 @@ public struct RequestPlan: Sendable {
         /// The same output spelled `original` (`Processing.spelledAsSource`), for a format given
         /// explicitly: the entry of a source already in that format is kept under it.
         public let asSource: CacheKey?
-        /// The output made from part of a progressive JPEG (`ImagePipeline+PartialRead`).
-        public let partial: CacheKey
 
         init(identity: String, processing: Processing, encoded: Encoded, network: NetworkOptions.KeyPart?) {
             self.identity = identity
@@ -82,7 +80,12 @@ public struct RequestPlan: Sendable {
             self.network = network
             output = CacheKey(EntryKey(identity: identity, image: encoded.processing, network: network))
             asSource = encoded.asSource.map { CacheKey(EntryKey(identity: identity, image: $0, network: network)) }
-            partial = CacheKey(EntryKey(identity: identity, partialImage: encoded.processing, network: network))
+        }
+
+        /// The output made from part of a progressive JPEG (`ImagePipeline+PartialRead`), made when
+        /// asked for: only a request that may read partially looks it up, and a key is a digest.
+        public var partial: CacheKey {
+            CacheKey(EntryKey(identity: identity, partialImage: PreEncoded(processing), network: network))
         }
 
         /// The source's original bytes (made when asked for: a hit never needs it).

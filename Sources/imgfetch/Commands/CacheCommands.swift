@@ -29,7 +29,7 @@ enum CacheCommands {
             let n = cache.clear()
             Console.line("removed \(n) entr\(n == 1 ? "y" : "ies")")
             return .ok
-        case "prune": return try prune(parsed, cache)
+        case "prune": return try CachePruneCommand.run(parsed, cache)
         case "verify": return verify(parsed, cache)
         case "stats": return try stats(parsed, cache)
         case "scan":
@@ -136,9 +136,26 @@ enum CacheCommands {
     }
 
     static func remove(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
+        let filter = try CacheEntryFilter(parsed)
+        let arguments = parsed.positionalValues("SOURCE|KEY")
+        if arguments.isEmpty {
+            guard !filter.isEmpty else {
+                throw parsed.error("missing SOURCE|KEY: name what to remove (sources, keys, - for standard input), or filter (--older-than 30d, ...)")
+            }
+            // Filters alone: every entry they match (only those are held, not the whole listing).
+            var matched: [CacheEntry] = []
+            cache.forEachEntry { e in
+                if filter.matches(e) { matched.append(e) }
+                return true
+            }
+            var removed = CacheRemoval()
+            for e in matched where cache.remove(e) { removed.add(CacheRemoval(count: 1, bytes: e.bytes)) }
+            Console.line("removed \(removed.count) entr\(removed.count == 1 ? "y" : "ies") (\(Formatting.size(removed.bytes))): \(filter.description)")
+            return .ok
+        }
         // Every argument is resolved before anything is removed: an ambiguous one removes nothing.
         var resolved: [(text: String, entries: [CacheEntry])] = []
-        for text in try references(parsed.positionalValues("SOURCE|KEY")) {
+        for text in try references(arguments) {
             switch try CacheReference.resolve(text, cache, command: "rm") {
             case .entries(let entries): resolved.append((text, entries))
             case .ambiguous(let candidates):
@@ -153,8 +170,11 @@ enum CacheCommands {
                 code = .failed
                 continue
             }
-            for e in entries { cache.remove(e) }
-            Console.line("removed \(entries.count) entr\(entries.count == 1 ? "y" : "ies") of \(TerminalText.escaped(entries[0].source))")
+            // With filters, only the entries of the argument that match them.
+            let chosen = entries.filter(filter.matches)
+            for e in chosen { cache.remove(e) }
+            Console.line("removed \(chosen.count) entr\(chosen.count == 1 ? "y" : "ies") of \(TerminalText.escaped(entries[0].source))"
+                + (filter.isEmpty ? "" : " (\(filter.description))"))
         }
         return code
     }
@@ -181,14 +201,6 @@ enum CacheCommands {
 
     /// The longest line `cache rm -` takes (a source with a long query, a `data:` URL).
     static let maxReferenceBytes = 1 << 20
-
-    static func prune(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
-        let maxSize = try parsed.parse("max-size", ValueParsers.byteSize)
-        let expired = parsed.flag("expired") || maxSize == nil
-        let removed = cache.prune(expired: expired, maxSize: maxSize)
-        Console.line("removed \(removed.count) entr\(removed.count == 1 ? "y" : "ies") (\(Formatting.size(removed.bytes)))")
-        return .ok
-    }
 
     static func verify(_ parsed: ParsedCommand, _ cache: DiskCache) -> ExitCode {
         let processor = VipsProcessor()

@@ -2,31 +2,27 @@ import ArgumentKit
 import ImageFetch
 
 /// `imgfetch cache ls`: streams in key order (the first line after one shard directory is read,
-/// memory bounded whatever the cache's size); `--sort` by another field reads every entry first.
+/// memory bounded whatever the cache's size), filtered (`CacheEntryFilter`) as read; `--sort` by
+/// another field reads every matching entry first.
 enum CacheListCommand {
     static let sortFields = ["key", "age", "size", "source", "access"]
 
     static func run(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
         let sort = try parsed.parse("sort", ValueParsers.oneOf(sortFields)) ?? sortFields[0]
-        let filter = parsed.value("source")
+        let filter = try CacheEntryFilter(parsed)
         let json = parsed.flag("json")
-        // Both flags, or neither: every entry.
-        let originals = parsed.flag("originals"), variants = parsed.flag("variants")
-        let kind: (CacheEntry) -> Bool = { e in originals == variants || (originals ? e.isOriginal : !e.isOriginal) }
         let output = StreamingOutput()
-        let now = FileSystem.now()
+        let now = filter.now
         if !json { output.write(header) }
         let emit: (CacheEntry) -> Bool = { e in
-            if let filter, !e.source.contains(filter) { return true }
-            if !kind(e) { return true }
-            return output.write(json ? CacheCommands.record(e, cache).text + "\n" : row(e, now: now))
+            output.write(json ? CacheCommands.record(e, cache).text + "\n" : row(e, now: now))
         }
         if sort == "key" {
-            cache.forEachEntry(emit)
+            cache.forEachEntry { e in !filter.matches(e) || emit(e) }
         } else {
             var entries: [CacheEntry] = []
             cache.forEachEntry { e in
-                if (filter == nil || e.source.contains(filter!)) && kind(e) { entries.append(e) }
+                if filter.matches(e) { entries.append(e) }
                 return true
             }
             switch sort {

@@ -77,7 +77,7 @@ enum Specs {
     /// Writing images to a directory (get and prefetch): see OutputDirectory.swift.
     static let outputDir: [OptionSpec] = [
         .value("output-dir", valueName: "DIR", help: "Also write each delivered image to DIR, atomically, named by --name. Needed by get with several sources.", completion: .directory),
-        .value("name", valueName: "TEMPLATE", help: "File names in --output-dir: {name} (the source's file name without extension), {ext} (the output format's), {key}, {line}, {host}, {path} (the URL's path, decoded, each component made safe: .. and hidden names become _), {dir} (its directory part), {w}, {h}; may hold / for subdirectories, never .. . A name taken earlier in the run gets -LINE before its extension (list order decides), the same image under the same name is written once; files from before the run are replaced (kept with --no-clobber).", defaultDescription: "{name}.{ext}"),
+        .value("name", valueName: "TEMPLATE", help: "File names in --output-dir: {name} (the source's file name without extension), {ext} (the output format's), {key}, {line}, {host}, {path} (the URL's path, decoded, each component made safe: .. and hidden names become _; the last one takes the output format's extension: p087.jpg written as WebP is p087.webp), {dir} (its directory part), {stem} (the last component without its extension), {w}, {h}; may hold / for subdirectories, never .. . A name taken earlier in the run gets -LINE before its extension (list order decides), the same image under the same name is written once; files from before the run are replaced (kept with --no-clobber).", defaultDescription: "{name}.{ext}"),
         .flag("create-dirs", help: "Create --output-dir and the subdirectories --name makes; with get -o, the file's directories (as curl's)."),
         .flag("no-clobber", help: "Keep a file that is already there instead of replacing it (exit 0, as wget -nc; the record adds \"output\": \"kept\"); decided as the file is created, never by a check before."),
     ]
@@ -111,8 +111,8 @@ enum Specs {
             .flag("progress", help: "Show the progress bar even when stderr is not a terminal."),
             .flag("no-progress", help: "Never show the progress bar."),
             saveFailed,
-        ] + shards,
-        positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line; - or nothing reads stdin.", arity: .optional, completion: .file)],
+        ] + shards + tables,
+        positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line, or a table (--input-format); - or nothing reads stdin.", arity: .optional, completion: .file)],
         discussion: """
         List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]... [header=VALUE]... [user-agent=VALUE] [referer=VALUE] [cookie=VALUE] [user=USER:PASSWORD] [name=TEMPLATE]; a value with blanks is double-quoted (header="Referer: https://a.example/"); list lines are redacted in every message; blank lines and # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark are accepted. Each line starts as soon as it arrives (a pipe is followed line by line). A malformed line (or one over 64 KiB) is reported as LIST:LINE: message and skipped.
 
@@ -136,20 +136,35 @@ enum Specs {
             CommandSpec(name: "ls", abstract: "List entries, as they are read: in key order, the first at once, in bounded memory.", options: [
                 .flag("json", help: "One JSON object per entry."),
                 .value("sort", valueName: "FIELD", help: "key (streams), or age (newest first), size (largest first), source or access (most recent first): these read every entry before printing the first.", defaultDescription: "key", completion: .choices(CacheListCommand.sortFields)),
-                .value("source", valueName: "TEXT", help: "Only entries whose source contains TEXT."),
-                .flag("originals", help: "Only sources' originals (kept beside their variants, or asked for as they are)."),
-                .flag("variants", help: "Only processed variants."),
-            ]),
+            ] + CacheEntryFilter.options, discussion: """
+            The filters combine with AND and are checked as entries are read (the listing still
+            streams). Example:
+              imgfetch cache ls --originals --larger-than 1M --older-than 30d --json
+            """),
             CommandSpec(name: "info", abstract: "One entry's metadata (every variant of a source).",
                         options: [.flag("json", help: "One JSON object per entry.")],
                         positionals: [PositionalSpec(name: "SOURCE|KEY", help: "A source, or a key: any unique prefix of at least 6 hex digits (as cache ls prints). A file of that name wins; ./NAME forces a path, key:PREFIX a key.")]),
-            CommandSpec(name: "rm", abstract: "Remove entries (a source removes all its variants).",
-                        positionals: [PositionalSpec(name: "SOURCE|KEY", help: "Sources, or keys or unique key prefixes (>= 6 hex digits; key:PREFIX forces a key); - reads them from standard input, one a line (blank lines and # comments skipped). An ambiguous prefix removes nothing (exit 2).", arity: .oneOrMore)]),
+            CommandSpec(name: "rm", abstract: "Remove entries (a source removes all its variants), or every entry the filters match.",
+                        options: CacheEntryFilter.options,
+                        positionals: [PositionalSpec(name: "SOURCE|KEY", help: "Sources, or keys or unique key prefixes (>= 6 hex digits; key:PREFIX forces a key); - reads them from standard input, one a line (blank lines and # comments skipped). An ambiguous prefix removes nothing (exit 2). With filters, only the matching entries of each; filters alone remove every entry they match.", arity: .zeroOrMore)],
+                        discussion: """
+                        Example:
+                          imgfetch cache rm --variants --format png --smaller-than 1K
+                        """),
             CommandSpec(name: "clear", abstract: "Remove every entry (files named as entries only)."),
-            CommandSpec(name: "prune", abstract: "Evict expired and least recently used entries.", options: [
-                .flag("expired", help: "Remove expired entries."),
+            CommandSpec(name: "prune", abstract: "Evict expired and least recently used entries, and broken files.", options: [
                 .value("max-size", valueName: "SIZE", help: "Evict least recently used entries until the cache fits SIZE."),
-            ]),
+                .flag("dry-run", help: "Print what would go (key, size, reason, variant, source), with sizes; remove nothing."),
+                .flag("json", help: "One JSON object per entry removed (or, with --dry-run, that would be): the cache ls record plus reason (expired, matched, size_limit) and removed; then a summary object (\"summary\": true, dry_run, checked, entries, bytes, broken_files, broken_bytes, criteria)."),
+            ] + CacheEntryFilter.options, discussion: """
+            Without filters: the expired entries (none with --max-size alone); with filters, the entries
+            they all match (--expired is one). Then, with --max-size, the least recently used entries
+            beyond SIZE; always the temporary files interrupted writes left (broken files, over an hour
+            old). The last line says what was checked. Examples:
+              imgfetch cache prune --dry-run
+              imgfetch cache prune --older-than 30d --originals
+              imgfetch cache prune --max-size 500M --dry-run --json
+            """),
             CommandSpec(name: "verify", abstract: "Check every entry (checksum, decodes); exit 1 when something is wrong.",
                         options: [.flag("repair", help: "Remove bad entries and orphaned files."),
                                   .flag("json", help: "One JSON object per problem (key, source, problem, repaired), then a summary object (\"summary\": true, checked, problems, repaired).")]),

@@ -24,10 +24,12 @@ enum PrefetchCommand {
         let saveRemaining = try FeedbackOptions.saveFailedPath(parsed, option: "save-remaining")
         let listPath = parsed.positional("LIST")
         let listName = (listPath == nil || listPath == "-") ? "stdin" : listPath!
-        let shardPlace = try ShardDirectory.from(parsed, shard: shard, listPath: listPath, options: ShardDirectory.digestedOptions(settings))
+        let table = try TableSettings.from(parsed, listPath: listPath)
+        let shardPlace = try ShardDirectory.from(parsed, shard: shard, listPath: listPath,
+                                                 options: ShardDirectory.digestedOptions(settings) + table.digestLines)
         if let shardPlace, try alreadyDone(shardPlace, quiet: settings.quiet) { return .ok }
         let reader: ListReader
-        do { reader = try ListReader(path: listPath) } catch {
+        do { reader = try ListReader(path: listPath, format: table.format) } catch {
             throw UsageError("cannot read the list \(error.message)", commandPath: ["prefetch"])
         }
         // --save-remaining reads a list file again at the end; what stdin gave is kept as it comes.
@@ -46,7 +48,8 @@ enum PrefetchCommand {
         let started = FileSystem.monotonic()
 
         let items = ListItems(reader: reader, settings: settings, shard: shard, takesNames: outputDir != nil,
-                              keepsText: saveFailed != nil || (saveRemaining != nil && !rereadsList))
+                              keepsText: saveFailed != nil || (saveRemaining != nil && !rereadsList),
+                              table: table.format.isTable ? table : nil)
         let results = prefetcher.results(for: items)
         let stop: @Sendable () -> Void = {
             pipeline.cancelAllLoads()   // first, so no freed connection starts a queued transfer
@@ -56,6 +59,7 @@ enum PrefetchCommand {
         let interrupted = Interrupts.onSignal { _ in stop() }
         let run = PrefetchRun(settings: settings, listName: listName, progress: progress, outputDir: outputDir)
         run.keepsUndelivered = saveRemaining != nil && !rereadsList
+        run.namesRows = table.format.isTable
         run.shardOutput = try shardPlace.map { (place) throws(UsageError) in try ShardOutput(place) }
         run.transfers = pipeline.activity.meter
         // The reader's own timer: retry notices as they are decided and a live bar, even while no
@@ -89,6 +93,7 @@ enum PrefetchCommand {
             saveError = true
         }
         if let saveRemaining, let problem = saveRemainingLines(saveRemaining, run: run, listPath: rereadsList ? listPath : nil, shard: shard,
+                                                                table: table.format.isTable ? table : nil,
                                                                 interrupted: interrupted.happened, quiet: settings.quiet) {
             Console.errorLine(problem)
             saveError = true
@@ -123,10 +128,10 @@ extension PrefetchCommand {
     /// True (after saying so) when `place`'s marker says this shard is done with the same digest;
     /// a marker of another digest is a usage error naming both.
     /// `--save-remaining FILE`: a list file is read again; from stdin, only what was read is known.
-    static func saveRemainingLines(_ path: String, run: PrefetchRun, listPath: String?, shard: Shard?,
+    static func saveRemainingLines(_ path: String, run: PrefetchRun, listPath: String?, shard: Shard?, table: TableSettings?,
                                    interrupted: Bool, quiet: Bool) -> String? {
         if let listPath {
-            return RemainingLines.save(to: path, listPath: listPath, shard: shard, done: run.delivered)
+            return RemainingLines.save(to: path, listPath: listPath, shard: shard, done: run.delivered, table: table)
         }
         if interrupted && !quiet {
             Console.errorLine("--save-remaining \(path): the list came from a pipe or standard input: the lines not yet read are not in it")

@@ -23,6 +23,12 @@ enum ResultRecord {
         o.add("attempts", r.attempts)
         o.add("ms", r.milliseconds)
         o.add("downloaded_bytes", r.downloadedBytes)
+        // Absent when not known: an entry of an older version; the hash of a partial read.
+        if let sha = r.sourceSHA256 { o.add("source_sha256", sha) }
+        if let width = r.sourceWidth, let height = r.sourceHeight {
+            o.add("source_width", width)
+            o.add("source_height", height)
+        }
         addReading(r.reading, to: &o)
         o.add("timing", object: timing(r.timing))
         if !placeholders.isEmpty, let p = r.image.placeholders {
@@ -55,6 +61,20 @@ enum ResultRecord {
         let warnings = f.retries.map { "retry: " + $0.message } + f.warnings
         if !warnings.isEmpty { o.add("warnings", strings: warnings) }
         if let line { o.add("line", line) }
+        return o
+    }
+
+    /// A tabular list's row: `"columns"` (the `--keep-columns` cells, null for one the row lacks)
+    /// and `"row_key"` (the `--key-column` value), after the record's own fields.
+    static func adding(_ cells: RowCells?, to record: JSONObject) -> JSONObject {
+        guard let cells else { return record }
+        var o = record
+        if let key = cells.key { o.add("row_key", key) }
+        if !cells.columns.isEmpty {
+            var columns = JSONObject()
+            for cell in cells.columns { columns.add(cell.name, cell.value) }
+            o.add("columns", object: columns)
+        }
         return o
     }
 

@@ -15,7 +15,7 @@ public final class ListReader: @unchecked Sendable {
     // serial queue; `fd` is immutable.
     private let fd: Int32
     private let queue = DispatchQueue(label: "imgfetch.list-reader")
-    private var splitter = ListLineSplitter()
+    private var splitter: RowSplitter
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
     private var ended = false
     private var failure: String?
@@ -23,8 +23,13 @@ public final class ListReader: @unchecked Sendable {
     /// True when the list is a regular file (it can be counted ahead without consuming it).
     public let isRegularFile: Bool
 
+    /// How the list is written: a CSV list is split into rows (a quoted field may hold line breaks).
+    let format: ListFormat
+
     /// Opens `path`, or stdin for nil / "-". Throws a message naming the list when it cannot be read.
-    public init(path: String?) throws(FetchError) {
+    init(path: String?, format: ListFormat = .lines) throws(FetchError) {
+        self.format = format
+        splitter = RowSplitter(format: format)
         let name: String
         if let path, path != "-" {
             name = path
@@ -68,6 +73,14 @@ public final class ListReader: @unchecked Sendable {
     /// Why reading stopped early (a read error), once `nextBatch` returned empty; nil at a normal end.
     public var readFailure: String? { queue.sync { failure } }
 
+    /// Ends the list early with `message` as its read failure (a table whose header lacks a column).
+    func stop(_ message: String) {
+        queue.sync {
+            failure = message
+            ended = true
+        }
+    }
+
     /// Blocks in `read` until at least one line is complete or the input ends. On `queue` only.
     private func readLines() -> [ListLine] {
         while !ended {
@@ -91,9 +104,10 @@ public final class ListReader: @unchecked Sendable {
 
     /// Counts the source lines (not blank, not comments) of a regular file for the progress bar's
     /// total, from the current offset with `pread` (the list is not consumed); nil for anything else
-    /// (a pipe, a FIFO, `<(...)`, a terminal: counting those would read them).
+    /// (a pipe, a FIFO, `<(...)`, a terminal: counting those would read them; a table, whose rows
+    /// are not its lines).
     public func countSources() -> Int? {
-        guard isRegularFile else { return nil }
+        guard isRegularFile, !format.isTable else { return nil }
         let start = lseek(fd, 0, SEEK_CUR)
         guard start >= 0 else { return nil }
         var offset = start

@@ -7,7 +7,9 @@ import ImageFetch
 /// name without its extension), `{ext}` (the output format's extension), `{key}` (the cache key),
 /// `{line}` (the list line, or the source's position for `get`), `{host}` (the URL's host, `local`
 /// for files and data: URLs), `{path}` and `{dir}` (the URL's path and its directory part, made
-/// safe component by component: `OutputTemplate+Path`), `{w}`, `{h}`. Default `{name}.{ext}`.
+/// safe component by component: `OutputTemplate+Path`; `{path}`'s last component takes the output
+/// format's extension), `{stem}` (that last component without its extension), `{w}`, `{h}`.
+/// Default `{name}.{ext}`.
 ///
 /// A name never leaves the directory: the template may hold `/` (subdirectories) but no empty, `.`
 /// or `..` component, no component starting with `.` (hidden) and no leading `/`; a value put in it
@@ -16,7 +18,7 @@ import ImageFetch
 public struct OutputTemplate: Sendable, Equatable {
     public let text: String
     public static let defaultText = "{name}.{ext}"
-    static let placeholders: Set<String> = ["name", "ext", "key", "line", "host", "path", "dir", "w", "h"]
+    static let placeholders: Set<String> = ["name", "ext", "key", "line", "host", "path", "dir", "stem", "w", "h"]
 
     /// Why a template is refused.
     public struct Invalid: Error, Sendable {
@@ -34,7 +36,7 @@ public struct OutputTemplate: Sendable, Equatable {
             guard let close = rest[open...].firstIndex(of: "}") else { throw bad("an unclosed {") }
             let name = String(rest[rest.index(after: open)..<close])
             guard OutputTemplate.placeholders.contains(name) else {
-                throw bad("unknown {\(name)}: expected {name}, {ext}, {key}, {line}, {host}, {path}, {dir}, {w} or {h}")
+                throw bad("unknown {\(name)}: expected {name}, {ext}, {key}, {line}, {host}, {path}, {dir}, {stem}, {w} or {h}")
             }
             rest = rest[rest.index(after: close)...]
         }
@@ -76,7 +78,12 @@ public struct OutputTemplate: Sendable, Equatable {
             let atComponentStart = out.isEmpty || out.hasSuffix("/")
             switch rest[rest.index(after: open)..<close] {
             case "path":
-                out += v.path.isEmpty ? "image" : v.path.joined(separator: "/")   // each component safe already
+                // Each component safe already; the last one named for the format written.
+                out += v.path.isEmpty ? "image" : (v.path.dropLast() + [OutputTemplate.withExtension(v.path[v.path.count - 1], v.ext)]).joined(separator: "/")
+                rest = rest[rest.index(after: close)...]
+                continue
+            case "stem":
+                out += OutputTemplate.stem(ofComponent: v.path.last ?? "image")   // safe already
                 rest = rest[rest.index(after: close)...]
                 continue
             case "dir" where v.path.count <= 1:

@@ -36,4 +36,23 @@ extension OutputTemplate {
         }
         return components
     }
+
+    /// `{stem}`: a safe path component without its extension (what follows its last dot, when that
+    /// dot does not start it).
+    static func stem(ofComponent component: String) -> String {
+        guard let dot = component.lastIndex(of: "."), dot != component.startIndex else { return component }
+        return String(component[..<dot])
+    }
+
+    /// `{path}`'s last component named for the format written: its extension replaced by `ext`
+    /// (`p087.jpg` as WebP is `p087.webp`), unless it already names that format (`photo.JPEG` as
+    /// JPEG stays) or `ext` names none (an unknown format's bytes); a component without an
+    /// extension is kept as it is.
+    static func withExtension(_ component: String, _ ext: String) -> String {
+        guard let dot = component.lastIndex(of: "."), dot != component.startIndex,
+              let written = ImageFormat(fileExtension: ext) else { return component }
+        let current = component[component.index(after: dot)...]
+        if ImageFormat(fileExtension: String(current)) == written { return component }
+        return String(component[..<dot]) + "." + ext
+    }
 }

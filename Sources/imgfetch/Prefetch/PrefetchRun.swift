@@ -30,6 +30,8 @@ final class PrefetchRun {
     /// read again) the text of the lines read and not delivered.
     private(set) var delivered = LineSet()
     var keepsUndelivered = false
+    /// A tabular list: problems name the row (`LIST: row N:`).
+    var namesRows = false
     private(set) var undelivered: [(line: Int, text: [UInt8])] = []
 
     init(settings: RequestOptions, listName: String, progress: ProgressBar?, outputDir: OutputDirectory?) {
@@ -77,13 +79,19 @@ final class PrefetchRun {
         case (.malformed(let message), _):
             summary.malformed += 1
             keepUndelivered(completion.tag)
-            problems.append("\(listName):\(completion.tag.line): \(message)")
+            problems.append(namesRows ? "\(listName): row \(completion.tag.line): \(message)" : "\(listName):\(completion.tag.line): \(message)")
         case (.skipped, _):
             summary.skippedByShard += 1
+        case (.header, _):
+            keepUndelivered(completion.tag)
+            return
         case (_, .success(let result)?):
             summary.record(.success(result))
             delivered.insert(completion.tag.line)
-            if recordsWanted { record = ResultRecord.success(result, file: file?.path, kept: file?.kept == true, line: completion.tag.line, placeholders: settings.options.placeholders).text }
+            if recordsWanted {
+                let o = ResultRecord.success(result, file: file?.path, kept: file?.kept == true, line: completion.tag.line, placeholders: settings.options.placeholders)
+                record = ResultRecord.adding(completion.tag.cells, to: o).text
+            }
             if let record { shardOutput?.take(record: record, failure: nil) }
             problems = Report.problems(of: result, settings: settings)
             if settings.verbose { problems.append(Report.verbose(result, file: file?.path, kept: file?.kept == true)) }
@@ -95,7 +103,7 @@ final class PrefetchRun {
             let source = completion.request?.source.description ?? ""
             if let text = completion.tag.text { failedLines.append((completion.tag.line, text)) }
             keepUndelivered(completion.tag)
-            if recordsWanted { record = ResultRecord.failure(failure, source: source, line: completion.tag.line).text }
+            if recordsWanted { record = ResultRecord.adding(completion.tag.cells, to: ResultRecord.failure(failure, source: source, line: completion.tag.line)).text }
             if let record { shardOutput?.take(record: record, failure: failure) }
             if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
             problems.append(Report.problem(of: failure, source: source))

@@ -23,20 +23,27 @@ struct LineSet {
 /// `--save-remaining FILE`: every line of this run's share that was not delivered (failed,
 /// malformed, cancelled, never started), as written, in list order, to FILE atomically (mode
 /// 0600): `imgfetch prefetch FILE` (with the same `--shard`) finishes the job. A list file is read
-/// again for it, line by line (bounded memory); from stdin only the lines read are known.
+/// again for it, line by line (bounded memory); from stdin only the lines read are known. A table
+/// (CSV, TSV, JSONL) is saved as its header row, then its rows, as written.
 enum RemainingLines {
     /// Writes the remaining lines of the list file at `listPath`: the source lines of `shard` not
     /// in `done`, and the malformed ones. A message when it cannot.
-    static func save(to path: String, listPath: String, shard: Shard?, done: LineSet) -> String? {
+    /// A table (`table` given) is read by rows: its header row first, then the rows that remain.
+    static func save(to path: String, listPath: String, shard: Shard?, done: LineSet, table: TableSettings? = nil) -> String? {
         let fd = open(listPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return "cannot write --save-remaining \(path): cannot read the list \(listPath) again: \(String(cString: strerror(errno)))" }
         defer { close(fd) }
         let file: AtomicFile
         do { file = try AtomicFile(path: path, mode: 0o600) } catch { return "cannot write --save-remaining \(path): \(error.message)" }
-        var splitter = ListLineSplitter()
+        var splitter = RowSplitter(format: table?.format ?? .lines)
+        var reading = table.map { TableReading($0) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         func keep(_ line: ListLine) {
-            guard remains(line, shard: shard, done: done) else { return }
+            if reading != nil {
+                guard remains(line, of: &reading!, shard: shard, done: done) else { return }
+            } else {
+                guard remains(line, shard: shard, done: done) else { return }
+            }
             // A line over the limit was kept as its first bytes only: it is malformed either way.
             file.append(line.bytes + [10])
         }
@@ -62,6 +69,15 @@ enum RemainingLines {
         for line in lines.sorted(by: { $0.line < $1.line }) { file.append(line.text + [10]) }
         do { try file.commit() } catch { return "cannot write --save-remaining \(path): \(error.message)" }
         return nil
+    }
+
+    /// Whether a table's row is kept: the header, and the rows still to do by this run's share.
+    static func remains(_ row: ListLine, of table: inout TableReading, shard: Shard?, done: LineSet) -> Bool {
+        switch table.read(row) {
+        case .header, .malformed, .unusable: return true
+        case .skip: return false
+        case .item(let item, _): return !done.contains(row.number) && (shard?.contains(item.source) ?? true)
+        }
     }
 
     /// Whether a line of the list is still to do by this run's share.
