@@ -6,7 +6,7 @@ SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
 BIN = .build/release/imgfetch
 
-.PHONY: all deps build debug test conformance sanitize tsan fuzz demo scale-demo bench bench-instructions deb install uninstall lint clean
+.PHONY: all deps build debug test engines-test conformance sanitize tsan fuzz demo scale-demo bench bench-instructions deb install uninstall lint clean
 
 all: build
 
@@ -27,6 +27,13 @@ test: build
 	$(SWIFT) build --build-tests
 	python3 Tests/Conformance/conformance.py --strict --binary $(CURDIR)/$(BIN)
 	IMGFETCH_E2E_BINARY=$(CURDIR)/$(BIN) $(SWIFT) test --skip-build --disable-swift-testing
+
+# The README's engine recipes, run as written with the release binary against the test server on
+# 127.0.0.1 (Tests/Engines/run.sh): a Slurm array on a one-node cluster of its own (munged, slurmctld,
+# slurmd with a private SLURM_CONF; a task cancelled and the array submitted again), Spark's RDD.pipe
+# in local[2] mode, GNU parallel --pipepart. About 2 minutes on 2 cores.
+engines-test: build
+	Tests/Engines/run.sh $(CURDIR)/$(BIN)
 
 # RFC 9111 conformance: imgfetch's scenarios for the 174 ids of http-tests/cache-tests a private
 # command-line cache can express (Tests/Conformance/cases.py), run against the release binary; prints

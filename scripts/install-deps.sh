@@ -19,6 +19,9 @@
 #   evanw's reference) (PyPI): the independent decoders of the placeholder tests (placeholder_check.py)
 #   webdataset 1.0.2 (PyPI): the --shard-tar tests read the shards' tars as a training loop does
 #   (shard_tar_check.py)
+#   slurm-wlm, munge: `make engines-test`'s one-node Slurm cluster (Tests/Engines/slurm-cluster.sh);
+#   openjdk-17-jre-headless + pyspark 4.0.1 (PyPI, spark-submit): its Spark recipe; parallel: its
+#   GNU parallel recipe
 #   (`make sanitize` and `make fuzz` need nothing more: the Swift toolchain's clang and compiler-rt
 #   carry AddressSanitizer and libFuzzer)
 #   dpkg-dev (dpkg-shlibdeps), binutils (strip, readelf): `make deb` (scripts/make-deb.sh); lintian: the
@@ -34,8 +37,9 @@ set -euo pipefail
 placeholder_check='from blurhash import PixelMode; from thumbhash import thumbhash_to_image'
 want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config make g++ dpkg-dev binutils)
 if [[ "${DEPS:-all}" != build ]]; then
-  want+=(libjpeg-turbo-progs gnome-backgrounds libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace libimage-exiftool-perl chromium nginx-light parallel lintian man-db)
-  if ! { python3 -c 'import moto, boto3' && python3 -c "$placeholder_check" && python3 -c 'import webdataset'; } 2>/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
+  want+=(libjpeg-turbo-progs gnome-backgrounds libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace libimage-exiftool-perl chromium nginx-light parallel lintian man-db slurm-wlm munge openjdk-17-jre-headless)
+  if ! { python3 -c 'import moto, boto3' && python3 -c "$placeholder_check" && python3 -c 'import webdataset' && python3 -c 'import pyspark'; } 2>/dev/null \
+    && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
 fi
 if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time valgrind); fi
 missing=()
@@ -65,4 +69,10 @@ if [[ "${DEPS:-all}" != build ]] && ! python3 -c "$placeholder_check" 2>/dev/nul
   echo "installing: blurhash-python==1.2.2 thumbhash-python==1.0.1 (pip)" >&2
   $SUDO python3 -m pip install -q 'blurhash-python==1.2.2' 'thumbhash-python==1.0.1' 2>/dev/null \
     || $SUDO python3 -m pip install -q --break-system-packages 'blurhash-python==1.2.2' 'thumbhash-python==1.0.1'
+fi
+# Spark for `make engines-test` (PyPI's pyspark brings spark-submit and Spark's jars; Java is Debian's).
+if [[ "${DEPS:-all}" != build ]] && ! python3 -c 'import pyspark' 2>/dev/null; then
+  echo "installing: pyspark==4.0.1 (pip)" >&2
+  $SUDO python3 -m pip install -q 'pyspark==4.0.1' 2>/dev/null \
+    || $SUDO python3 -m pip install -q --break-system-packages 'pyspark==4.0.1'
 fi
