@@ -33,7 +33,8 @@ SCRATCH="$OUT/scratch"
 rm -rf "$SCRATCH" && mkdir -p "$SCRATCH/home"
 STATE="$SCRATCH/nginx"
 "$HERE/bench/nginx.sh" start "$STATE" "$CORPUS" "$PORT" >&2
-trap '"$HERE/bench/nginx.sh" stop "$STATE" "$CORPUS" "$PORT" >&2 || true' EXIT
+# nginx is stopped before the scratch directory (its pid file) goes.
+trap '"$HERE/bench/nginx.sh" stop "$STATE" "$CORPUS" "$PORT" >&2 || true; rm -rf "$SCRATCH"' EXIT
 URL="http://127.0.0.1:$PORT/jpg/img-000.jpg"
 for i in $(seq 0 $((LINES - 1))); do printf 'http://127.0.0.1:%s/jpg/img-%03d.jpg\n' "$PORT" $((i % 200)); done > "$SCRATCH/list.txt"
 
@@ -82,4 +83,3 @@ r() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
   echo "| cold \`get\` from a file | $(m "$cold") | vipsthumbnail $(m "$vt") | $(r "$cold" "$vt") | |"
 } | tee "$OUT/table.md"
 echo "top 10 inclusive costs of each path: $OUT/*.top.txt" >&2
-rm -rf "$SCRATCH"

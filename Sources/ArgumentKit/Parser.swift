@@ -30,7 +30,10 @@ struct ArgumentScanner {
     var index = 0
     var optionsEnded = false
     /// Root first, current command last.
-    var chain: [CommandSpec]
+    private(set) var chain: [CommandSpec] { didSet { scope = Self.scope(of: chain) } }
+    /// Options in scope: the current command's, then ancestors' global ones (computed when the chain
+    /// changes, not at each option's lookup).
+    private(set) var scope: [OptionSpec]
     var path: [String] = []
     var counts: [String: Int] = [:]
     var values: [String: [String]] = [:]
@@ -47,13 +50,13 @@ struct ArgumentScanner {
     init(root: CommandSpec, arguments: [String]) {
         self.arguments = arguments
         self.chain = [root]
+        self.scope = Self.scope(of: [root])
     }
 
     var current: CommandSpec { chain[chain.count - 1] }
 
-    /// Options in scope: the current command's, then ancestors' global ones.
-    var scope: [OptionSpec] {
-        var result = current.options
+    static func scope(of chain: [CommandSpec]) -> [OptionSpec] {
+        var result = chain[chain.count - 1].options
         for ancestor in chain.dropLast().reversed() {
             result += ancestor.options.filter { $0.global && !result.map(\.long).contains($0.long) }
         }

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Products and sums stay separate operations, whatever the target (see ifj_v4). */
+#pragma STDC FP_CONTRACT OFF
+
 /* Lanczos3 weights for resampling `in` samples to `out` (out <= in), as vips' reduce does. Each
  * output gets `n` taps: the input indices (already clamped to the edges) and their weights. */
 struct ifj_taps {
@@ -57,22 +60,42 @@ static inline unsigned char ifj_clamp_byte(float v) {
     return v <= 0 ? 0 : (v >= 255 ? 255 : (unsigned char)v);
 }
 
+/* Four floats in one SSE register (GCC/clang vector extension): lane-wise * and + are the same IEEE
+ * operations as the scalar ones, so the sums below are bit for bit those of a scalar loop that adds
+ * the same products in the same order (no FMA: the baseline x86-64 target has none to contract to). */
+typedef float ifj_v4 __attribute__((vector_size(16), aligned(4), may_alias));
+/* 16 bytes and 16 floats, for converting a decoded row at once. */
+typedef unsigned char ifj_b16 __attribute__((vector_size(16), aligned(1), may_alias));
+typedef float ifj_f16 __attribute__((vector_size(64), aligned(4), may_alias));
+
 /* Separable Lanczos3 resize of an 8-bit interleaved image (1 or 3 channels), fed one input row at
- * a time as the decoder produces it. The last rows are kept (a ring of as many rows as an output row
- * has vertical taps: an output row's taps span that many consecutive rows, and it is made as soon
- * as its last one arrives, so older rows are never read again); as soon as an output row's last
- * input row has arrived, its vertical pass accumulates whole input rows (contiguous, so the compiler
- * vectorises it: the larger half of the work, done on the input's width) and its horizontal pass
- * runs on that one row. So when the last bytes of a download arrive, only the last rows are left
- * to resize (jpeg_stream.c). */
+ * a time as the decoder produces it. The last rows are kept as floats (each row converted once, on
+ * arrival, not once per output row it feeds: a ring of as many rows as an output row has vertical
+ * taps: an output row's taps span that many consecutive rows, and it is made as soon as its last one
+ * arrives, so older rows are never read again); as soon as an output row's last input row has
+ * arrived, its vertical pass sums the tap rows 16 samples at a time in registers (the larger half of
+ * the work, done on the input's width: each sample's sum still starts at 0 and adds the taps in
+ * order), and its horizontal pass runs on that one row, a pixel's three channels in one register.
+ * So when the last bytes of a download arrive, only the last rows are left to resize
+ * (jpeg_stream.c). */
 struct ifj_resizer {
     struct ifj_taps tx, ty;
-    unsigned char *rows;     /* a ring of `ring` input rows of sw * ch bytes; row y at y % ring */
-    float *acc;              /* one vertically filtered row, sw * ch */
+    float *rows;             /* a ring of `ring` input rows of sw * ch floats; row y at y % ring */
+    float *acc;              /* one vertically filtered row, sw * ch (+ 4 zeros: a pixel's 4-lane load) */
     unsigned char *dst;      /* dh rows of dw * ch bytes */
+    const float **tap;       /* the current output row's tap rows (ty.n) */
+    float *tapw;             /* and their weights */
+    ifj_v4 *hw;              /* 3 channels: tx's weights, each in all four lanes (dw * tx.n) */
+    int *hfirst;             /* 3 channels: a pixel's first tap's sample when its taps are consecutive, else -1 */
+    void (*vertical)(float *, const float *const *, const float *, int, size_t);
     int ch, dh, dw, next_out, ring;
     size_t inlen, rowlen;
 };
+
+static void ifj_vertical_sse(float *acc, const float *const *tap, const float *w, int taps, size_t len);
+#if defined(__x86_64__)
+static void ifj_vertical_avx(float *acc, const float *const *tap, const float *w, int taps, size_t len);
+#endif
 
 void ifj_resizer_free(struct ifj_resizer *r) {
     if (r == NULL) return;
@@ -81,6 +104,10 @@ void ifj_resizer_free(struct ifj_resizer *r) {
     free(r->rows);
     free(r->acc);
     free(r->dst);
+    free(r->tap);
+    free(r->tapw);
+    free(r->hw);
+    free(r->hfirst);
     free(r);
 }
 
@@ -94,47 +121,138 @@ struct ifj_resizer *ifj_resizer_new(int sw, int sh, int ch, int dw, int dh) {
     r->rowlen = (size_t)dw * (size_t)ch;
     if (ifj_make_taps(&r->tx, sw, dw) != 0 || ifj_make_taps(&r->ty, sh, dh) != 0) goto fail;
     r->ring = r->ty.n + 1 < sh ? r->ty.n + 1 : sh;
-    r->rows = malloc(r->inlen * (size_t)r->ring);
-    r->acc = malloc(sizeof(float) * r->inlen);
+    r->rows = malloc(sizeof(float) * r->inlen * (size_t)r->ring);
+    r->acc = calloc(r->inlen + 4, sizeof(float));
     r->dst = malloc(r->rowlen * (size_t)dh);
-    if (r->rows == NULL || r->acc == NULL || r->dst == NULL) goto fail;
+    r->tap = malloc(sizeof(float *) * (size_t)r->ty.n);
+    r->tapw = malloc(sizeof(float) * (size_t)r->ty.n);
+    if (r->rows == NULL || r->acc == NULL || r->dst == NULL || r->tap == NULL || r->tapw == NULL) goto fail;
+    r->vertical = ifj_vertical_sse;
+#if defined(__x86_64__)
+    if (__builtin_cpu_supports("avx")) r->vertical = ifj_vertical_avx;
+#endif
+    if (ch == 3) {
+        const int n = r->tx.n;
+        r->hw = malloc(sizeof(ifj_v4) * (size_t)dw * (size_t)n);
+        r->hfirst = malloc(sizeof(int) * (size_t)dw);
+        if (r->hw == NULL || r->hfirst == NULL) goto fail;
+        for (int x = 0; x < dw; x++) {
+            const float *wx = r->tx.w + (size_t)x * (size_t)n;
+            const int *ix = r->tx.idx + (size_t)x * (size_t)n;
+            int consecutive = 1;
+            for (int k = 0; k < n; k++) {
+                const float wk = wx[k];
+                r->hw[(size_t)x * (size_t)n + (size_t)k] = (ifj_v4){ wk, wk, wk, wk };
+                if (ix[k] != ix[0] + k) consecutive = 0;
+            }
+            r->hfirst[x] = consecutive ? ix[0] * 3 : -1;
+        }
+    }
     return r;
 fail:
     ifj_resizer_free(r);
     return NULL;
 }
 
+/* acc[x] = 0 + w[0] * tap[0][x] + w[1] * tap[1][x] + ... (in that order), for x < len. */
+static void ifj_vertical_sse(float *acc, const float *const *tap, const float *w, int taps, size_t len) {
+    size_t x = 0;
+    for (; x + 16 <= len; x += 16) {
+        ifj_v4 a0 = { 0, 0, 0, 0 }, a1 = a0, a2 = a0, a3 = a0;
+        for (int k = 0; k < taps; k++) {
+            const float *m = tap[k] + x;
+            const float wk = w[k];
+            a0 += wk * *(const ifj_v4 *)m;
+            a1 += wk * *(const ifj_v4 *)(m + 4);
+            a2 += wk * *(const ifj_v4 *)(m + 8);
+            a3 += wk * *(const ifj_v4 *)(m + 12);
+        }
+        *(ifj_v4 *)(acc + x) = a0;
+        *(ifj_v4 *)(acc + x + 4) = a1;
+        *(ifj_v4 *)(acc + x + 8) = a2;
+        *(ifj_v4 *)(acc + x + 12) = a3;
+    }
+    for (; x < len; x++) {
+        float a = 0;
+        for (int k = 0; k < taps; k++) a += w[k] * tap[k][x];
+        acc[x] = a;
+    }
+}
+
+#if defined(__x86_64__)
+/* The same sums eight lanes at a time where the CPU has AVX (the same IEEE products and sums: AVX
+ * only, no FMA, so nothing is fused). */
+typedef float ifj_v8 __attribute__((vector_size(32), aligned(4), may_alias));
+
+__attribute__((target("avx")))
+static void ifj_vertical_avx(float *acc, const float *const *tap, const float *w, int taps, size_t len) {
+    size_t x = 0;
+    for (; x + 32 <= len; x += 32) {
+        ifj_v8 a0 = { 0, 0, 0, 0, 0, 0, 0, 0 }, a1 = a0, a2 = a0, a3 = a0;
+        for (int k = 0; k < taps; k++) {
+            const float *m = tap[k] + x;
+            const float wk = w[k];
+            a0 += wk * *(const ifj_v8 *)m;
+            a1 += wk * *(const ifj_v8 *)(m + 8);
+            a2 += wk * *(const ifj_v8 *)(m + 16);
+            a3 += wk * *(const ifj_v8 *)(m + 24);
+        }
+        *(ifj_v8 *)(acc + x) = a0;
+        *(ifj_v8 *)(acc + x + 8) = a1;
+        *(ifj_v8 *)(acc + x + 16) = a2;
+        *(ifj_v8 *)(acc + x + 24) = a3;
+    }
+    for (; x < len; x++) {
+        float a = 0;
+        for (int k = 0; k < taps; k++) a += w[k] * tap[k][x];
+        acc[x] = a;
+    }
+}
+#endif
+
 /* Input row `y` (rows arrive in order); emits every output row whose taps are now all present. */
 void ifj_resizer_row(struct ifj_resizer *r, int y, const unsigned char *row) {
-    memcpy(r->rows + (size_t)(y % r->ring) * r->inlen, row, r->inlen);
+    float *in = r->rows + (size_t)(y % r->ring) * r->inlen;
+    size_t x = 0;
+    for (; x + 16 <= r->inlen; x += 16) *(ifj_f16 *)(in + x) = __builtin_convertvector(*(const ifj_b16 *)(row + x), ifj_f16);
+    for (; x < r->inlen; x++) in[x] = (float)row[x];
     const int tn = r->ty.n, n = r->tx.n, ch = r->ch;
     while (r->next_out < r->dh && r->ty.idx[(size_t)r->next_out * (size_t)tn + (size_t)(tn - 1)] <= y) {
         const int o = r->next_out++;
         const float *w = r->ty.w + (size_t)o * (size_t)tn;
         const int *idx = r->ty.idx + (size_t)o * (size_t)tn;
-        float *acc = r->acc;
-        memset(acc, 0, sizeof(float) * r->inlen);
+        int taps = 0;
         for (int k = 0; k < tn; k++) {
-            const float wk = w[k];
-            if (wk == 0) continue;
-            const unsigned char *m = r->rows + (size_t)(idx[k] % r->ring) * r->inlen;
-            for (size_t x = 0; x < r->inlen; x++) acc[x] += wk * (float)m[x];
+            if (w[k] == 0) continue;   /* a zero weight adds nothing (as before: skipped) */
+            r->tap[taps] = r->rows + (size_t)(idx[k] % r->ring) * r->inlen;
+            r->tapw[taps++] = w[k];
         }
+        float *acc = r->acc;
+        r->vertical(acc, r->tap, r->tapw, taps, r->inlen);
         unsigned char *dst = r->dst + (size_t)o * r->rowlen;
         for (int x = 0; x < r->dw; x++) {
             const float *wx = r->tx.w + (size_t)x * (size_t)n;
             const int *ix = r->tx.idx + (size_t)x * (size_t)n;
             if (ch == 3) {
-                float cr = 0, cg = 0, cb = 0;
-                for (int k = 0; k < n; k++) {
-                    const float *p = acc + ix[k] * 3;
-                    cr += wx[k] * p[0];
-                    cg += wx[k] * p[1];
-                    cb += wx[k] * p[2];
+                /* Lanes 0-2: the pixel's red, green, blue sums (lane 3 reads the next sample: unused). */
+                ifj_v4 c = { 0, 0, 0, 0 };
+                const ifj_v4 *hw = r->hw + (size_t)x * (size_t)n;
+                if (r->hfirst[x] >= 0) {
+                    const float *p = acc + r->hfirst[x];     /* the taps' samples, 3 floats apart */
+                    int k = 0;
+                    for (; k + 4 <= n; k += 4, p += 12) {   /* unrolled: the same adds, in order */
+                        c += hw[k] * *(const ifj_v4 *)p;
+                        c += hw[k + 1] * *(const ifj_v4 *)(p + 3);
+                        c += hw[k + 2] * *(const ifj_v4 *)(p + 6);
+                        c += hw[k + 3] * *(const ifj_v4 *)(p + 9);
+                    }
+                    for (; k < n; k++, p += 3) c += hw[k] * *(const ifj_v4 *)p;
+                } else {
+                    for (int k = 0; k < n; k++) c += hw[k] * *(const ifj_v4 *)(acc + ix[k] * 3);
                 }
-                dst[x * 3] = ifj_clamp_byte(cr);
-                dst[x * 3 + 1] = ifj_clamp_byte(cg);
-                dst[x * 3 + 2] = ifj_clamp_byte(cb);
+                dst[x * 3] = ifj_clamp_byte(c[0]);
+                dst[x * 3 + 1] = ifj_clamp_byte(c[1]);
+                dst[x * 3 + 2] = ifj_clamp_byte(c[2]);
             } else {
                 for (int c = 0; c < ch; c++) {
                     float v = 0;
