@@ -82,6 +82,7 @@ final class PrefetchRun {
             summary.skippedByShard += 1
         case (_, .success(let result)?):
             summary.record(.success(result), shared: completion.coalesced)
+            if file?.kept == true { summary.kept += 1 }
             delivered.insert(completion.tag.line)
             if recordsWanted { record = ResultRecord.success(result, file: file?.path, kept: file?.kept == true, line: completion.tag.line, placeholders: settings.options.placeholders).text }
             if let record { shardOutput?.take(record: record, failure: nil) }
@@ -185,6 +186,7 @@ final class PrefetchRun {
             let remote = settings.remote != nil ? ", \(s.remote) remote" : ""
             var line = "imgfetch: prefetch\(stopped): \(s.ok) ok (\(s.hits) cached\(s.shared > 0 ? ", \(s.shared) shared" : "")\(remote), \(s.lowData) low-data), \(s.failed) failed"
             if !s.causes.isEmpty { line += " (by cause: " + s.causes.entries.map { "\($0.cause.rawValue) \($0.count)" }.joined(separator: ", ") + ")" }
+            if s.kept > 0 { line += ", \(s.kept) kept (--no-clobber)" }
             if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
             if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
             if s.cancelled > 0 { line += ", \(s.cancelled) cancelled" }

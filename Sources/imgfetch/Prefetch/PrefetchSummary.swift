@@ -9,6 +9,8 @@ struct PrefetchSummary: Sendable {
     var hits = 0
     /// Lines that shared another identical line's retrieval in flight (not cache hits).
     var shared = 0
+    /// Files `--no-clobber` kept as they were (`"output": "kept"`).
+    var kept = 0
     var remote = 0
     var lowData = 0
     var malformed = 0
