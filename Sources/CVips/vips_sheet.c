@@ -99,8 +99,10 @@ static int sheet_srgb(VipsImage *in, VipsImage **out, VipsArrayDouble *white) {
 }
 
 /* The label on one line (vips_text without a width does not wrap): one wider than the picture is
- * cut, character by character (an entity such as &amp; counts as one), and ends in an ellipsis,
- * rather than wrapped onto lines the cell has no room for (they were clipped top and bottom). */
+ * cut, character by character (an entity such as &amp; counts as one), in the middle: both ends
+ * stay, where labels differ (the folder a unique suffix starts with, the file name it ends with),
+ * joined by an ellipsis, rather than wrapped onto lines the cell has no room for (they were
+ * clipped top and bottom). */
 static int sheet_label(const char *markup, const ifv_sheet_opts *o, VipsImage **out) {
     if (s_text(out, markup, "dpi", o->dpi, NULL)) return -1;
     int width = s_get_width(*out);
@@ -118,11 +120,16 @@ static int sheet_label(const char *markup, const ifv_sheet_opts *o, VipsImage **
         ends[n++] = j;
         i = j;
     }
-    /* First guess by proportion, then one character less until it fits. */
+    /* First guess by proportion, then one character less until it fits: the first keep / 2
+     * characters, the ellipsis, the last keep - keep / 2. */
     for (int keep = (int)((long)n * o->size / width); keep >= 0; keep--) {
-        size_t end = keep > 0 ? ends[keep - 1] : 0;
+        int head = keep / 2, tail = keep - head;
+        size_t end = head > 0 ? ends[head - 1] : 0;
+        size_t from = tail > 0 ? ends[n - tail - 1] : len;   /* keep < n: tail <= n - 1 */
         memcpy(cut, markup, end);
-        memcpy(cut + end, "\xE2\x80\xA6", 4);   /* U+2026 and the terminating NUL */
+        memcpy(cut + end, "\xE2\x80\xA6", 3);   /* U+2026 */
+        memcpy(cut + end + 3, markup + from, len - from);
+        cut[end + 3 + (len - from)] = '\0';
         VipsImage *t = NULL;
         if (s_text(&t, cut, "dpi", o->dpi, NULL)) goto done;
         if (s_get_width(t) <= o->size || keep == 0) {

@@ -84,6 +84,31 @@ final class HelpAndMessageTests: E2ETestCase {
         XCTAssertTrue(r.stderr.contains("bogus"), "\(r)")
         assertExit(try imgfetch(["cache", "ls", "--cache-dir", cacheDir.path, "--sort", "size"]), 0)
     }
+
+    /// curl's and wget's options typed out of habit get what imgfetch does instead (exit 2, stdout
+    /// empty); -c keeps its meaning (curl's cookie jar): only without a value does it mention wget's.
+    func testCurlAndWgetOptionsNameWhatImgfetchDoesInstead() throws {
+        let source = imageURL("tiny.jpg")
+        let expected: [(args: [String], hint: String)] = [
+            (["-L"], "unknown option '-L': imgfetch follows redirects itself"),
+            (["-O"], "unknown option '-O': -o FILE names the output"),
+            (["--wait", "1"], "unknown option '--wait': see --rate"),
+            (["-nc"], "unknown option '-nc': see --no-clobber"),
+            (["--continue"], "unknown option '--continue': partial downloads resume by themselves"),
+        ]
+        for (args, hint) in expected {
+            let r = try imgfetch(["get", "--cache-dir", cacheDir.path] + args + [source, "-o", file("o.jpg").path])
+            assertExit(r, 2)
+            XCTAssertEqual(r.stdout, Data(), "\(args)")
+            XCTAssertTrue(r.stderr.contains(hint), "\(args): \(r.stderr)")
+        }
+        let c = try imgfetch(["get", "--cache-dir", cacheDir.path, source, "-o", file("o.jpg").path, "-c"])
+        assertExit(c, 2)
+        XCTAssertTrue(c.stderr.contains("-c FILE is the cookie jar") && c.stderr.contains("partial downloads resume by themselves"), c.stderr)
+        let jar = try imgfetch(["get", "--cache-dir", cacheDir.path, source, "-o", file("o.jpg").path, "-c", file("jar.txt").path])
+        assertExit(jar, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file("jar.txt").path), "-c FILE is still the cookie jar")
+    }
 }
 
 /// `imgfetch --version` names the libcurl and libvips it finds and their features, like `curl -V`.

@@ -114,3 +114,20 @@ enum FileSystemTestsHelper {
         return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir) && isDir.boolValue
     }
 }
+
+extension OutputDirTests {
+    /// The text summary under --no-clobber says how many files were kept as they were.
+    func testTheSummarySaysHowManyFilesNoClobberKept() throws {
+        let list = try writeList([imageURL("tiny.jpg", "v=kept1"), imageURL("tiny.jpg", "v=kept2")])
+        let dir = file("kept-out")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let args = ["prefetch", "--cache-dir", cacheDir.path, "--output-dir", dir.path, "--name", "{line}.{ext}", "--no-clobber", list.path]
+        let first = try imgfetch(args)
+        assertExit(first, 0)
+        XCTAssertFalse(first.stderr.contains("kept"), first.stderr)
+        let second = try imgfetch(args)
+        assertExit(second, 0)
+        XCTAssertEqual(second.stdout, Data())
+        XCTAssertTrue(second.stderr.contains("2 ok") && second.stderr.contains("2 kept (--no-clobber)"), second.stderr)
+    }
+}

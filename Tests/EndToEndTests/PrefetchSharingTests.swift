@@ -91,6 +91,23 @@ final class PrefetchSharingTests: E2ETestCase {
         }
     }
 
+    /// A cold run with duplicate lines says they were shared, not cached: `hits` stays what the
+    /// cache answered (none), `shared` counts the lines that shared a retrieval.
+    func testDuplicateLinesOfAColdRunAreSharedNotCached() throws {
+        let list = try writeList(Array(repeating: server.url("/slow/tiny.jpg?seconds=0.3&v=words"), count: 3))
+        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", list.path])
+        assertExit(r, 0)
+        let summary = try XCTUnwrap(r.json.last)
+        XCTAssertEqual(summary["summary"] as? Bool, true)
+        XCTAssertEqual(summary.int("hits"), 0, "nothing was in the cache: \(summary)")
+        XCTAssertEqual(summary.int("shared"), 2, "\(summary)")
+        XCTAssertEqual(r.json.count, 4, "three records and the summary on stdout, nothing else")
+        XCTAssertTrue(r.stderr.contains("3 ok (0 cached, 2 shared, 0 low-data)"), r.stderr)
+        let warm = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", list.path])
+        XCTAssertEqual(warm.json.last?.int("hits"), 3, "a warm run: the cache answered each line")
+        XCTAssertEqual(warm.json.last?.int("shared"), 0)
+    }
+
     func testIdenticalLinesStillShareOneRequest() throws {
         let path = "/slow/tiny.jpg?seconds=0.3&v=same"
         let list = try writeList(Array(repeating: server.url(path), count: 10_000))

@@ -4,8 +4,9 @@ import ImageFetch
 import Glibc
 #endif
 
-/// `imgfetch cache gallery [-o DIR] [--copy] [--page-size N]`: static HTML pages of the cache's
-/// entries (`GalleryPage`), streamed in key order one page at a time (memory bounded by a page).
+/// `imgfetch cache gallery [-o DIR] [--copy] [--page-size N] [--originals]`: static HTML pages of
+/// the cache's variants (sources' originals too with `--originals`: full-size, and beside their
+/// variants), streamed in key order one page at a time (memory bounded by a page).
 /// The pictures are the cached files themselves (file:// URLs into the cache), or copies in
 /// `DIR/images/` with `--copy`, so the gallery survives the cache.
 enum CacheGalleryCommand {
@@ -17,7 +18,7 @@ enum CacheGalleryCommand {
 
     static func run(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
         let pageSize = try parsed.parse("page-size", ValueParsers.positiveInt) ?? defaultPageSize
-        let copy = parsed.flag("copy")
+        let copy = parsed.flag("copy"), originals = parsed.flag("originals")
         let output = absolute(parsed.value("output") ?? "imgfetch-gallery")
         let cacheRoot = realPath(cache.directory) ?? absolute(cache.directory)
         // Only a directory the gallery made (its marker file) or an empty one is written into: the
@@ -45,6 +46,7 @@ enum CacheGalleryCommand {
         var pending: [GalleryPage.Item] = []
         var page = 1
         var total = 0
+        var leftOut = 0
         var failure: String?
 
         func write(_ items: [GalleryPage.Item], hasNext: Bool) {
@@ -55,6 +57,10 @@ enum CacheGalleryCommand {
         }
 
         cache.forEachEntry { entry in
+            if entry.isOriginal && !originals {
+                leftOut += 1
+                return true
+            }
             let path = cache.dataPath(entry.key, format: entry.format)
             let name = (path.split(separator: "/").last).map(String.init) ?? entry.key
             var url = "file://" + percentEncodePath(cacheRoot + String(path.dropFirst(cache.directory.count)))
@@ -85,7 +91,8 @@ enum CacheGalleryCommand {
             return .failed
         }
         Console.line(output + "/index.html")
-        Console.err("imgfetch: \(total) entr\(total == 1 ? "y" : "ies") on \(page) page\(page == 1 ? "" : "s")\(copy ? ", images copied" : "")\n")
+        let left = leftOut > 0 ? " (\(CacheSheetCommand.originalsWord(leftOut)) left out: --originals adds them)" : ""
+        Console.err("imgfetch: \(total) entr\(total == 1 ? "y" : "ies") on \(page) page\(page == 1 ? "" : "s")\(copy ? ", images copied" : "")\(left)\n")
         return .ok
     }
 

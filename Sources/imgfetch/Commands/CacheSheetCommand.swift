@@ -1,9 +1,10 @@
 import ArgumentKit
 import ImageFetch
 
-/// `imgfetch cache sheet -o FILE [--columns N] [--size S] [--limit N]`: one picture of the newest
-/// entries (a contact sheet: libvips thumbnails joined with arrayjoin, each labelled with its
-/// source's last path component by libvips' text operation), for a terminal user to open.
+/// `imgfetch cache sheet -o FILE [--columns N] [--size S] [--limit N] [--originals]`: one picture
+/// of the newest variants (a contact sheet: libvips thumbnails joined with arrayjoin, each labelled
+/// by libvips' text operation with what tells its source apart from the others', `SourceLabels`),
+/// for a terminal user to open. Sources' originals only with `--originals`.
 enum CacheSheetCommand {
     /// Entries on the sheet, newest first. Default 100.
     static let defaultLimit = 100
@@ -29,9 +30,16 @@ enum CacheSheetCommand {
             throw UsageError("at most 100 columns, --size 1024 and --limit 10000", commandPath: ["cache", "sheet"])
         }
 
-        // The newest `limit` entries, kept in bounded memory while the listing streams.
+        // The newest `limit` entries, kept in bounded memory while the listing streams; originals
+        // (full-size, and beside their variants) only when asked for.
+        let originals = parsed.flag("originals")
         var newest: [CacheEntry] = []
+        var leftOut = 0
         cache.forEachEntry { entry in
+            if entry.isOriginal && !originals {
+                leftOut += 1
+                return true
+            }
             newest.append(entry)
             if newest.count >= 2 * limit {
                 newest.sort { $0.created > $1.created }
@@ -42,11 +50,13 @@ enum CacheSheetCommand {
         newest.sort { $0.created > $1.created }
         if newest.count > limit { newest.removeLast(newest.count - limit) }
         guard !newest.isEmpty else {
-            Console.errorLine("the cache is empty: no sheet written")
+            Console.errorLine(leftOut == 0 ? "the cache is empty: no sheet written"
+                              : "no variants in the cache, only \(originalsWord(leftOut)) (--originals puts them on the sheet): no sheet written")
             return .failed
         }
+        let labels = SourceLabels.labels(newest.map(\.source))
         let items = newest.map { e in
-            VipsBridge.SheetItem(bytes: cache.verifiedImage(of: e) ?? [], label: label(e))
+            VipsBridge.SheetItem(bytes: cache.verifiedImage(of: e) ?? [], label: labels[e.source] ?? e.source)
         }
         do {
             let sheet = try VipsBridge.contactSheet(items, layout: layout, suffix: suffix)
@@ -54,7 +64,8 @@ enum CacheSheetCommand {
                 Console.errorLine("cannot write \(output): \(errno)")
                 return .failed
             }
-            Console.err("imgfetch: \(items.count) entr\(items.count == 1 ? "y" : "ies"), \(sheet.width)x\(sheet.height) -> \(output)\n")
+            let left = leftOut > 0 ? " (\(originalsWord(leftOut)) left out: --originals adds them)" : ""
+            Console.err("imgfetch: \(items.count) entr\(items.count == 1 ? "y" : "ies"), \(sheet.width)x\(sheet.height) -> \(output)\(left)\n")
             return .ok
         } catch {
             Console.errorLine("cannot make the contact sheet: \(error.message)")
@@ -62,12 +73,8 @@ enum CacheSheetCommand {
         }
     }
 
-    /// The source's last path component (a data: URL as its media type), at most 28 characters.
-    static func label(_ e: CacheEntry) -> String {
-        let base = e.source.hasPrefix("data:") ? String(e.source.prefix { $0 != ";" })
-            : String(e.source.split(separator: "?").first?.split(separator: "/").last ?? Substring(e.source))
-        return base.count > 28 ? String(base.prefix(27)) + "…" : base
-    }
+    /// "1 original", "N originals".
+    static func originalsWord(_ n: Int) -> String { "\(n) original\(n == 1 ? "" : "s")" }
 
     /// Writes the sheet as `get -o` writes an image (`FileSystem.writeOutput`: a regular file is
     /// replaced atomically keeping its mode, a device or FIFO written in place, a link written

@@ -174,23 +174,27 @@ enum Specs {
             CommandSpec(name: "scan", abstract: "List the eviction candidates (what stores over the size limit delete first), then fit the cache to the limit; get runs it in the background.",
                         options: [.value("cache-size-limit", valueName: "SIZE", help: "The limit (0 = none). Also IMGFETCH_CACHE_SIZE_LIMIT.", defaultDescription: "1G")]),
             CommandSpec(name: "path", abstract: "Print the cache directory."),
-            CommandSpec(name: "gallery", abstract: "Write a static HTML gallery of the entries (filter and sort in the page; works from file://).", options: [
+            CommandSpec(name: "gallery", abstract: "Write a static HTML gallery of the variants (filter and sort in the page; works from file://).", options: [
                 .value("output", short: "o", valueName: "DIR", help: "Where to write index.html, page-2.html, ... (created).", defaultDescription: "./imgfetch-gallery"),
                 .flag("copy", help: "Copy the images into DIR/images instead of linking to the cache's files."),
                 .value("page-size", valueName: "N", help: "Entries per page (pages follow key order; filter and sort work within a page).", defaultDescription: "200"),
+                .flag("originals", help: "Also show sources' originals (full-size; kept beside their variants, or asked for as they are)."),
             ], discussion: """
-            Prints the path of index.html (open it in a browser). Every entry is shown as a picture
+            Prints the path of index.html (open it in a browser). Every variant is shown as a picture
             with its source, variant, size, age and expiry. Example:
               imgfetch cache gallery -o gallery --copy
             """),
-            CommandSpec(name: "sheet", abstract: "Write a contact sheet: one picture of the newest entries, each labelled.", options: [
+            CommandSpec(name: "sheet", abstract: "Write a contact sheet: one picture of the newest variants, each labelled.", options: [
                 .value("output", short: "o", valueName: "FILE", help: "The sheet (.jpg, .png or .webp). Required.", required: true),
                 .value("columns", valueName: "N", help: "Pictures across (at most 100).", defaultDescription: "5"),
                 .value("size", valueName: "S", help: "Each picture's box, S x S pixels (at most 1024); never upscaled.", defaultDescription: "160"),
                 .value("limit", valueName: "N", help: "At most N entries, newest first (at most 10000).", defaultDescription: "100"),
+                .flag("originals", help: "Also put sources' originals on the sheet (kept beside their variants, or asked for as they are)."),
             ], discussion: """
-            Each cell is (S + 8) x (S + 26) pixels: the picture centred on white with its source's
-            name below (libvips thumbnail, text and arrayjoin). Example:
+            Each cell is (S + 8) x (S + 26) pixels: the picture centred on white with a label below
+            that tells its source from the others on the sheet (the shortest path suffix no other
+            ends with; the host too when only the host differs; cut in the middle when too wide),
+            by libvips thumbnail, text and arrayjoin. Example:
               imgfetch cache sheet -o sheet.jpg --columns 8 --size 128
             """),
             CommandSpec(name: "push", abstract: "Copy every local entry the remote cache lacks to it (HEAD, then PUT the image and its metadata).",

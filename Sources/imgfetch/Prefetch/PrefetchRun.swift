@@ -98,7 +98,8 @@ final class PrefetchRun {
             keepUndelivered(completion.tag)
             return
         case (_, .success(let result)?):
-            summary.record(.success(result))
+            summary.record(.success(result), shared: completion.coalesced)
+            if file?.kept == true { summary.kept += 1 }
             delivered.insert(completion.tag.line)
             if recordsWanted {
                 let o = ResultRecord.success(result, file: file?.path, kept: file?.kept == true, line: completion.tag.line, placeholders: settings.options.placeholders)
@@ -182,6 +183,7 @@ final class PrefetchRun {
             o.add("ok", s.ok)
             o.add("failed", s.failed)
             o.add("hits", s.hits)
+            o.add("shared", s.shared)
             if settings.remote != nil {
                 o.add("remote", s.remote)
                 o.add("remote_upload_failures", uploads.failed)
@@ -205,8 +207,9 @@ final class PrefetchRun {
         if !settings.quiet || s.failed > 0 {
             let stopped = interrupted ? " interrupted" : closed ? " stopped (standard output closed)" : ""
             let remote = settings.remote != nil ? ", \(s.remote) remote" : ""
-            var line = "imgfetch: prefetch\(stopped): \(s.ok) ok (\(s.hits) cached\(remote), \(s.lowData) low-data), \(s.failed) failed"
+            var line = "imgfetch: prefetch\(stopped): \(s.ok) ok (\(s.hits) cached\(s.shared > 0 ? ", \(s.shared) shared" : "")\(remote), \(s.lowData) low-data), \(s.failed) failed"
             if !s.causes.isEmpty { line += " (by cause: " + s.causes.entries.map { "\($0.cause.rawValue) \($0.count)" }.joined(separator: ", ") + ")" }
+            if s.kept > 0 { line += ", \(s.kept) kept (--no-clobber)" }
             if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
             if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
             if s.cancelled > 0 { line += ", \(s.cancelled) cancelled" }

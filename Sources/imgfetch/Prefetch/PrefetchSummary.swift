@@ -7,6 +7,10 @@ struct PrefetchSummary: Sendable {
     var failed = 0
     /// Served from a cache (local or remote: `remote` of them came from the remote tier).
     var hits = 0
+    /// Lines that shared another identical line's retrieval in flight (not cache hits).
+    var shared = 0
+    /// Files `--no-clobber` kept as they were (`"output": "kept"`).
+    var kept = 0
     var remote = 0
     var lowData = 0
     var malformed = 0
@@ -28,7 +32,7 @@ struct PrefetchSummary: Sendable {
 
     init() {}
 
-    mutating func record(_ outcome: Result<ImageResult, RetrievalFailure>) {
+    mutating func record(_ outcome: Result<ImageResult, RetrievalFailure>, shared isShared: Bool = false) {
         if case .failure(let f) = outcome, f.error == .cancelled {
             cancelled += 1
             return
@@ -38,7 +42,7 @@ struct PrefetchSummary: Sendable {
         case .success(let r):
             ok += 1
             timing.add(r.timing)
-            if r.cache != .miss { hits += 1 }
+            if isShared { shared += 1 } else if r.cache != .miss { hits += 1 }
             if r.cache == .remote { remote += 1 }
             if r.lowData { lowData += 1 }
             if r.reading.partial, r.cache == .miss {
