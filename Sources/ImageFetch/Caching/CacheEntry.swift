@@ -267,10 +267,12 @@ extension CacheEntry {
     }
 
     static func unescape(_ s: Substring) -> String {
-        guard s.contains("\\") else { return String(s) }
-        var out = ""
+        guard s.unicodeScalars.contains("\\") else { return String(s) }
+        // By Unicode scalars, as `escape` writes them: "\\n" followed by a combining mark is one
+        // Character ("n" + U+0301), which a Character switch would not read as an escape.
+        var out = String.UnicodeScalarView()
         var escaping = false
-        for c in s {
+        for c in s.unicodeScalars {
             if escaping {
                 switch c {
                 case "n": out.append("\n")
@@ -285,6 +287,6 @@ extension CacheEntry {
                 out.append(c)
             }
         }
-        return out
+        return String(out)
     }
 }
