@@ -48,6 +48,17 @@ final class FeedbackTests: E2ETestCase {
         assertImageFile(file("out.jpg"), .jpeg, width: 1200, height: 800)
     }
 
+    /// Bytes in bursts 0.4 s apart: the rate is there from the first frame and never reads 0B/s
+    /// while they arrive (it was measured from the first frame on, over 0.1 s between two readings).
+    func testTheMeterRateCountsFromTheFirstBytes() throws {
+        let screen = try onTerminal(getCommand(imageURL("grey-profile.jpg", "trickle=400")))
+        XCTAssertTrue(screen.contains("[exit 0]"), screen)
+        let frames = Self.meterFrames(screen)
+        XCTAssertGreaterThanOrEqual(frames.count, 3, "drawn while the bursts arrive:\n\(screen.debugDescription)")
+        XCTAssertTrue(frames.first?.contains("/s") == true, "a rate in the first frame: \(frames)")
+        for frame in frames { XCTAssertFalse(frame.contains("  0B/s"), "no 0B/s while bytes arrive: \(frames)") }
+    }
+
     func testMeterIsPlainTextWithTermDumb() throws {
         let screen = try onTerminal(getCommand(tricklingURL), env: ["TERM": "dumb"])
         XCTAssertTrue(screen.contains("[exit 0]"), screen)

@@ -32,7 +32,7 @@ final class HelpAndMessageTests: E2ETestCase {
         let list = try writeList([imageURL("photo.jpg"), imageURL("tiny.jpg"), server.url("/status/404")])
         let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "-v", "-s", "50", list.path])
         assertExit(r, 1)
-        let lines = r.stderrLines.filter { !$0.contains("prefetch:") && !$0.contains("timing p50/p90/p99") }
+        let lines = r.stderrLines.filter { !$0.contains("prefetch:") && !$0.contains("timing p50/p90/p99") && !$0.contains("originals kept beside") }
         XCTAssertEqual(lines.count, 3, "one line per source:\n\(r)")
         XCTAssertEqual(lines.filter { $0.contains("miss, ") }.count, 2, "\(r)")
         XCTAssertEqual(lines.filter { $0.contains("HTTP 404") }.count, 1, "\(r)")

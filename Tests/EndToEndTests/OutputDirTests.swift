@@ -129,5 +129,10 @@ extension OutputDirTests {
         assertExit(second, 0)
         XCTAssertEqual(second.stdout, Data())
         XCTAssertTrue(second.stderr.contains("2 ok") && second.stderr.contains("2 kept (--no-clobber)"), second.stderr)
+        let json = try imgfetch(Array(args.dropLast()) + ["--json", list.path])
+        assertExit(json, 0)
+        XCTAssertEqual(json.json.last?["summary"] as? Bool, true, "\(json)")
+        XCTAssertEqual(json.json.last?.int("kept"), 2, "the JSON summary counts them too: \(json)")
+        XCTAssertEqual(first.json.count, 0, "no --json, nothing on stdout")
     }
 }

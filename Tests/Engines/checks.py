@@ -7,8 +7,9 @@
       every line of LIST was requested exactly once (LOG), and `records`
   checks.py records LIST RECORDS...
       every line of LIST has exactly one record among the RECORDS files (NDJSON: imgfetch's --json
-      records, or the JSON lines Spark wrote; summary records aside), ok, or failed with code
-      http_status for a line of the test server's /status/ route
+      records, or the JSON lines Spark wrote; summary records aside), ok (its source_sha256 the
+      served fixture's, its source_width and source_height set), or failed with code http_status
+      for a line of the test server's /status/ route
   checks.py progress ORIGIN RECORDS
       "ANSWERED REQUESTED TOTAL" for the lines named by RECORDS (a shard's lines, as an offline run
       of imgfetch lists them): how many the server has answered, has been asked, and their number
@@ -20,7 +21,9 @@
 Exits 1 with the reason on the first check that fails.
 """
 
+import hashlib
 import json
+import os
 import sys
 import urllib.parse
 import urllib.request
@@ -118,6 +121,17 @@ def check_records(list_file, files):
            != (("failed", "http_status") if failing(r) else ("ok", None))]
     if bad:
         fail(f"{len(bad)} records are not as expected: {bad[:2]}")
+    # Each ok record names its source's bytes as served: the fixture's SHA-256 (Spark's schema too).
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures")
+    digests = {}
+    for r in recs:
+        if r.get("status") != "ok":
+            continue
+        name = urllib.parse.unquote(urllib.parse.urlsplit(r["source"]).path.rsplit("/", 1)[-1])
+        if name not in digests:
+            digests[name] = hashlib.sha256(open(os.path.join(fixtures, name), "rb").read()).hexdigest()
+        if r.get("source_sha256") != digests[name] or not r.get("source_width") or not r.get("source_height"):
+            fail(f"a record does not name its source's bytes and size ({name}: {digests[name]}): {r}")
     print(f"engines-test: {len(recs)} records, one a line ({sum(map(failing, recs))} failed as expected, "
           f"the others ok) in {len(files)} files")
 

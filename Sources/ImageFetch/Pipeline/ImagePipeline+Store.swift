@@ -100,6 +100,7 @@ extension ImagePipeline {
                 // Kept only to derive other sizes later: evicted before any output asked for.
                 original.kept = .byproduct
                 result.evicted.add(try cache.storeReporting(bytes, entry: original).evicted)
+                result.keptOriginalBytes = Int64(bytes.count)
                 await shareUpload(bytes, entry: original, source: source, sharing: sharing)
             }
             let stored = try cache.storeReporting(image.bytes, entry: entry)

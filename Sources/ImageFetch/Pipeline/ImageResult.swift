@@ -57,6 +57,9 @@ public struct ImageResult: Sendable {
     public var sourceSHA256: String? = nil
     public var sourceWidth: Int? = nil
     public var sourceHeight: Int? = nil
+    /// Bytes of the source's original stored beside the output by this retrieval (`keepOriginal`,
+    /// a by-product entry); 0 when none was stored.
+    public var keptOriginalBytes: Int64 = 0
 }
 
 extension ImageResult {

@@ -132,6 +132,9 @@ public final class Prefetcher: Sendable {
         result.cache = .hit
         result.attempts = 0
         result.downloadedBytes = 0
+        // The retrieval it shared stored and evicted; this one did neither (the summary counts each once).
+        result.keptOriginalBytes = 0
+        result.evicted = CacheRemoval()
         return (.success(result), true)
     }
 }

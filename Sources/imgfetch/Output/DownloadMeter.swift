@@ -2,7 +2,8 @@ import ImageFetch
 
 /// `get`'s download meter on stderr (drawn by `StatusLine`): the bytes of the download so far, of
 /// its length when the server sent one (then a bar and the time left), and the rate over the last
-/// two seconds. Used from one task (`GetFeedback`'s): no lock.
+/// two seconds, from the first bytes on (readings are taken from the start, before the meter shows:
+/// its first rate covers what arrived before it). Used from one task (`GetFeedback`'s): no lock.
 final class DownloadMeter {
     let line: StatusLine
     /// (monotonic time, total bytes) of recent readings, oldest first: the rate's window.
@@ -13,9 +14,19 @@ final class DownloadMeter {
         line = StatusLine(isTerminal: isTerminal, environment: environment)
     }
 
-    func draw(_ reading: TransferMeter.Reading, now: Double = FileSystem.monotonic()) {
-        samples.append((now, reading.total))
+    /// Takes a reading into the rate's window without drawing. Until bytes arrive only the latest
+    /// reading is kept, so the rate starts with the first bytes, not with the connection.
+    func sample(_ reading: TransferMeter.Reading, now: Double = FileSystem.monotonic()) {
+        if samples.count == 1, samples[0].total == reading.total {
+            samples[0].time = now
+        } else {
+            samples.append((now, reading.total))
+        }
         while let first = samples.first, now - first.time > DownloadMeter.window, samples.count > 2 { samples.removeFirst() }
+    }
+
+    func draw(_ reading: TransferMeter.Reading, now: Double = FileSystem.monotonic()) {
+        sample(reading, now: now)
         _ = line.resized()
         let expected = reading.expected.flatMap { $0 > 0 ? $0 : nil }
         line.draw(parts(reading, rate: rate), fraction: expected.map { Double(reading.current) / Double($0) })

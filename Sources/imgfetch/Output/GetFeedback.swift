@@ -15,7 +15,9 @@ final class GetFeedback: Sendable {
     init(_ activity: PipelineActivity, meter: Bool, quiet: Bool) {
         task = Task {
             let started = FileSystem.monotonic()
-            var line: DownloadMeter?
+            let line = meter ? DownloadMeter() : nil
+            // The rate's first reading: before any byte of this retrieval (those of the first tick count).
+            line?.sample(activity.meter.reading(), now: started)
             func show(_ notices: [RetryNotice]) {
                 guard !quiet, !notices.isEmpty else { return }
                 line?.clear()
@@ -26,9 +28,13 @@ final class GetFeedback: Sendable {
             while meter && !Task.isCancelled {
                 try? await Task.sleep(nanoseconds: UInt64(GetFeedback.interval * 1e9))
                 show(await activity.takeNotices())
-                guard !Task.isCancelled, FileSystem.monotonic() - started >= GetFeedback.delay else { continue }
-                if line == nil { line = DownloadMeter() }
-                line?.draw(activity.meter.reading())
+                guard !Task.isCancelled else { continue }
+                // Read from the start, drawn once the retrieval has taken `delay`.
+                if FileSystem.monotonic() - started >= GetFeedback.delay {
+                    line?.draw(activity.meter.reading())
+                } else {
+                    line?.sample(activity.meter.reading())
+                }
             }
             line?.clear()
             show(await activity.takeNotices())

@@ -184,6 +184,7 @@ final class PrefetchRun {
             o.add("failed", s.failed)
             o.add("hits", s.hits)
             o.add("shared", s.shared)
+            o.add("kept", s.kept)
             if settings.remote != nil {
                 o.add("remote", s.remote)
                 o.add("remote_upload_failures", uploads.failed)
@@ -191,6 +192,8 @@ final class PrefetchRun {
             }
             o.add("low_data", s.lowData)
             o.add("bytes_downloaded", s.bytesDownloaded)
+            o.add("output_bytes", s.outputBytes)
+            o.add("kept_original_bytes", s.keptOriginalBytes)
             o.add("partial", s.partial)
             o.add("partial_bytes_saved", s.partialSaved)
             o.add("malformed", s.malformed)
@@ -220,6 +223,11 @@ final class PrefetchRun {
             line += ", \(Formatting.size(s.bytesDownloaded)) downloaded in \(Formatting.seconds(ms / 1000))"
             Console.err(line + "\n")
             if settings.verbose, let timing = ResultRecord.percentilesLine(s.timing) { Console.err("imgfetch: " + timing + "\n") }
+            if s.originalsOutweighOutputs && !settings.quiet {
+                let times = s.outputBytes > 0 ? " (\(s.keptOriginalBytes / s.outputBytes)x the \(Formatting.size(s.outputBytes)) of outputs)" : ""
+                Console.err("imgfetch: the originals kept beside the outputs took \(Formatting.size(s.keptOriginalBytes))\(times); "
+                            + "--no-keep-original leaves them out (only another size asked for later would use them)\n")
+            }
         }
     }
 }

@@ -29,6 +29,13 @@ struct PrefetchSummary: Sendable {
     /// Failures by cause (`causes`), and the records' timing by phase (`timing` percentiles).
     var causes = CauseCounts()
     var timing = TimingSketch()
+    /// Bytes this run stored: the outputs it made (misses and derived variants), and the originals
+    /// kept beside them (`--no-keep-original` not given).
+    var outputBytes: Int64 = 0
+    var keptOriginalBytes: Int64 = 0
+
+    /// The kept originals took more than 10x the outputs: worth a line saying how to avoid it.
+    var originalsOutweighOutputs: Bool { keptOriginalBytes > 0 && keptOriginalBytes > 10 * outputBytes }
 
     init() {}
 
@@ -50,6 +57,8 @@ struct PrefetchSummary: Sendable {
                 if let total = r.reading.sourceBytes { partialSaved += max(0, total - r.downloadedBytes) }
             }
             bytesDownloaded += r.downloadedBytes
+            if !isShared, r.cache == .miss || r.cache == .derived { outputBytes += Int64(r.image.bytes.count) }
+            keptOriginalBytes += r.keptOriginalBytes
             evicted.add(r.evicted)
             if r.cacheError != nil { cacheErrors += 1 }
         case .failure(let f):
