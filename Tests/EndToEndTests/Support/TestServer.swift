@@ -64,7 +64,8 @@ final class TestServer {
             box.set(String(decoding: buffer, as: UTF8.self))
             got.signal()
         }
-        guard got.wait(timeout: .now() + 10) == .success,
+        // 30 s: a python start on two loaded cores (load 11-13 beside a build) took more than 10.
+        guard got.wait(timeout: .now() + 30) == .success,
               let line = box.get().split(whereSeparator: \.isNewline).first,
               let port = Int(line.trimmingCharacters(in: .whitespaces)) else {
             process.terminate()
