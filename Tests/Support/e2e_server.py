@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""HTTP server for imgfetch's end-to-end tests (Python 3 standard library only).
+"""HTTP server for imgfetch's end-to-end tests (Python 3 standard library only; its fixture routes
+and the state they share are in e2e_fixtures.py).
 
 Usage: e2e_server.py FIXTURES_DIR [--tls CERT_PEM KEY_PEM]
 
@@ -73,8 +74,6 @@ Routes (query parameters compose):
 HEAD is supported on every route (same headers, no body).
 """
 
-import email.utils
-import hashlib
 import json
 import os
 import sys
@@ -83,57 +82,11 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
-CONTENT_TYPES = {
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".png": "image/png",
-    ".webp": "image/webp",
-    ".gif": "image/gif",
-    ".avif": "image/avif",
-    ".html": "text/html; charset=utf-8",
-    ".htm": "text/html; charset=utf-8",
-    ".txt": "text/plain; charset=utf-8",
-}
-
-FIXTURES = ""
-LOCK = threading.Lock()
-STATS = {"total": 0, "paths": {}, "log": []}
-FLAKY = {}
-FILE_CACHE = {}  # name -> (bytes, etag, last_modified_ts)
-SCRIPTS = {}     # id -> {"step": {...}, "requests": [headers, ...]}
+import e2e_fixtures
+from e2e_fixtures import FLAKY, LOCK, SCRIPTS, STATS, FixtureRoutes
 
 
-def load_fixture(name):
-    if not name or "/" in name or "\\" in name or name.startswith("."):
-        return None
-    path = os.path.join(FIXTURES, name)
-    if not os.path.isfile(path):
-        return None
-    with LOCK:
-        cached = FILE_CACHE.get(name)
-    if cached is None:
-        with open(path, "rb") as f:
-            data = f.read()
-        etag = '"%s"' % hashlib.sha1(data).hexdigest()
-        mtime = int(os.path.getmtime(path))
-        cached = (data, etag, mtime)
-        with LOCK:
-            FILE_CACHE[name] = cached
-    return cached
-
-
-def pad_jpeg(data, extra):
-    """`data` (a JPEG) with comment segments of about `extra` bytes in all after its SOI."""
-    pieces = [data[:2]]
-    while extra > 0:
-        n = min(extra, 65533)
-        pieces.append(b"\xff\xfe" + (n + 2).to_bytes(2, "big") + b"p" * n)
-        extra -= n + 4
-    pieces.append(data[2:])
-    return b"".join(pieces)
-
-
-class Handler(BaseHTTPRequestHandler):
+class Handler(FixtureRoutes, BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "imgfetch-e2e/1.0"
 
@@ -300,137 +253,6 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_text(int(query.get("code", "302")), "redirecting\n", headers=headers)
         return self.send_text(404, "not found: %s\n" % route)
 
-    def serve_script(self, script_id):
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        with LOCK:
-            script = SCRIPTS.get(script_id)
-            if script is not None:
-                script["requests"].append(headers)
-            step = script["step"] if script else None
-        if step is None:
-            return self.send_text(404, "no script for %s\n" % script_id)
-        if step.get("disconnect"):
-            self.close_connection = True
-            self.connection.shutdown(2)
-            return
-        now = time.time()
-        fields = []
-        for name, value in step.get("headers", []):
-            if isinstance(value, (int, float)):
-                value = email.utils.formatdate(now + value, usegmt=True)
-            fields.append((name, value))
-        status = int(step.get("status", 200))
-        if step.get("validate"):
-            etag = next((v for n, v in fields if n.lower() == "etag"), None)
-            lm = next((v for n, v in fields if n.lower() == "last-modified"), None)
-            if (etag is not None and headers.get("if-none-match") == etag) or \
-               (lm is not None and headers.get("if-modified-since") == lm):
-                status = 304
-        if step.get("body", "image") == "image":
-            body, content_type = load_fixture("tiny.jpg")[0], "image/jpeg"
-        else:
-            body, content_type = b"not an image\n", "text/plain"
-        self.send_response_only(status)
-        for name, value in fields:
-            self.send_header(name, value)
-        if status == 304:
-            self.end_headers()
-            return
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-        self.wfile.flush()
-
-    def serve_image(self, name, query):
-        fixture = load_fixture(name)
-        if fixture is None:
-            return self.send_text(404, "no such fixture: %s\n" % name)
-        data, etag, mtime = fixture
-        if "needcookie" in query:
-            cookies = [c.strip() for c in self.headers.get("Cookie", "").split(";")]
-            if query["needcookie"] + "=set-by-server" not in cookies:
-                return self.send_text(403, "log in first\n")
-        if "cut" in query:
-            data = data[:len(data) * int(query["cut"]) // 100] + (b"\xff\xd9" if query.get("eoi") == "1" else b"")
-            etag = '"cut-%s-%s"' % (query["cut"], query.get("eoi", "0"))
-        if "pad" in query and data[:2] == b"\xff\xd8":
-            data = pad_jpeg(data, int(query["pad"]))
-            etag = '"pad-%s-%s"' % (query["pad"], etag.strip('"'))
-        ext = os.path.splitext(name)[1].lower()
-        content_type = CONTENT_TYPES.get(ext, "application/octet-stream")
-        last_modified = email.utils.formatdate(mtime, usegmt=True)
-        if "etag" in query:
-            etag = query["etag"]
-        if "lm" in query:
-            last_modified = query["lm"]
-
-        first = True
-        if "id" in query:
-            with LOCK:
-                seen = FLAKY.get("id:" + query["id"], 0)
-                FLAKY["id:" + query["id"]] = seen + 1
-            first = seen == 0
-            if not first and "etag2" in query:
-                etag = query["etag2"]
-        headers = [("ETag", etag), ("Last-Modified", last_modified)]
-        if query.get("noval") == "1":
-            headers = []
-        if "cc" in query:
-            headers.append(("Cache-Control", query["cc"]))
-        if "vary" in query:
-            headers.append(("Vary", query["vary"]))
-        if "setcookie" in query:
-            headers.append(("Set-Cookie", query["setcookie"] + "=set-by-server; Path=/"))
-        if query.get("expires") == "now":
-            headers.append(("Expires", email.utils.formatdate(time.time() - 3600, usegmt=True)))
-
-        if query.get("no304") != "1" and self.not_modified(etag, mtime):
-            self.send_response(304)
-            if query.get("bare304") == "1":
-                headers = headers[:2]
-            for key, value in headers:
-                self.send_header(key, value)
-            self.end_headers()
-            return
-
-        status = 200
-        wanted = self.headers.get("Range", "")
-        if wanted.startswith("bytes=") and wanted.endswith("-") and wanted[6:-1].isdigit():
-            if_range = self.headers.get("If-Range")
-            if if_range is None or (if_range in (etag, last_modified) and headers) or query.get("ignoreifrange") == "1":
-                start = int(wanted[6:-1])
-                if start >= len(data):
-                    return self.send_text(416, "range not satisfiable\n",
-                                          headers=[("Content-Range", "bytes */%d" % len(data))])
-                total = query.get("crtotal", str(len(data)))
-                headers.append(("Content-Range", "bytes %d-%d/%s" % (start, len(data) - 1, total)))
-                data = data[start:]
-                status = 206
-        short = int(query["short"]) if "short" in query else None
-        if "drop" in query and first:
-            short = len(data) * int(query["drop"]) // 100
-        self.send_body(status, data, content_type, headers=headers,
-                       chunked=query.get("chunked") == "1",
-                       trickle_ms=float(query.get("trickle", "0")),
-                       short=short)
-
-    def not_modified(self, etag, mtime):
-        inm = self.headers.get("If-None-Match")
-        if inm is not None:
-            tags = [t.strip() for t in inm.split(",")]
-            return "*" in tags or etag in tags or ("W/" + etag) in tags
-        ims = self.headers.get("If-Modified-Since")
-        if ims is not None:
-            try:
-                since = email.utils.parsedate_to_datetime(ims).timestamp()
-            except (TypeError, ValueError, IndexError):
-                return False
-            return mtime <= since
-        return False
-
-
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
@@ -455,7 +277,6 @@ def watch_stdin():
 
 
 def main():
-    global FIXTURES
     args = sys.argv[1:]
     tls = None
     if len(args) == 4 and args[1] == "--tls":
@@ -464,7 +285,7 @@ def main():
     if len(args) != 1:
         sys.stderr.write("usage: e2e_server.py FIXTURES_DIR [--tls CERT_PEM KEY_PEM]\n")
         sys.exit(2)
-    FIXTURES = os.path.abspath(args[0])
+    e2e_fixtures.FIXTURES = os.path.abspath(args[0])
     server = Server(("127.0.0.1", 0), Handler)
     if tls is not None:
         # https: the handshake happens on the handler thread's first read (a client that refuses
