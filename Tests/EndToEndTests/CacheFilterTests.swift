@@ -24,16 +24,34 @@ final class CacheFilterTests: E2ETestCase {
         return r.json
     }
 
-    /// photo.jpg at 300 (its original kept beside), tiny.jpg living 1 s, small.webp; then, 1.5 s
-    /// later, grey.jpg. Returns grey's key.
+    /// photo.jpg at 300 (its original kept beside), tiny.jpg living 1 s, small.webp, their stored
+    /// time set back an hour (as a cache an hour old: no test time depends on the machine's load);
+    /// then, 1.5 s later (tiny.jpg has expired), grey.jpg. Returns grey's key.
     private func populate() throws -> String {
         assertExit(try get([imageURL("photo.jpg"), "-s", "300", "-o", file("a.jpg").path]), 0)
         assertExit(try get([imageURL("tiny.jpg", "cc=max-age=1"), "-o", file("t.jpg").path]), 0)
         assertExit(try get([imageURL("small.webp"), "-o", file("s.webp").path]), 0)
+        try backdateStoredTimes(by: 3600)
         Thread.sleep(forTimeInterval: 1.5)
         let grey = try get(["--json", imageURL("grey.jpg"), "-o", file("g.jpg").path])
         assertExit(grey, 0)
         return try XCTUnwrap(singleRecord(grey).string("key"))
+    }
+
+    /// Every entry's `created` (what the age filters read) `seconds` earlier.
+    private func backdateStoredTimes(by seconds: Double) throws {
+        let files = FileManager.default.enumerator(at: cacheDir.appendingPathComponent("v1"), includingPropertiesForKeys: nil)!
+        var changed = 0
+        for case let url as URL in files where url.pathExtension == "meta" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                guard line.hasPrefix("created\t"), let t = Double(line.dropFirst(8)) else { return String(line) }
+                return "created\t\(t - seconds)"
+            }
+            try lines.joined(separator: "\n").write(to: url, atomically: false, encoding: .utf8)
+            changed += 1
+        }
+        XCTAssertEqual(changed, 4, "the four entries (photo's original and variant, tiny, small) were back-dated")
     }
 
     func testListFiltersSelectBySizeAgeExpiryAndFormatCombinedWithAnd() throws {
@@ -54,9 +72,9 @@ final class CacheFilterTests: E2ETestCase {
         XCTAssertEqual(try keys(["--format", "webp"]), webp)
         XCTAssertEqual(try keys(["--format", "jpg"]), where_ { $0.string("format") == "jpeg" }, "jpg names jpeg")
 
-        // By the time stored: grey.jpg came 1.5 s after the rest.
-        XCTAssertEqual(try keys(["--newer-than", "1s"]), [grey])
-        XCTAssertEqual(try keys(["--older-than", "1s"]), where_ { $0.string("key") != grey })
+        // By the time stored: the rest an hour before grey.jpg.
+        XCTAssertEqual(try keys(["--newer-than", "30m"]), [grey])
+        XCTAssertEqual(try keys(["--older-than", "30m"]), where_ { $0.string("key") != grey })
         XCTAssertEqual(try keys(["--older-than", "1d"]), [])
 
         // tiny.jpg lived 1 s.
@@ -67,7 +85,7 @@ final class CacheFilterTests: E2ETestCase {
         XCTAssertTrue(try keys(["--fresh"]).isDisjoint(with: expired))
 
         // AND, with the filters there were.
-        XCTAssertEqual(try keys(["--originals", "--format", "jpeg", "--older-than", "1s"]),
+        XCTAssertEqual(try keys(["--originals", "--format", "jpeg", "--older-than", "30m"]),
                        where_ { $0.string("variant") == "original" && $0.string("format") == "jpeg" && $0.string("key") != grey })
         XCTAssertEqual(try keys(["--variants", "--source", "photo", "--larger-than", "0"]),
                        where_ { $0.string("variant") != "original" && $0.string("source")!.contains("photo") })
@@ -115,10 +133,10 @@ final class CacheFilterTests: E2ETestCase {
         let left = try all()
         XCTAssertEqual(left.filter { $0.string("source") == photo }.map { $0.string("variant") != "original" }, [true], "the variant stays: \(left)")
 
-        // prune --older-than 1s --originals: one line, only the older originals.
+        // prune --older-than 30m --originals: one line, only the older originals.
         let older = Set(left.filter { $0.string("variant") == "original" && $0.string("key") != grey }.compactMap { $0.string("key") })
         XCTAssertFalse(older.isEmpty)
-        let prune = try cache(["prune", "--older-than", "1s", "--originals", "--json"])
+        let prune = try cache(["prune", "--older-than", "30m", "--originals", "--json"])
         assertExit(prune, 0)
         let records = prune.json
         XCTAssertEqual(records.count, prune.stdoutText.split(separator: "\n").count, "only JSON on stdout:\n\(prune)")

@@ -19,7 +19,8 @@ final class OutputWritersTests: E2ETestCase {
     }
 
     private func fillCache() throws {
-        assertExit(try get([imageURL("tiny.jpg"), "-o", file("tiny-out.jpg").path]), 0)
+        // A variant: the sheet shows variants only (an original alone writes no sheet).
+        assertExit(try get([imageURL("tiny.jpg"), "-s", "32", "-o", file("tiny-out.jpg").path]), 0)
     }
 
     func testSheetIntoADeviceLeavesTheDevice() throws {
