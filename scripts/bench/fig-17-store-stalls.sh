@@ -46,14 +46,15 @@ if want 17; then
   read -r e_med f30_max f30_p95 f100_max f100_p95 < <(python3 - "$D17" <<'PY'
 import statistics, sys
 d = sys.argv[1]
-def runs(name):
+def runs(name, skip=0):
+    # In the order run: the first `skip` are left out before sorting.
     try:
-        return sorted(float(x) for x in open("%s/%s.txt" % (d, name)).read().split())
+        return sorted([float(x) for x in open("%s/%s.txt" % (d, name)).read().split()][skip:])
     except (OSError, ValueError):
         return []
 def p95(v):
     return v[max(0, -(-len(v) * 95 // 100) - 1)] if v else float("nan")
-e, f30, f100 = runs("empty"), runs("full30")[1:], runs("full100")[1:]   # after the first, which deletes the excess
+e, f30, f100 = runs("empty"), runs("full30", 1), runs("full100", 1)   # after the first, which deletes the excess
 med = statistics.median(e) if e else float("nan")
 print("%.2f %.2f %.2f %.2f %.2f" % (med, f30[-1] if f30 else float("nan"), p95(f30), f100[-1] if f100 else float("nan"), p95(f100)))
 PY
