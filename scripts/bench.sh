@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # bench.sh BIN -- imgfetch's benchmark suite: every figure is a RATIO of imgfetch to a reference tool
-# (vipsthumbnail, curl, aria2c) measured side by side in the same hyperfine runs, so machine noise
+# (vipsthumbnail, curl, aria2c, img2dataset) measured side by side in the same hyperfine runs, so machine noise
 # mostly cancels out; raw medians are printed too.
 #
 # Usage:  scripts/bench.sh .build/release/imgfetch          # full run, ~3 min (+~1.5 min one-off setup)
 #         QUICK=1 scripts/bench.sh .build/release/imgfetch  # fewer runs, ~1.5 min (+~1.5 min one-off setup)
+#         (figures 23 and 24 add ~6 min, ~4 with QUICK=1, and a one-off set-up of ~35 min on 2 busy cores:
+#         the web-sized corpus and figure 23's 64 finished shards, kept under BENCH_DIR)
 #         ONLY=1,2,6 scripts/bench.sh BIN                   # a subset of figures (6 and 9 run together)
 #         ONLY=11b BENCH_1M_ROUNDS=2 scripts/bench.sh BIN    # figure 11b alone (not in a default run)
 #         scripts/bench/fig-1-cold-get.sh BIN             # one figure (or group) alone: its script under
@@ -14,8 +16,9 @@
 #         VIPS_CONCURRENCY=2 (for imgfetch and vipsthumbnail alike)   HF_TIMEOUT=600 (s per hyperfine call)
 #         BENCH_SERVER=python (use the Python fallback server even when nginx is installed)
 # Needs:  vips, vipsthumbnail, vipsheader (libvips-tools), hyperfine, curl, python3, /usr/bin/time (time);
-#         nginx (nginx-light; else a Python server, and figure 10 is skipped), aria2c (aria2; else figure 10
-#         is skipped). `make bench` installs them.
+#         nginx (nginx-light; else a Python server, and figures 10, 15, 16, 23 and 24 are skipped), aria2c
+#         (aria2; else figure 10 is skipped), img2dataset 1.47 (IMG2DATASET=PATH, default the venv
+#         /opt/img2dataset-1.47; else figure 24 is skipped). `make bench` installs them.
 # Output: progress and hyperfine output on stderr; the final table on stdout and in
 #         $BENCH_DIR/results/<stamp>/table.md, beside the hyperfine JSON, figures.tsv, rss.tsv, warnings.txt.
 #
@@ -58,6 +61,13 @@
 #      bytes: a partial read)                                 vs the same `get` without --low-data     <= 0.5
 #  22  figure 6's prefetch as one shard (--shard 1/1 --shard-dir), with --shard-tar (cold; 22b: all hits)
 #                                                            vs the same without --shard-tar          <= 1.05
+#  23  rerun of a finished 1,000,000-line list in 64 shards (64 x `prefetch --shard K/64 --shard-dir`, each
+#      finding its marker), one after another               vs 10 s                                  <= 1.0
+#      (set-up: the 64 shards run once, ~35 min on 2 busy cores, kept under BENCH_DIR/shards-1m)
+#      (checked: each says `already done`, nginx logs no request; 64 x sha256sum of the list beside it)
+#  24  `prefetch` 2,000 web-sized JPEGs (1000x750) -> 320x320 q80, -j 16, fresh cache
+#                                                            vs img2dataset 1.47, same list and work  <= 0.5
+#  24b the same runs' CPU per image (user + system, children included)   vs img2dataset's             <= 0.5
 # Baseline: with BASELINE_BIN=PATH every imgfetch command of a hyperfine figure (1, 2, 4-7, 9-11, 15,
 #   16, 18, 19) runs also with PATH, in the same rounds (alternating order, same preparation and caches: an
 #   all-hit twin reads the cache the new binary filled), and figures 3 and 8 measure PATH after each run;
@@ -82,7 +92,7 @@ if [[ -f "$BENCH_DIR/.pid" ]] && kill -0 "$(cat "$BENCH_DIR/.pid" 2>/dev/null)" 
 fi
 echo $$ > "$BENCH_DIR/.pid"
 QUICK=${QUICK:-0}
-ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22}
+ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24}
 HF_TIMEOUT=${HF_TIMEOUT:-600}
 export VIPS_CONCURRENCY=${VIPS_CONCURRENCY:-2}
 export LC_ALL=C
@@ -94,9 +104,9 @@ T0=$(date +%s)
 
 # runs per figure: ROUNDS hyperfine invocations of RUNS runs each (see hf), WARMUP in the first round
 if [[ "$QUICK" == 1 ]]; then
-  F1="2 8 2";  F2="2 40 5"; F4="1 3 1"; F5="1 3 0"; F6="3 1 0"; F7="2 1 0"; F10="2 1 0"; RSS3=3; RSS8=1
+  F1="2 8 2";  F2="2 40 5"; F4="1 3 1"; F5="1 3 0"; F6="3 1 0"; F7="2 1 0"; F10="2 1 0"; F23="2 1 0"; RSS3=3; RSS8=1
 else
-  F1="3 15 3"; F2="4 50 10"; F4="1 5 1"; F5="1 7 1"; F6="7 1 1"; F7="5 1 1"; F10="3 1 0"; RSS3=3; RSS8=3
+  F1="3 15 3"; F2="4 50 10"; F4="1 5 1"; F5="1 7 1"; F6="7 1 1"; F7="5 1 1"; F10="3 1 0"; F23="3 1 0"; RSS3=3; RSS8=3
 fi
 
 log() { printf '\033[1m== %s\033[0m  (%ss, load %s)\n' "$*" "$(( $(date +%s) - T0 ))" "$(cut -d' ' -f1-3 /proc/loadavg)" >&2; }
@@ -113,7 +123,8 @@ PARTS=(
   fig-4-cache-ls.sh fig-5-all-hit-prefetch.sh fig-6-9-batch.sh fig-8-batch-rss.sh
   fig-7-process-per-url.sh fig-10-slow-server.sh fig-11-full-cache-stores.sh fig-17-store-stalls.sh
   fig-11b-million-stores.sh fig-12-million-ls.sh fig-13-million-prune.sh fig-15-16-remote-tier.sh
-  fig-20-resume.sh fig-21-low-data.sh fig-22-shard-tar.sh fig-14-fidelity.sh
+  fig-20-resume.sh fig-21-low-data.sh fig-22-shard-tar.sh fig-23-shard-rerun.sh fig-24-img2dataset.sh
+  fig-14-fidelity.sh
 )
 for part in "${PARTS[@]}"; do
   # shellcheck source=/dev/null

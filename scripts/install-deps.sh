@@ -31,7 +31,8 @@
 #   the headers, pkg-config, make, g++, dpkg-dev and binutils, no test tools
 #   BENCH_DEPS=1 adds what `make bench` compares against: hyperfine, curl, aria2, time (gnome-backgrounds,
 #   the wallpapers of the fidelity figures, is installed for the tests already); valgrind and
-#   libjpeg-turbo-progs (djpeg): `make bench-instructions`
+#   libjpeg-turbo-progs (djpeg): `make bench-instructions`; python3-venv + img2dataset 1.47 (PyPI), figure
+#   24's reference, in its own venv /opt/img2dataset-1.47 (it pins an older webdataset than the tests')
 set -euo pipefail
 # blurhash-python's module (PixelMode is its own: the pure-Python `blurhash` package uses the same name).
 placeholder_check='from blurhash import PixelMode; from thumbhash import thumbhash_to_image'
@@ -41,7 +42,7 @@ if [[ "${DEPS:-all}" != build ]]; then
   if ! { python3 -c 'import moto, boto3' && python3 -c "$placeholder_check" && python3 -c 'import webdataset' && python3 -c 'import pyspark'; } 2>/dev/null \
     && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
 fi
-if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time valgrind); fi
+if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time valgrind python3-venv); fi
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -75,4 +76,12 @@ if [[ "${DEPS:-all}" != build ]] && ! python3 -c 'import pyspark' 2>/dev/null; t
   echo "installing: pyspark==4.0.1 (pip)" >&2
   $SUDO python3 -m pip install -q 'pyspark==4.0.1' 2>/dev/null \
     || $SUDO python3 -m pip install -q --break-system-packages 'pyspark==4.0.1'
+fi
+# img2dataset for figure 24 of `make bench`, in a venv of its own: its dependencies (webdataset 0.2,
+# pandas, pyarrow, opencv) would replace the versions the tests use.
+I2D_VENV=/opt/img2dataset-1.47
+if [[ "${BENCH_DEPS:-0}" == 1 ]] && ! "$I2D_VENV/bin/python3" -c 'import img2dataset' 2>/dev/null; then
+  echo "installing: img2dataset==1.47 (pip, in $I2D_VENV)" >&2
+  $SUDO python3 -m venv "$I2D_VENV"
+  $SUDO "$I2D_VENV/bin/python3" -m pip install -q 'img2dataset==1.47'
 fi

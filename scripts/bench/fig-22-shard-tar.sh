@@ -28,22 +28,13 @@ if want 22; then
     n=$(python3 -c 'import sys, tarfile; print(len(tarfile.open(sys.argv[1]).getmembers()))' "$t" 2>/dev/null || echo 0)
     [[ "$n" == 400 ]] || warn "[f22] $t holds $n members, expected 400"
   done
-  cpu22() {   # cpu22 ID LABEL: the median over rounds of the command's mean user + system CPU seconds
-    python3 - "$RES" "$1" "$2" <<'PY'
-import glob, json, statistics, sys
-res, fid, label = sys.argv[1:]
-cpu = [r["user"] + r["system"] for f in sorted(glob.glob("%s/%s.r*.json" % (res, fid)))
-       for r in json.load(open(f))["results"] if r["command"] == label]
-print("%.4f" % statistics.median(cpu) if cpu else "NA")
-PY
-  }
   fig 22 "prefetch 200 URLs (fig. 6) as one shard, --shard-tar (cold cache)" "with --shard-tar" \
     "$(med f22 "prefetch --shard-dir --shard-tar (cold)")" "without" "$(med f22 "prefetch --shard-dir (cold)")" s 1.05 "<= 1.05"
   fig 22b "the same, all hits" "with --shard-tar" \
     "$(med f22b "prefetch --shard-dir --shard-tar (hits)")" "without" "$(med f22b "prefetch --shard-dir (hits)")" s 1.05 "<= 1.05"
   # On busy cores the wall times wander far more than the work does: the CPU (user + system) too.
-  fig 22c "the cold run's CPU (user + system)" "with --shard-tar" "$(cpu22 f22 "prefetch --shard-dir --shard-tar (cold)")" \
-    "without" "$(cpu22 f22 "prefetch --shard-dir (cold)")" s 1.05 "<= 1.05"
-  fig 22d "the all-hit run's CPU (user + system)" "with --shard-tar" "$(cpu22 f22b "prefetch --shard-dir --shard-tar (hits)")" \
-    "without" "$(cpu22 f22b "prefetch --shard-dir (hits)")" s 1.05 "<= 1.05"
+  fig 22c "the cold run's CPU (user + system)" "with --shard-tar" "$(cpu_med f22 "prefetch --shard-dir --shard-tar (cold)")" \
+    "without" "$(cpu_med f22 "prefetch --shard-dir (cold)")" s 1.05 "<= 1.05"
+  fig 22d "the all-hit run's CPU (user + system)" "with --shard-tar" "$(cpu_med f22b "prefetch --shard-dir --shard-tar (hits)")" \
+    "without" "$(cpu_med f22b "prefetch --shard-dir (hits)")" s 1.05 "<= 1.05"
 fi

@@ -37,6 +37,17 @@ hf() {
   python3 "$HERE/report.py" combine "$RES" "$id" | while IFS= read -r l; do warn "$l"; done
   return 0
 }
+# cpu_med ID LABEL: the median over ID's rounds of LABEL's mean user + system CPU seconds (hyperfine's:
+# the command's whole process tree, every child it waited for), NA when there is none
+cpu_med() {
+  python3 - "$RES" "$1" "$2" <<'PY'
+import glob, json, statistics, sys
+res, fid, label = sys.argv[1:]
+cpu = [r["user"] + r["system"] for f in sorted(glob.glob("%s/%s.r*.json" % (res, fid)))
+       for r in json.load(open(f))["results"] if r["command"] == label]
+print("%.4f" % statistics.median(cpu) if cpu else "NA")
+PY
+}
 med() { awk -F'\t' -v n="$2" '$1 == n { print $2; found = 1 } END { if (!found) print "NA" }' "$RES/$1.tsv" 2>/dev/null || echo NA; }
 
 # fig ID TITLE A_LABEL A_VALUE B_LABEL B_VALUE UNIT TARGET TARGET_TEXT [NOTE]

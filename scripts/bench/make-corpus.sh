@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # make-corpus.sh DIR -- build the benchmark corpus with the vips CLI (nothing is downloaded).
 #
-# Layout (under DIR, ~130 MB):
+# Layout (under DIR, ~420 MB, 300 of them web/):
 #   jpg/img-000..199.jpg   200 x 2000x1500 baseline JPEG Q85 (~0.6 MB each)
 #   large/big-00.jpg         1 x 6000x4000 baseline JPEG Q80 (~3.7 MB)
 #   small/thumb-20k.jpg      one ~20 KB JPEG (470x352)
 #   VERSION
-# Does nothing when DIR/VERSION matches (same recipe, same libvips); FORCE=1 rebuilds.
+#   web/web-0000..1999.jpg 2000 x 1000x750 JPEG Q85, web-sized photos: ten crops of each jpg/ image
+#                          (~0.15 MB each; figure 24), with its own web/VERSION
+# Does nothing when DIR/VERSION and DIR/web/VERSION match (same recipe, same libvips); FORCE=1 rebuilds.
 # Deterministic: libvips perlin/worley/gaussnoise are seeded, so one libvips/libjpeg version gives
 # byte-identical files (the same recipe and crops as the project's reference corpus).
 set -euo pipefail
@@ -16,8 +18,33 @@ STAMP="imgfetch-bench-corpus-v1 $(vips --version 2>/dev/null || echo novips)"
 export VIPS_CONCURRENCY=${VIPS_CONCURRENCY:-2}
 command -v vips >/dev/null || { echo "vips CLI missing: apt-get install -y libvips-tools" >&2; exit 1; }
 
-if [[ -z "${FORCE:-}" && -f "$CORPUS/VERSION" && "$(cat "$CORPUS/VERSION")" == "$STAMP" ]]; then
+WEB_STAMP="imgfetch-bench-web-v1 $(vips --version 2>/dev/null || echo novips)"
+stamped() { [[ -z "${FORCE:-}" && -f "$1/VERSION" && "$(cat "$1/VERSION")" == "$2" ]]; }
+if stamped "$CORPUS" "$STAMP" && stamped "$CORPUS/web" "$WEB_STAMP"; then
   echo "corpus up to date: $CORPUS"
+  exit 0
+fi
+
+# web/: 1000x750 crops of the jpg/ photos at ten offsets each (built after them, into their directory)
+make_web() {
+  local out="$CORPUS/web.building" jobs="$CORPUS.web-jobs.txt" i src j x y
+  echo "building the web-sized set in $CORPUS/web (2,000 vips runs: a few minutes)..."
+  rm -rf "$out"; mkdir -p "$out"; : > "$jobs"
+  for i in $(seq 0 1999); do
+    src=$((i % 200)); j=$((i / 200))
+    x=$(( (j * 97 + src * 13) % 1001 )); y=$(( (j * 61 + src * 7) % 751 ))
+    printf 'vips crop "%s" "%s[Q=85,strip]" %d %d 1000 750\n' "$CORPUS/jpg/img-$(printf %03d "$src").jpg" \
+      "$out/web-$(printf %04d "$i").jpg" $x $y >> "$jobs"
+  done
+  xargs -P 2 -d '\n' -I{} sh -c '{}' < "$jobs"
+  rm -f "$jobs"
+  echo "$WEB_STAMP" > "$out/VERSION"
+  rm -rf "$CORPUS/web"
+  mv "$out" "$CORPUS/web"
+}
+if stamped "$CORPUS" "$STAMP"; then
+  make_web
+  echo "corpus web set built: $CORPUS/web ($(du -sh "$CORPUS/web" | cut -f1))"
   exit 0
 fi
 
@@ -69,4 +96,5 @@ rm -rf "$WORK"
 echo "$STAMP" > "$OUT/VERSION"
 rm -rf "$CORPUS"
 mv "$OUT" "$CORPUS"
+make_web
 echo "corpus built in $(( $(date +%s) - t0 )) s: $CORPUS ($(du -sh "$CORPUS" | cut -f1))"

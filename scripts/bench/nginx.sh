@@ -4,6 +4,8 @@
 #   http://127.0.0.1:PORT/jpg/img-000.jpg ...
 #   http://127.0.0.1:PORT/slow/jpg/img-000.jpg ...  the same files at limit_rate 512k per connection
 #                                                  (so client-side concurrency matters)
+#   http://127.0.0.1:PORT/logged/jpg/img-000.jpg ... the same files, each request a line of STATE/access.log
+#                                                  (figures 23 and 24 count the requests)
 # 'stop' signals exactly the pid in STATE/nginx.pid.
 set -euo pipefail
 cmd=${1:?usage: nginx.sh start|stop|status STATE CORPUS PORT}
@@ -53,6 +55,10 @@ http {
     location /slow/ {
       alias $CORPUS/;
       limit_rate 512k;
+    }
+    location /logged/ {
+      alias $CORPUS/;
+      access_log $STATE/access.log;
     }
   }
 }
