@@ -30,7 +30,9 @@ let package = Package(
         .target(name: "CSignals", cSettings: shim),
         // Plain HTTP GETs of the remote tier over a socket, without libcurl.
         .target(name: "CNet", cSettings: shim, linkerSettings: [.linkedLibrary("pthread")]),
-        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CJpeg", "CSignals", "CNet"], swiftSettings: swift),
+        // SHA-256 of large inputs by libcrypto (dlopen'ed too).
+        .target(name: "CCrypto", cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CJpeg", "CSignals", "CNet", "CCrypto"], swiftSettings: swift),
         .target(name: "ArgumentKit", swiftSettings: swift),
         .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit", "CSignals"], swiftSettings: swift),
         .testTarget(name: "ImageFetchTests", dependencies: ["ImageFetch"]),

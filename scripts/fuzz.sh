@@ -15,14 +15,14 @@ TARGETS=${FUZZ_TARGETS:-list source headers meta listing direct numbers jpeg}
 OUT=.build/fuzz
 # The toolchain's own clang: its compiler-rt has the libFuzzer swiftc links.
 CLANG=${FUZZ_CLANG:-$(dirname "$(command -v swiftc)")/clang}
-MODULES=(CVips CCurl CJpeg CSignals CNet)   # the C targets ImageFetch imports
+MODULES=(CVips CCurl CJpeg CSignals CNet CCrypto)   # the C targets ImageFetch imports
 mkdir -p "$OUT/obj" "$OUT/crashes"
 for m in "${MODULES[@]}"; do mkdir -p "$OUT/modules/$m"; done
 INCLUDES=(); for m in "${MODULES[@]}"; do INCLUDES+=(-ISources/$m/include); done
 
 # ---- build ---------------------------------------------------------------------------------------
 # The C shims with coverage and ASan (libFuzzer's runtime is linked once, by swiftc).
-for f in Sources/CVips/*.c Sources/CCurl/*.c Sources/CJpeg/*.c Sources/CSignals/*.c Sources/CNet/*.c; do
+for f in Sources/CVips/*.c Sources/CCurl/*.c Sources/CJpeg/*.c Sources/CSignals/*.c Sources/CNet/*.c Sources/CCrypto/*.c; do
   o="$OUT/obj/$(basename "$(dirname "$f")")-$(basename "$f" .c).o"
   if [[ ! -f "$o" || "$f" -nt "$o" ]]; then
     "$CLANG" -c -g -O1 -fsanitize=fuzzer-no-link,address "${INCLUDES[@]}" "$f" -o "$o"

@@ -5,6 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 /* Products and sums stay separate operations, whatever the target (see ifj_v4). */
 #pragma STDC FP_CONTRACT OFF
@@ -14,7 +17,8 @@
 struct ifj_taps {
     int *idx;    /* out * n input indices */
     float *w;    /* out * n weights */
-    int n;
+    int n, out;
+    double scale;
 };
 
 static double ifj_lanczos3(double x) {
@@ -25,13 +29,24 @@ static double ifj_lanczos3(double x) {
     return 3.0 * sin(px) * sin(px / 3.0) / (px * px);
 }
 
-static int ifj_make_taps(struct ifj_taps *t, int in, int out) {
+/* An output's weights depend on the scale and its index only (not on `in`: the edges change the
+ * indices, not the weights), so where `like` (the other axis, or NULL) has the same scale, its first
+ * outputs' weights are copied, not computed again: the same doubles, so the same floats. A thumbnail
+ * that keeps the aspect ratio has one scale (2000x1500 -> 320x240: 3.125 both ways). */
+static int ifj_make_taps(struct ifj_taps *t, int in, int out, const struct ifj_taps *like) {
     double scale = (double)in / out;          /* >= 1 */
     double support = 3.0 * scale;
     t->n = (int)ceil(support * 2) + 1;
+    t->out = out;
+    t->scale = scale;
     t->idx = malloc(sizeof(int) * (size_t)out * (size_t)t->n);
     t->w = malloc(sizeof(float) * (size_t)out * (size_t)t->n);
     if (t->idx == NULL || t->w == NULL) return -1;
+    int shared = 0;
+    if (like != NULL && like->scale == scale && like->n == t->n) {
+        shared = like->out < out ? like->out : out;
+        memcpy(t->w, like->w, sizeof(float) * (size_t)shared * (size_t)t->n);
+    }
     for (int o = 0; o < out; o++) {
         double centre = (o + 0.5) * scale - 0.5;
         int first = (int)floor(centre - support) + 1;
@@ -40,11 +55,13 @@ static int ifj_make_taps(struct ifj_taps *t, int in, int out) {
         int *idx = t->idx + (size_t)o * (size_t)t->n;
         for (int k = 0; k < t->n; k++) {
             int i = first + k;
+            idx[k] = i < 0 ? 0 : (i >= in ? in - 1 : i);  /* edges extended */
+            if (o < shared) continue;
             double v = i > centre + support ? 0.0 : ifj_lanczos3((i - centre) / scale);
             w[k] = (float)v;
-            idx[k] = i < 0 ? 0 : (i >= in ? in - 1 : i);  /* edges extended */
             sum += v;
         }
+        if (o < shared) continue;
         for (int k = 0; k < t->n; k++) w[k] = (float)(w[k] / sum);
     }
     return 0;
@@ -87,14 +104,22 @@ struct ifj_resizer {
     float *tapw;             /* and their weights */
     ifj_v4 *hw;              /* 3 channels: tx's weights, each in all four lanes (dw * tx.n) */
     int *hfirst;             /* 3 channels: a pixel's first tap's sample when its taps are consecutive, else -1 */
+    float *hw2;              /* 3 channels with AVX: pixels 2i and 2i + 1's weights, each in four lanes of
+                                eight ((dw / 2) * tx.n * 8 floats) */
     void (*vertical)(float *, const float *const *, const float *, int, size_t);
+    void (*horizontal)(const struct ifj_resizer *, unsigned char *);
+    void (*to_float)(float *, const unsigned char *, size_t);
     int ch, dh, dw, next_out, ring;
     size_t inlen, rowlen;
 };
 
 static void ifj_vertical_sse(float *acc, const float *const *tap, const float *w, int taps, size_t len);
+static void ifj_horizontal(const struct ifj_resizer *r, unsigned char *dst);
+static void ifj_to_float(float *in, const unsigned char *row, size_t len);
 #if defined(__x86_64__)
 static void ifj_vertical_avx(float *acc, const float *const *tap, const float *w, int taps, size_t len);
+static void ifj_horizontal_avx(const struct ifj_resizer *r, unsigned char *dst);
+static void ifj_to_float_avx2(float *in, const unsigned char *row, size_t len);
 #endif
 
 void ifj_resizer_free(struct ifj_resizer *r) {
@@ -108,6 +133,7 @@ void ifj_resizer_free(struct ifj_resizer *r) {
     free(r->tapw);
     free(r->hw);
     free(r->hfirst);
+    free(r->hw2);
     free(r);
 }
 
@@ -119,7 +145,7 @@ struct ifj_resizer *ifj_resizer_new(int sw, int sh, int ch, int dw, int dh) {
     r->dw = dw;
     r->inlen = (size_t)sw * (size_t)ch;
     r->rowlen = (size_t)dw * (size_t)ch;
-    if (ifj_make_taps(&r->tx, sw, dw) != 0 || ifj_make_taps(&r->ty, sh, dh) != 0) goto fail;
+    if (ifj_make_taps(&r->tx, sw, dw, NULL) != 0 || ifj_make_taps(&r->ty, sh, dh, &r->tx) != 0) goto fail;
     r->ring = r->ty.n + 1 < sh ? r->ty.n + 1 : sh;
     r->rows = malloc(sizeof(float) * r->inlen * (size_t)r->ring);
     r->acc = calloc(r->inlen + 4, sizeof(float));
@@ -128,8 +154,12 @@ struct ifj_resizer *ifj_resizer_new(int sw, int sh, int ch, int dw, int dh) {
     r->tapw = malloc(sizeof(float) * (size_t)r->ty.n);
     if (r->rows == NULL || r->acc == NULL || r->dst == NULL || r->tap == NULL || r->tapw == NULL) goto fail;
     r->vertical = ifj_vertical_sse;
+    r->horizontal = ifj_horizontal;
+    r->to_float = ifj_to_float;
 #if defined(__x86_64__)
-    if (__builtin_cpu_supports("avx")) r->vertical = ifj_vertical_avx;
+    const int avx = __builtin_cpu_supports("avx");
+    if (avx) r->vertical = ifj_vertical_avx;
+    if (__builtin_cpu_supports("avx2")) r->to_float = ifj_to_float_avx2;
 #endif
     if (ch == 3) {
         const int n = r->tx.n;
@@ -147,6 +177,17 @@ struct ifj_resizer *ifj_resizer_new(int sw, int sh, int ch, int dw, int dh) {
             }
             r->hfirst[x] = consecutive ? ix[0] * 3 : -1;
         }
+#if defined(__x86_64__)
+        if (avx && dw >= 2) {
+            r->hw2 = malloc(sizeof(float) * 8 * (size_t)(dw / 2) * (size_t)n);
+            if (r->hw2 == NULL) goto fail;
+            for (int x = 0; x + 1 < dw; x += 2)
+                for (int k = 0; k < n; k++)
+                    for (int lane = 0; lane < 8; lane++)
+                        r->hw2[((size_t)(x / 2) * (size_t)n + (size_t)k) * 8 + (size_t)lane] = r->tx.w[(size_t)(x + lane / 4) * (size_t)n + (size_t)k];
+            r->horizontal = ifj_horizontal_avx;
+        }
+#endif
     }
     return r;
 fail:
@@ -210,13 +251,128 @@ static void ifj_vertical_avx(float *acc, const float *const *tap, const float *w
 }
 #endif
 
+/* in[x] = row[x] for x < len (exact: every byte is a float). */
+static void ifj_to_float(float *in, const unsigned char *row, size_t len) {
+    size_t x = 0;
+    for (; x + 16 <= len; x += 16) *(ifj_f16 *)(in + x) = __builtin_convertvector(*(const ifj_b16 *)(row + x), ifj_f16);
+    for (; x < len; x++) in[x] = (float)row[x];
+}
+
+/* One 3-channel output pixel: lanes 0-2 are its red, green, blue sums (lane 3 reads the next sample:
+ * unused), each 0 + w[0] * s[0] + w[1] * s[1] + ... in that order. */
+static inline ifj_v4 ifj_pixel3(const struct ifj_resizer *r, int x) {
+    const int n = r->tx.n;
+    ifj_v4 c = { 0, 0, 0, 0 };
+    const ifj_v4 *hw = r->hw + (size_t)x * (size_t)n;
+    if (r->hfirst[x] >= 0) {
+        const float *p = r->acc + r->hfirst[x];     /* the taps' samples, 3 floats apart */
+        int k = 0;
+        for (; k + 4 <= n; k += 4, p += 12) {   /* unrolled: the same adds, in order */
+            c += hw[k] * *(const ifj_v4 *)p;
+            c += hw[k + 1] * *(const ifj_v4 *)(p + 3);
+            c += hw[k + 2] * *(const ifj_v4 *)(p + 6);
+            c += hw[k + 3] * *(const ifj_v4 *)(p + 9);
+        }
+        for (; k < n; k++, p += 3) c += hw[k] * *(const ifj_v4 *)p;
+    } else {
+        const int *ix = r->tx.idx + (size_t)x * (size_t)n;
+        for (int k = 0; k < n; k++) c += hw[k] * *(const ifj_v4 *)(r->acc + ix[k] * 3);
+    }
+    return c;
+}
+
+/* The horizontal pass of the vertically filtered row r->acc into one output row. */
+static void ifj_horizontal(const struct ifj_resizer *r, unsigned char *dst) {
+    const int n = r->tx.n, ch = r->ch;
+    for (int x = 0; x < r->dw; x++) {
+        if (ch == 3) {
+            const ifj_v4 c = ifj_pixel3(r, x);
+            dst[x * 3] = ifj_clamp_byte(c[0]);
+            dst[x * 3 + 1] = ifj_clamp_byte(c[1]);
+            dst[x * 3 + 2] = ifj_clamp_byte(c[2]);
+        } else {
+            const float *wx = r->tx.w + (size_t)x * (size_t)n;
+            const int *ix = r->tx.idx + (size_t)x * (size_t)n;
+            for (int c = 0; c < ch; c++) {
+                float v = 0;
+                for (int k = 0; k < n; k++) v += wx[k] * r->acc[ix[k] * ch + c];
+                dst[x * ch + c] = ifj_clamp_byte(v);
+            }
+        }
+    }
+}
+
+#if defined(__x86_64__)
+/* The same conversion eight bytes at a time where the CPU has AVX2. */
+__attribute__((target("avx2")))
+static void ifj_to_float_avx2(float *in, const unsigned char *row, size_t len) {
+    size_t x = 0;
+    for (; x + 8 <= len; x += 8)
+        _mm256_storeu_ps(in + x, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(row + x)))));
+    for (; x < len; x++) in[x] = (float)row[x];
+}
+
+/* 3 channels with AVX: two neighbouring pixels at once, pixel x in lanes 0-3 and x + 1 in lanes 4-7,
+ * when both have consecutive taps (else one at a time, as ifj_horizontal): each lane's products and
+ * sums are the IEEE operations of ifj_pixel3, in the same order, so the bytes are the same. */
+__attribute__((target("avx")))
+static void ifj_horizontal_avx(const struct ifj_resizer *r, unsigned char *dst) {
+    const int n = r->tx.n, dw = r->dw;
+    const int *hfirst = r->hfirst;
+    const float *acc = r->acc, *hw2 = r->hw2;
+    /* ifj_clamp_byte on eight lanes: + 0.5, then 0 below 0 and 255 from 255 (max, min), truncated. */
+    const __m256 half = _mm256_set1_ps(0.5f), zero = _mm256_setzero_ps(), top = _mm256_set1_ps(255.0f);
+    int x = 0;
+    for (; x + 1 < dw; x += 2) {
+        const int f0 = hfirst[x], f1 = hfirst[x + 1];
+        if (f0 < 0 || f1 < 0) {
+            for (int i = x; i < x + 2; i++) {
+                const ifj_v4 c = ifj_pixel3(r, i);
+                dst[i * 3] = ifj_clamp_byte(c[0]);
+                dst[i * 3 + 1] = ifj_clamp_byte(c[1]);
+                dst[i * 3 + 2] = ifj_clamp_byte(c[2]);
+            }
+            continue;
+        }
+        const float *p0 = acc + f0, *p1 = acc + f1;
+        const float *w = hw2 + (size_t)(x / 2) * (size_t)n * 8;
+        __m256 c = _mm256_setzero_ps();
+#define IFJ_TAP2(j) c = _mm256_add_ps(c, _mm256_mul_ps(_mm256_loadu_ps(w + 8 * (j)), \
+            _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p0 + 3 * (j))), _mm_loadu_ps(p1 + 3 * (j)), 1)))
+        int k = 0;
+        for (; k + 4 <= n; k += 4, p0 += 12, p1 += 12, w += 32) {   /* unrolled: the same adds, in order */
+            IFJ_TAP2(0);
+            IFJ_TAP2(1);
+            IFJ_TAP2(2);
+            IFJ_TAP2(3);
+        }
+        for (; k < n; k++, p0 += 3, p1 += 3, w += 8) IFJ_TAP2(0);
+#undef IFJ_TAP2
+        /* max(v, 0) gives 0 for v <= 0, min(., 255) 255 for v >= 255 (the sums are finite: no NaN). */
+        const __m256i v = _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_add_ps(c, half), zero), top));
+        const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(v), _mm256_extractf128_si256(v, 1));
+        const unsigned long long b = (unsigned long long)_mm_cvtsi128_si64(_mm_packus_epi16(words, words));
+        unsigned char *d = dst + x * 3;
+        d[0] = (unsigned char)b;
+        d[1] = (unsigned char)(b >> 8);
+        d[2] = (unsigned char)(b >> 16);
+        d[3] = (unsigned char)(b >> 32);
+        d[4] = (unsigned char)(b >> 40);
+        d[5] = (unsigned char)(b >> 48);
+    }
+    for (; x < dw; x++) {
+        const ifj_v4 c = ifj_pixel3(r, x);
+        dst[x * 3] = ifj_clamp_byte(c[0]);
+        dst[x * 3 + 1] = ifj_clamp_byte(c[1]);
+        dst[x * 3 + 2] = ifj_clamp_byte(c[2]);
+    }
+}
+#endif
+
 /* Input row `y` (rows arrive in order); emits every output row whose taps are now all present. */
 void ifj_resizer_row(struct ifj_resizer *r, int y, const unsigned char *row) {
-    float *in = r->rows + (size_t)(y % r->ring) * r->inlen;
-    size_t x = 0;
-    for (; x + 16 <= r->inlen; x += 16) *(ifj_f16 *)(in + x) = __builtin_convertvector(*(const ifj_b16 *)(row + x), ifj_f16);
-    for (; x < r->inlen; x++) in[x] = (float)row[x];
-    const int tn = r->ty.n, n = r->tx.n, ch = r->ch;
+    r->to_float(r->rows + (size_t)(y % r->ring) * r->inlen, row, r->inlen);
+    const int tn = r->ty.n;
     while (r->next_out < r->dh && r->ty.idx[(size_t)r->next_out * (size_t)tn + (size_t)(tn - 1)] <= y) {
         const int o = r->next_out++;
         const float *w = r->ty.w + (size_t)o * (size_t)tn;
@@ -227,40 +383,8 @@ void ifj_resizer_row(struct ifj_resizer *r, int y, const unsigned char *row) {
             r->tap[taps] = r->rows + (size_t)(idx[k] % r->ring) * r->inlen;
             r->tapw[taps++] = w[k];
         }
-        float *acc = r->acc;
-        r->vertical(acc, r->tap, r->tapw, taps, r->inlen);
-        unsigned char *dst = r->dst + (size_t)o * r->rowlen;
-        for (int x = 0; x < r->dw; x++) {
-            const float *wx = r->tx.w + (size_t)x * (size_t)n;
-            const int *ix = r->tx.idx + (size_t)x * (size_t)n;
-            if (ch == 3) {
-                /* Lanes 0-2: the pixel's red, green, blue sums (lane 3 reads the next sample: unused). */
-                ifj_v4 c = { 0, 0, 0, 0 };
-                const ifj_v4 *hw = r->hw + (size_t)x * (size_t)n;
-                if (r->hfirst[x] >= 0) {
-                    const float *p = acc + r->hfirst[x];     /* the taps' samples, 3 floats apart */
-                    int k = 0;
-                    for (; k + 4 <= n; k += 4, p += 12) {   /* unrolled: the same adds, in order */
-                        c += hw[k] * *(const ifj_v4 *)p;
-                        c += hw[k + 1] * *(const ifj_v4 *)(p + 3);
-                        c += hw[k + 2] * *(const ifj_v4 *)(p + 6);
-                        c += hw[k + 3] * *(const ifj_v4 *)(p + 9);
-                    }
-                    for (; k < n; k++, p += 3) c += hw[k] * *(const ifj_v4 *)p;
-                } else {
-                    for (int k = 0; k < n; k++) c += hw[k] * *(const ifj_v4 *)(acc + ix[k] * 3);
-                }
-                dst[x * 3] = ifj_clamp_byte(c[0]);
-                dst[x * 3 + 1] = ifj_clamp_byte(c[1]);
-                dst[x * 3 + 2] = ifj_clamp_byte(c[2]);
-            } else {
-                for (int c = 0; c < ch; c++) {
-                    float v = 0;
-                    for (int k = 0; k < n; k++) v += wx[k] * acc[ix[k] * ch + c];
-                    dst[x * ch + c] = ifj_clamp_byte(v);
-                }
-            }
-        }
+        r->vertical(r->acc, r->tap, r->tapw, taps, r->inlen);
+        r->horizontal(r, r->dst + (size_t)o * r->rowlen);
     }
 }
 

@@ -21,6 +21,30 @@ final class FileSystemTests: XCTestCase {
         XCTAssertEqual(try FileSystem.readRegular(dir + "/ok", maxBytes: 100), Array(repeating: 7, count: 100))
     }
 
+    /// A descriptor read to its end whatever its size hint: a pipe (no size: pieces of 64 KiB, then
+    /// doubling) gives every byte, in order, and a limit stops one byte past it.
+    func testReadAllGivesEveryByteOfAPipeWithoutASizeAndStopsPastTheLimit() throws {
+        let payload = (0..<300_001).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
+        for (hint, limit) in [(Int64(0), nil), (Int64(1000), nil), (Int64(payload.count), nil), (Int64(0), 100_000)] as [(Int64, Int?)] {
+            var fds: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&fds), 0)
+            let writer = Thread { [fds] in
+                _ = FileSystem.writeAll(fd: fds[1], payload)
+                close(fds[1])
+            }
+            writer.start()
+            let bytes = try FileSystem.readAll(fd: fds[0], path: "pipe", sizeHint: hint, limit: limit)
+            var sink = [UInt8](repeating: 0, count: 65536)   // the rest, so the writer never meets a closed pipe
+            while sink.withUnsafeMutableBytes({ read(fds[0], $0.baseAddress, $0.count) }) > 0 {}
+            close(fds[0])
+            if let limit {
+                XCTAssertEqual(bytes, Array(payload.prefix(limit + 1)), "hint \(hint), limit \(limit): one byte past the limit")
+            } else {
+                XCTAssertEqual(bytes, payload, "hint \(hint): every byte")
+            }
+        }
+    }
+
     /// A large directory: readdir returns records shorter than `struct dirent` at buffer ends, and
     /// copying the whole struct there read past the buffer (a crash in `cache ls` over 100,000 entries).
     func testListingALargeDirectoryWithLongAndShortNames() throws {

@@ -76,4 +76,30 @@ final class SHA256Tests: XCTestCase {
         XCTAssertEqual(hex.count, 64)
         XCTAssertTrue(hex.allSatisfy { "0123456789abcdef".contains($0) })
     }
+
+    /// Inputs from a byte under libcrypto's threshold to well over it, in one piece and in pieces that
+    /// cross it: libcrypto's digest is the one computed here, byte for byte.
+    func testLibcryptoAndTheSwiftCompressionGiveTheSameDigests() {
+        let threshold = SHA256.libraryThreshold
+        let message = (0..<(3 * threshold + 129)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 9) }
+        for length in [threshold - 1, threshold, threshold + 1, threshold + 63, 2 * threshold + 55, message.count] {
+            var here = SHA256(hashingHere: true)
+            here.update(message[0..<length])
+            let expected = SHA256.hexString(here.finalize())
+            for piece in [length, 4096, 1000, threshold - 1] {
+                var h = SHA256()
+                var offset = 0
+                while offset < length {
+                    let n = min(piece, length - offset)
+                    h.update(message[offset..<offset + n])
+                    offset += n
+                }
+                XCTAssertEqual(h.hashesInLibrary, length >= threshold, "libcrypto hashes \(length) bytes only from the threshold (libcrypto.so.3 is on every machine this runs on)")
+                XCTAssertEqual(SHA256.hexString(h.finalize()), expected, "\(length) bytes in pieces of \(piece)")
+            }
+        }
+        var small = SHA256()
+        small.update(message[0..<(threshold - 1)])
+        XCTAssertFalse(small.hashesInLibrary, "what stays under the threshold is hashed here, without loading libcrypto")
+    }
 }

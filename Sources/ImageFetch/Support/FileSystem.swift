@@ -61,20 +61,37 @@ public enum FileSystem {
         let cap = limit.map { $0 + 1 } ?? Int.max
         var capacity = 64 * 1024
         if sizeHint > 0 && sizeHint < Int64(Int32.max) { capacity = Int(sizeHint) + 1 }
-        var out = [UInt8](repeating: 0, count: min(capacity, cap))
-        var count = 0
-        while count < cap {
-            if count == out.count { out.append(contentsOf: repeatElement(0, count: min(out.count, cap - count))) }
-            let n = out.withUnsafeMutableBytes { buf in Glibc.read(fd, buf.baseAddress! + count, buf.count - count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw Failure(errno: errno, path: path, operation: "read")
-            }
-            if n == 0 { break }
-            count += n
+        let first = min(capacity, cap)
+        var out = try readChunk(fd: fd, path: path, count: first)
+        guard out.count == first else { return out }   // the end of the file, in one piece (the usual case)
+        while out.count < cap {
+            let want = min(max(out.count, 64 * 1024), cap - out.count)
+            let more = try readChunk(fd: fd, path: path, count: want)
+            out.append(contentsOf: more)
+            if more.count < want { break }
         }
-        out.removeSubrange(count...)
         return out
+    }
+
+    /// Up to `count` bytes read from `fd` into a buffer never cleared first (the bytes read are all
+    /// it holds): fewer only at the end of the file.
+    private static func readChunk(fd: Int32, path: String, count: Int) throws(Failure) -> [UInt8] {
+        var failure: Int32 = 0
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = 0
+            while initialized < count {
+                let n = Glibc.read(fd, buffer.baseAddress! + initialized, count - initialized)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                if n == 0 { return }
+                initialized += n
+            }
+        }
+        if failure != 0 { throw Failure(errno: failure, path: path, operation: "read") }
+        return bytes
     }
 
     /// Writes all of `bytes` to `fd`, retrying after signals; the errno of a failed write, else nil.
