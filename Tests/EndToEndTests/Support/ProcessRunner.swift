@@ -52,6 +52,11 @@ private final class DataBox: @unchecked Sendable {
 }
 
 enum ProcessRunner {
+    /// SIGPIPE ignored in the test process, once, before the first write to a child's stdin: a child
+    /// that exits without reading it all (a usage error) then makes the write fail with EPIPE, which
+    /// the writer ignores, instead of killing the whole test run.
+    static let pipeSignalIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
     /// Runs `executable` with `arguments`, feeding `stdin` (or /dev/null), reading stdout and
     /// stderr concurrently (no pipe deadlock with large outputs), and killing it after `timeout`.
     static func run(
@@ -91,6 +96,7 @@ enum ProcessRunner {
         DispatchQueue.global().async(group: readers) { outBox.set(outHandle.readDataToEndOfFile()) }
         DispatchQueue.global().async(group: readers) { errBox.set(errHandle.readDataToEndOfFile()) }
         if let inPipe, let stdin {
+            _ = ProcessRunner.pipeSignalIgnored
             let writer = inPipe.fileHandleForWriting
             DispatchQueue.global().async {
                 // The child may exit without reading everything: ignore SIGPIPE-style failures.
