@@ -48,7 +48,17 @@ enum FuzzTargets {
     }
 
     static func source(_ bytes: [UInt8]) {
-        guard let s = try? Source(parsing: String(decoding: bytes, as: UTF8.self), currentDirectory: cwd) else { return }
+        let text = String(decoding: bytes, as: UTF8.self)
+        // The byte-wise http(s) checks (for ASCII text without a CR) give what the Character ones give.
+        for scheme in ["http", "https"] {
+            if let fast = Source.asciiHasValidAuthority(text, scheme: scheme), fast != Source.hasValidAuthorityByCharacter(text, scheme: scheme) {
+                fatalError("the byte and Character authority checks differ: \(text.debugDescription)")
+            }
+            if let fast = Source.asciiNormalizeHTTP(text, scheme: scheme), fast != Source.normalizeHTTPByCharacter(text, scheme: scheme) {
+                fatalError("the byte and Character normal forms differ: \(text.debugDescription)")
+            }
+        }
+        guard let s = try? Source(parsing: text, currentDirectory: cwd) else { return }
         check(s)
     }
 

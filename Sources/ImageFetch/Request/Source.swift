@@ -114,6 +114,12 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
 
     /// Lowercases the scheme and host (they are case-insensitive) and drops a fragment.
     static func normalizeHTTP(_ text: String, scheme: String) -> String {
+        if let fast = asciiNormalizeHTTP(text, scheme: scheme) { return fast }
+        return normalizeHTTPByCharacter(text, scheme: scheme)
+    }
+
+    /// `normalizeHTTP` by `Character`: the reference, and what a URL with non-ASCII text takes.
+    static func normalizeHTTPByCharacter(_ text: String, scheme: String) -> String {
         var rest = Substring(text.dropFirst(scheme.count + 3))
         if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
@@ -131,6 +137,12 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
 
     /// A host is present, made of URL host characters (or a bracketed IPv6 literal), with an optional numeric port.
     static func hasValidAuthority(_ text: String, scheme: String) -> Bool {
+        if let fast = asciiHasValidAuthority(text, scheme: scheme) { return fast }
+        return hasValidAuthorityByCharacter(text, scheme: scheme)
+    }
+
+    /// `hasValidAuthority` by `Character`: the reference, and what a URL with non-ASCII text takes.
+    static func hasValidAuthorityByCharacter(_ text: String, scheme: String) -> Bool {
         let rest = text.dropFirst(scheme.count + 3)
         guard !rest.contains(where: { $0 == " " || $0 == "\n" || $0 == "\t" }) else { return false }
         var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
