@@ -281,15 +281,19 @@ static inline ifj_v4 ifj_pixel3(const struct ifj_resizer *r, int x) {
     return c;
 }
 
+/* Pixel x's three bytes from the sums in lanes 0-2. */
+static inline void ifj_store3(unsigned char *dst, int x, ifj_v4 c) {
+    dst[x * 3] = ifj_clamp_byte(c[0]);
+    dst[x * 3 + 1] = ifj_clamp_byte(c[1]);
+    dst[x * 3 + 2] = ifj_clamp_byte(c[2]);
+}
+
 /* The horizontal pass of the vertically filtered row r->acc into one output row. */
 static void ifj_horizontal(const struct ifj_resizer *r, unsigned char *dst) {
     const int n = r->tx.n, ch = r->ch;
     for (int x = 0; x < r->dw; x++) {
         if (ch == 3) {
-            const ifj_v4 c = ifj_pixel3(r, x);
-            dst[x * 3] = ifj_clamp_byte(c[0]);
-            dst[x * 3 + 1] = ifj_clamp_byte(c[1]);
-            dst[x * 3 + 2] = ifj_clamp_byte(c[2]);
+            ifj_store3(dst, x, ifj_pixel3(r, x));
         } else {
             const float *wx = r->tx.w + (size_t)x * (size_t)n;
             const int *ix = r->tx.idx + (size_t)x * (size_t)n;
@@ -326,12 +330,7 @@ static void ifj_horizontal_avx(const struct ifj_resizer *r, unsigned char *dst) 
     for (; x + 1 < dw; x += 2) {
         const int f0 = hfirst[x], f1 = hfirst[x + 1];
         if (f0 < 0 || f1 < 0) {
-            for (int i = x; i < x + 2; i++) {
-                const ifj_v4 c = ifj_pixel3(r, i);
-                dst[i * 3] = ifj_clamp_byte(c[0]);
-                dst[i * 3 + 1] = ifj_clamp_byte(c[1]);
-                dst[i * 3 + 2] = ifj_clamp_byte(c[2]);
-            }
+            for (int i = x; i < x + 2; i++) ifj_store3(dst, i, ifj_pixel3(r, i));
             continue;
         }
         const float *p0 = acc + f0, *p1 = acc + f1;
@@ -360,12 +359,7 @@ static void ifj_horizontal_avx(const struct ifj_resizer *r, unsigned char *dst) 
         d[4] = (unsigned char)(b >> 40);
         d[5] = (unsigned char)(b >> 48);
     }
-    for (; x < dw; x++) {
-        const ifj_v4 c = ifj_pixel3(r, x);
-        dst[x * 3] = ifj_clamp_byte(c[0]);
-        dst[x * 3 + 1] = ifj_clamp_byte(c[1]);
-        dst[x * 3 + 2] = ifj_clamp_byte(c[2]);
-    }
+    for (; x < dw; x++) ifj_store3(dst, x, ifj_pixel3(r, x));
 }
 #endif
 
