@@ -2,6 +2,7 @@
 # Installs the Debian packages imgfetch needs, only those missing. Run as root, or with sudo available.
 #   libvips-dev, libcurl4-openssl-dev: headers (the binary dlopens libvips.so.42 and libcurl.so.4 at run time)
 #   libjpeg62-turbo-dev: jpeglib.h for the JPEG path (the shim and the `make fuzz` target dlopen libjpeg.so.62)
+#   libssl-dev: libcrypto.a and openssl/sha.h, whose SHA-256 the CCrypto shim links statically
 #   python3: the end-to-end tests' HTTP server; python3-numpy, python3-pil: scripts/fidelity.py (the
 #   fidelity tests and figures); libvips-tools: vipsthumbnail, the reference for sizes; mandoc: man page lint
 #   libjpeg-turbo-progs (jpegtran), gnome-backgrounds: the low-data tests make progressive photos of
@@ -36,7 +37,7 @@
 set -euo pipefail
 # blurhash-python's module (PixelMode is its own: the pure-Python `blurhash` package uses the same name).
 placeholder_check='from blurhash import PixelMode; from thumbhash import thumbhash_to_image'
-want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev pkg-config make g++ dpkg-dev binutils)
+want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev libssl-dev pkg-config make g++ dpkg-dev binutils)
 if [[ "${DEPS:-all}" != build ]]; then
   want+=(libjpeg-turbo-progs gnome-backgrounds libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace libimage-exiftool-perl chromium nginx-light parallel lintian man-db slurm-wlm munge openjdk-17-jre-headless)
   if ! { python3 -c 'import moto, boto3' && python3 -c "$placeholder_check" && python3 -c 'import webdataset' && python3 -c 'import pyspark'; } 2>/dev/null \

@@ -17,9 +17,8 @@ umask 022
 
 # libvips 8.14 (Debian 12) is the oldest the shims are built and tested against; its package carries
 # the heif and jxl modules imgfetch opens. libcurl 7.80 has every curl_multi call the engine uses.
-# libjpeg62-turbo is libjpeg.so.62, the JPEG path's decoder; libssl3 is libcrypto.so.3, the SHA-256
-# of sources and lists (without it, imgfetch hashes them itself, ~15x slower).
-DLOPEN_DEPENDS="libvips42 (>= 8.14), libcurl4 (>= 7.80), libjpeg62-turbo, libssl3"
+# libjpeg62-turbo is libjpeg.so.62, the JPEG path's decoder. (libcrypto's SHA-256 is linked in.)
+DLOPEN_DEPENDS="libvips42 (>= 8.14), libcurl4 (>= 7.80), libjpeg62-turbo"
 
 fail() { echo "make-deb.sh: $*" >&2; exit 1; }
 

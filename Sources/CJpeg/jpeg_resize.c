@@ -29,10 +29,31 @@ static double ifj_lanczos3(double x) {
     return 3.0 * sin(px) * sin(px / 3.0) / (px * px);
 }
 
+/* Whether outputs o and q have bit for bit the same weight inputs: each tap's offset from the centre
+ * and whether it is past the support (then the same weights, to the last bit). */
+static int ifj_same_offsets(int o, int q, double scale, double support, int n) {
+    const double co = (o + 0.5) * scale - 0.5, cq = (q + 0.5) * scale - 0.5;
+    const int fo = (int)floor(co - support) + 1, fq = (int)floor(cq - support) + 1;
+    for (int k = 0; k < n; k++) {
+        const int io = fo + k, iq = fq + k;
+        const double a = io - co, b = iq - cq;
+        if (memcmp(&a, &b, sizeof a) != 0 || (io > co + support) != (iq > cq + support)) return 0;
+    }
+    return 1;
+}
+
+static int ifj_gcd(int a, int b) {
+    while (b != 0) { const int t = a % b; a = b; b = t; }
+    return a;
+}
+
 /* An output's weights depend on the scale and its index only (not on `in`: the edges change the
  * indices, not the weights), so where `like` (the other axis, or NULL) has the same scale, its first
  * outputs' weights are copied, not computed again: the same doubles, so the same floats. A thumbnail
- * that keeps the aspect ratio has one scale (2000x1500 -> 320x240: 3.125 both ways). */
+ * that keeps the aspect ratio has one scale (2000x1500 -> 320x240: 3.125 both ways). And they repeat:
+ * the centres of outputs o and o + period (out / gcd(in, out)) are in / gcd(in, out) inputs apart, so
+ * where the offsets are the same doubles (ifj_same_offsets), output o's weights are o - period's
+ * (1000 -> 320: a period of 8, the sin calls of 8 outputs instead of 320). */
 static int ifj_make_taps(struct ifj_taps *t, int in, int out, const struct ifj_taps *like) {
     double scale = (double)in / out;          /* >= 1 */
     double support = 3.0 * scale;
@@ -47,6 +68,7 @@ static int ifj_make_taps(struct ifj_taps *t, int in, int out, const struct ifj_t
         shared = like->out < out ? like->out : out;
         memcpy(t->w, like->w, sizeof(float) * (size_t)shared * (size_t)t->n);
     }
+    const int period = out / ifj_gcd(in, out);
     for (int o = 0; o < out; o++) {
         double centre = (o + 0.5) * scale - 0.5;
         int first = (int)floor(centre - support) + 1;
@@ -56,12 +78,18 @@ static int ifj_make_taps(struct ifj_taps *t, int in, int out, const struct ifj_t
         for (int k = 0; k < t->n; k++) {
             int i = first + k;
             idx[k] = i < 0 ? 0 : (i >= in ? in - 1 : i);  /* edges extended */
-            if (o < shared) continue;
+        }
+        if (o < shared) continue;
+        if (o >= period && ifj_same_offsets(o, o - period, scale, support, t->n)) {
+            memcpy(w, w - (size_t)period * (size_t)t->n, sizeof(float) * (size_t)t->n);
+            continue;
+        }
+        for (int k = 0; k < t->n; k++) {
+            int i = first + k;
             double v = i > centre + support ? 0.0 : ifj_lanczos3((i - centre) / scale);
             w[k] = (float)v;
             sum += v;
         }
-        if (o < shared) continue;
         for (int k = 0; k < t->n; k++) w[k] = (float)(w[k] / sum);
     }
     return 0;
@@ -228,6 +256,30 @@ typedef float ifj_v8 __attribute__((vector_size(32), aligned(4), may_alias));
 __attribute__((target("avx")))
 static void ifj_vertical_avx(float *acc, const float *const *tap, const float *w, int taps, size_t len) {
     size_t x = 0;
+    /* 64 samples a pass over the taps (eight registers of sums), then 32. */
+    for (; x + 64 <= len; x += 64) {
+        ifj_v8 a0 = { 0, 0, 0, 0, 0, 0, 0, 0 }, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
+        for (int k = 0; k < taps; k++) {
+            const float *m = tap[k] + x;
+            const float wk = w[k];
+            a0 += wk * *(const ifj_v8 *)m;
+            a1 += wk * *(const ifj_v8 *)(m + 8);
+            a2 += wk * *(const ifj_v8 *)(m + 16);
+            a3 += wk * *(const ifj_v8 *)(m + 24);
+            a4 += wk * *(const ifj_v8 *)(m + 32);
+            a5 += wk * *(const ifj_v8 *)(m + 40);
+            a6 += wk * *(const ifj_v8 *)(m + 48);
+            a7 += wk * *(const ifj_v8 *)(m + 56);
+        }
+        *(ifj_v8 *)(acc + x) = a0;
+        *(ifj_v8 *)(acc + x + 8) = a1;
+        *(ifj_v8 *)(acc + x + 16) = a2;
+        *(ifj_v8 *)(acc + x + 24) = a3;
+        *(ifj_v8 *)(acc + x + 32) = a4;
+        *(ifj_v8 *)(acc + x + 40) = a5;
+        *(ifj_v8 *)(acc + x + 48) = a6;
+        *(ifj_v8 *)(acc + x + 56) = a7;
+    }
     for (; x + 32 <= len; x += 32) {
         ifj_v8 a0 = { 0, 0, 0, 0, 0, 0, 0, 0 }, a1 = a0, a2 = a0, a3 = a0;
         for (int k = 0; k < taps; k++) {
@@ -307,12 +359,19 @@ static void ifj_horizontal(const struct ifj_resizer *r, unsigned char *dst) {
 }
 
 #if defined(__x86_64__)
-/* The same conversion eight bytes at a time where the CPU has AVX2. */
+/* The same conversion eight bytes at a time where the CPU has AVX2, four eights a loop. */
 __attribute__((target("avx2")))
 static void ifj_to_float_avx2(float *in, const unsigned char *row, size_t len) {
+#define IFJ_EIGHT(o) _mm256_storeu_ps(in + x + (o), _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(row + x + (o))))))
     size_t x = 0;
-    for (; x + 8 <= len; x += 8)
-        _mm256_storeu_ps(in + x, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)(row + x)))));
+    for (; x + 32 <= len; x += 32) {
+        IFJ_EIGHT(0);
+        IFJ_EIGHT(8);
+        IFJ_EIGHT(16);
+        IFJ_EIGHT(24);
+    }
+    for (; x + 8 <= len; x += 8) IFJ_EIGHT(0);
+#undef IFJ_EIGHT
     for (; x < len; x++) in[x] = (float)row[x];
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import ImageFetch
 
@@ -77,29 +78,51 @@ final class SHA256Tests: XCTestCase {
         XCTAssertTrue(hex.allSatisfy { "0123456789abcdef".contains($0) })
     }
 
-    /// Inputs from a byte under libcrypto's threshold to well over it, in one piece and in pieces that
-    /// cross it: libcrypto's digest is the one computed here, byte for byte.
-    func testLibcryptoAndTheSwiftCompressionGiveTheSameDigests() {
-        let threshold = SHA256.libraryThreshold
-        let message = (0..<(3 * threshold + 129)).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ $0 >> 9) }
-        for length in [threshold - 1, threshold, threshold + 1, threshold + 63, 2 * threshold + 55, message.count] {
-            var here = SHA256(hashingHere: true)
-            here.update(message[0..<length])
-            let expected = SHA256.hexString(here.finalize())
-            for piece in [length, 4096, 1000, threshold - 1] {
+    /// What a user checks a `source_sha256` against: `sha256sum` of the same bytes, for sizes from a
+    /// block to a photo's, fed whole and in pieces that do not fall on 64-byte blocks.
+    func testDigestsEqualSha256sumOfTheSameFile() throws {
+        let directory = NSTemporaryDirectory() + "imgfetch-sha256-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var generator = SystemRandomNumberGenerator()
+        for length in [1, 64, 4095, 65_537, 700_001] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let path = directory + "/bytes-\(length)"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let expected = try sha256sum(path)
+            XCTAssertEqual(SHA256.hex(bytes), expected, "\(length) bytes whole")
+            for piece in [1000, 4096, 65_535] where piece < length {
                 var h = SHA256()
                 var offset = 0
                 while offset < length {
                     let n = min(piece, length - offset)
-                    h.update(message[offset..<offset + n])
+                    h.update(bytes[offset..<offset + n])
                     offset += n
                 }
-                XCTAssertEqual(h.hashesInLibrary, length >= threshold, "libcrypto hashes \(length) bytes only from the threshold (libcrypto.so.3 is on every machine this runs on)")
                 XCTAssertEqual(SHA256.hexString(h.finalize()), expected, "\(length) bytes in pieces of \(piece)")
             }
         }
-        var small = SHA256()
-        small.update(message[0..<(threshold - 1)])
-        XCTAssertFalse(small.hashesInLibrary, "what stays under the threshold is hashed here, without loading libcrypto")
+    }
+
+    func testAFinalizedValueStartsOver() {
+        var h = SHA256()
+        h.update("not this")
+        _ = h.finalize()
+        h.update("abc")
+        XCTAssertEqual(SHA256.hexString(h.finalize()), SHA256.hex("abc"))
+    }
+
+    /// The digest `sha256sum` prints for the file at `path`.
+    private func sha256sum(_ path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["sha256sum", path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let printed = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "sha256sum \(path)")
+        return String(String(decoding: printed, as: UTF8.self).prefix(64))
     }
 }
