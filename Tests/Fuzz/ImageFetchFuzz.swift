@@ -39,6 +39,16 @@ enum FuzzTargets {
     static func list(_ bytes: [UInt8]) {
         let text = String(decoding: bytes, as: UTF8.self)
         for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            // The byte-wise split (ASCII without a LF) gives the Character split's fields.
+            if let fast = ListParser.asciiFieldsOf(line) {
+                let slow = ListParser.fieldsByCharacter(line)
+                let agree = switch (fast, slow) {
+                case (.success(let a), .success(let b)): a == b && a.map(\.startIndex) == b.map(\.startIndex)
+                case (.failure(let a), .failure(let b)): a.message == b.message
+                default: false
+                }
+                if !agree { fatalError("the byte and Character splits differ: \(line.debugDescription)") }
+            }
             switch ListParser.parse(line, line: i + 1, currentDirectory: cwd) {
             case .item(let item):
                 for s in [item.source] + item.alternatives + (item.lowDataSource.map { [$0] } ?? []) { check(s) }

@@ -30,7 +30,8 @@ public enum Source: Sendable, Hashable, CustomStringConvertible {
             guard !Source.hasControlCharacter(text.utf8) else {
                 throw .invalidSource("\(Source.shown(text)): a URL may not contain a control character")
             }
-            guard !text.contains(" ") else { throw .invalidSource("\(Source.shown(text)): a URL may not contain a raw space: write it as %20") }
+            // By byte: a space before a combining mark is one Character with it, and still a raw space.
+            guard !text.utf8.contains(0x20) else { throw .invalidSource("\(Source.shown(text)): a URL may not contain a raw space: write it as %20") }
             guard Source.hasValidAuthority(text, scheme: scheme) else { throw .invalidSource(Source.shown(text)) }
             self = .http(Source.normalizeHTTP(text, scheme: scheme))
         } else if lower.hasPrefix("file://") {
