@@ -44,18 +44,23 @@ final class ShardTarMemberTests: XCTestCase {
         let tar = try ShardTar(path: path, mtime: 1_700_000_000)
         let image = ProcessedImage(bytes: Array(repeating: 0xAB, count: 700), width: 2, height: 1, format: "jpeg")
         tar.append(key: "000000012", image: image, record: #"{"line":12}"#)
+        // Larger than what goes out in one write with its headers: written in three pieces.
+        let large = ProcessedImage(bytes: (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }, width: 2, height: 1, format: "webp")
+        XCTAssertGreaterThan(large.bytes.count, ShardTar.coalescedImageLimit)
+        tar.append(key: "000000013", image: large, record: #"{"line":13}"#)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path), "nothing under the final name before commit")
         XCTAssertNil(tar.commit())
         let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
-        // image header + 2 blocks of data, json header + 1 block, 2 end blocks
-        XCTAssertEqual(bytes.count, 512 * 7)
+        // per pair: image header + its blocks, json header + 1 block; then 2 end blocks
+        XCTAssertEqual(bytes.count, 512 * (1 + 2 + 1 + 1) + 512 * (1 + 137 + 1 + 1) + 1024)
 
         func field(_ header: ArraySlice<UInt8>, _ offset: Int, _ width: Int) -> String {
             let start = header.startIndex + offset
             return String(decoding: header[start..<(start + width)].prefix { $0 != 0 }, as: UTF8.self)
         }
         var offset = 0
-        for (name, size, data) in [("000000012.jpg", 700, image.bytes), ("000000012.json", 12, Array("{\"line\":12}\n".utf8))] {
+        for (name, size, data) in [("000000012.jpg", 700, image.bytes), ("000000012.json", 12, Array("{\"line\":12}\n".utf8)),
+                                   ("000000013.webp", 70_000, large.bytes), ("000000013.json", 12, Array("{\"line\":13}\n".utf8))] {
             let header = bytes[offset..<(offset + 512)]
             XCTAssertEqual(field(header, 0, 100), name)
             XCTAssertEqual(Int(field(header, 124, 12), radix: 8), size)

@@ -56,6 +56,9 @@ final class ShardTar {
         return plain ? format : "img"
     }
 
+    /// The largest image written with its headers in one piece.
+    static let coalescedImageLimit = 64 << 10
+
     /// Appends `key`'s two members: the image, then the record (its text and a line end). A refusal
     /// (`refusal` vetted the key and the size first) leaves the archive unfinished: `commit` throws it.
     func append(key: String, image: ProcessedImage, record: String) {
@@ -72,10 +75,15 @@ final class ShardTar {
         }
         tail += json
         tail += [UInt8](repeating: 0, count: Ustar.padding(json.count))
-        // The image's bytes as they are (no copy): its header, them, then the rest of the pair.
-        file.append(head)
-        file.append(image.bytes)
-        file.append(tail)
+        // A thumbnail-sized image goes out with the pair in one write (a copy of a few KB costs less
+        // than two system calls); a larger one as it is, not copied: its header, it, the rest.
+        if image.bytes.count <= Self.coalescedImageLimit {
+            file.append(head + image.bytes + tail)
+        } else {
+            file.append(head)
+            file.append(image.bytes)
+            file.append(tail)
+        }
     }
 
     /// Ends the archive (two zero blocks) and renames it into place: a message when it cannot.
