@@ -44,7 +44,7 @@ if [[ ! -x "$OUT/imagefetch-fuzz" || "$newest" -nt "$OUT/imagefetch-fuzz" ]]; th
     "${MODULE_FLAGS[@]}" $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift \
     "$OUT"/obj/*.o -use-ld=lld -Xlinker -l:libcrypto.a -ldl -lpthread -lm -o "$OUT/imagefetch-fuzz"
 fi
-JPEG_SOURCES=(Tests/Fuzz/fuzz_jpeg.c Sources/CJpeg/jpeg_fast.c Sources/CJpeg/jpeg_resize.c Sources/CJpeg/jpeg_stream.c Sources/CJpeg/jpeg_scans.c)
+JPEG_SOURCES=(Tests/Fuzz/fuzz_jpeg.c Sources/CJpeg/jpeg_fast.c Sources/CJpeg/jpeg_resize.c Sources/CJpeg/jpeg_taps.c Sources/CJpeg/jpeg_stream.c Sources/CJpeg/jpeg_scans.c)
 if [[ ! -x "$OUT/jpeg-fuzz" || "$(ls -t "${JPEG_SOURCES[@]}" Sources/CJpeg/*.h Sources/CJpeg/include/*.h "$OUT/jpeg-fuzz" | sed -n 1p)" != "$OUT/jpeg-fuzz" ]]; then
   echo "building $OUT/jpeg-fuzz" >&2
   "$CLANG" -g -O1 -fsanitize=fuzzer,address -ISources/CJpeg/include -ISources/CJpeg \

@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "jpeg_internal.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
@@ -11,94 +10,6 @@
 
 /* Products and sums stay separate operations, whatever the target (see ifj_v4). */
 #pragma STDC FP_CONTRACT OFF
-
-/* Lanczos3 weights for resampling `in` samples to `out` (out <= in), as vips' reduce does. Each
- * output gets `n` taps: the input indices (already clamped to the edges) and their weights. */
-struct ifj_taps {
-    int *idx;    /* out * n input indices */
-    float *w;    /* out * n weights */
-    int n, out;
-    double scale;
-};
-
-static double ifj_lanczos3(double x) {
-    x = fabs(x);
-    if (x < 1e-7) return 1.0;
-    if (x >= 3.0) return 0.0;
-    double px = M_PI * x;
-    return 3.0 * sin(px) * sin(px / 3.0) / (px * px);
-}
-
-/* Whether outputs o and q have bit for bit the same weight inputs: each tap's offset from the centre
- * and whether it is past the support (then the same weights, to the last bit). */
-static int ifj_same_offsets(int o, int q, double scale, double support, int n) {
-    const double co = (o + 0.5) * scale - 0.5, cq = (q + 0.5) * scale - 0.5;
-    const int fo = (int)floor(co - support) + 1, fq = (int)floor(cq - support) + 1;
-    for (int k = 0; k < n; k++) {
-        const int io = fo + k, iq = fq + k;
-        const double a = io - co, b = iq - cq;
-        if (memcmp(&a, &b, sizeof a) != 0 || (io > co + support) != (iq > cq + support)) return 0;
-    }
-    return 1;
-}
-
-static int ifj_gcd(int a, int b) {
-    while (b != 0) { const int t = a % b; a = b; b = t; }
-    return a;
-}
-
-/* An output's weights depend on the scale and its index only (not on `in`: the edges change the
- * indices, not the weights), so where `like` (the other axis, or NULL) has the same scale, its first
- * outputs' weights are copied, not computed again: the same doubles, so the same floats. A thumbnail
- * that keeps the aspect ratio has one scale (2000x1500 -> 320x240: 3.125 both ways). And they repeat:
- * the centres of outputs o and o + period (out / gcd(in, out)) are in / gcd(in, out) inputs apart, so
- * where the offsets are the same doubles (ifj_same_offsets), output o's weights are o - period's
- * (1000 -> 320: a period of 8, the sin calls of 8 outputs instead of 320). */
-static int ifj_make_taps(struct ifj_taps *t, int in, int out, const struct ifj_taps *like) {
-    double scale = (double)in / out;          /* >= 1 */
-    double support = 3.0 * scale;
-    t->n = (int)ceil(support * 2) + 1;
-    t->out = out;
-    t->scale = scale;
-    t->idx = malloc(sizeof(int) * (size_t)out * (size_t)t->n);
-    t->w = malloc(sizeof(float) * (size_t)out * (size_t)t->n);
-    if (t->idx == NULL || t->w == NULL) return -1;
-    int shared = 0;
-    if (like != NULL && like->scale == scale && like->n == t->n) {
-        shared = like->out < out ? like->out : out;
-        memcpy(t->w, like->w, sizeof(float) * (size_t)shared * (size_t)t->n);
-    }
-    const int period = out / ifj_gcd(in, out);
-    for (int o = 0; o < out; o++) {
-        double centre = (o + 0.5) * scale - 0.5;
-        int first = (int)floor(centre - support) + 1;
-        double sum = 0;
-        float *w = t->w + (size_t)o * (size_t)t->n;
-        int *idx = t->idx + (size_t)o * (size_t)t->n;
-        for (int k = 0; k < t->n; k++) {
-            int i = first + k;
-            idx[k] = i < 0 ? 0 : (i >= in ? in - 1 : i);  /* edges extended */
-        }
-        if (o < shared) continue;
-        if (o >= period && ifj_same_offsets(o, o - period, scale, support, t->n)) {
-            memcpy(w, w - (size_t)period * (size_t)t->n, sizeof(float) * (size_t)t->n);
-            continue;
-        }
-        for (int k = 0; k < t->n; k++) {
-            int i = first + k;
-            double v = i > centre + support ? 0.0 : ifj_lanczos3((i - centre) / scale);
-            w[k] = (float)v;
-            sum += v;
-        }
-        for (int k = 0; k < t->n; k++) w[k] = (float)(w[k] / sum);
-    }
-    return 0;
-}
-
-static void ifj_free_taps(struct ifj_taps *t) {
-    free(t->idx);
-    free(t->w);
-}
 
 static inline unsigned char ifj_clamp_byte(float v) {
     v += 0.5f;
@@ -152,8 +63,8 @@ static void ifj_to_float_avx2(float *in, const unsigned char *row, size_t len);
 
 void ifj_resizer_free(struct ifj_resizer *r) {
     if (r == NULL) return;
-    ifj_free_taps(&r->tx);
-    ifj_free_taps(&r->ty);
+    ifj__free_taps(&r->tx);
+    ifj__free_taps(&r->ty);
     free(r->rows);
     free(r->acc);
     free(r->dst);
@@ -173,7 +84,7 @@ struct ifj_resizer *ifj_resizer_new(int sw, int sh, int ch, int dw, int dh) {
     r->dw = dw;
     r->inlen = (size_t)sw * (size_t)ch;
     r->rowlen = (size_t)dw * (size_t)ch;
-    if (ifj_make_taps(&r->tx, sw, dw, NULL) != 0 || ifj_make_taps(&r->ty, sh, dh, &r->tx) != 0) goto fail;
+    if (ifj__make_taps(&r->tx, sw, dw, NULL) != 0 || ifj__make_taps(&r->ty, sh, dh, &r->tx) != 0) goto fail;
     r->ring = r->ty.n + 1 < sh ? r->ty.n + 1 : sh;
     r->rows = malloc(sizeof(float) * r->inlen * (size_t)r->ring);
     r->acc = calloc(r->inlen + 4, sizeof(float));
