@@ -13,6 +13,7 @@ public enum FailureCause: String, Sendable, Hashable, CaseIterable {
     case http
     case redirectRefused = "redirect_refused"
     case decode
+    case integrity
     case unsupportedFormat = "unsupported_format"
     case tooLarge = "too_large"
     case deniedAddress = "denied_address"
@@ -39,6 +40,7 @@ public enum FailureCause: String, Sendable, Hashable, CaseIterable {
         case .http: "the server answered with an error status"
         case .redirectRefused: "a redirect was refused"
         case .decode: "not an image that decodes"
+        case .integrity: "the body does not match the digest the server sent"
         case .unsupportedFormat: "an output format this build cannot write"
         case .tooLarge: "refused by a size limit"
         case .deniedAddress: "a denied address"
@@ -91,6 +93,7 @@ extension FetchError {
         case .hostDown: .hostDown
         case .tooLarge: .tooLarge
         case .invalidImage: .decode
+        case .integrity: .integrity
         case .unsupportedFormat: .unsupportedFormat
         case .fileError: .fileError
         case .notCached, .cachedButStale: .notCached

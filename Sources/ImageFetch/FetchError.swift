@@ -28,6 +28,9 @@ public enum FetchError: Error, Sendable, Equatable {
     case tooLarge(String)
     /// The bytes are not a complete image libvips can decode (truncated, empty, HTML...).
     case invalidImage(String)
+    /// The body does not match an RFC 9530 digest the server sent (`Repr-Digest`,
+    /// `Content-Digest`), whole or resumed: nothing is stored, the kept bytes go. Never retried.
+    case integrity(String)
     /// The requested output format cannot be written by this libvips build.
     case unsupportedFormat(String)
     /// A local file source could not be read.
@@ -67,6 +70,7 @@ public enum FetchError: Error, Sendable, Equatable {
         case .deniedAddress: "denied_address"
         case .tooLarge: "too_large"
         case .invalidImage: "invalid_image"
+        case .integrity: "integrity"
         case .unsupportedFormat: "unsupported_format"
         case .fileError: "file_error"
         case .notCached, .cachedButStale: "not_cached"
@@ -105,7 +109,7 @@ public enum FetchError: Error, Sendable, Equatable {
         case .timeout(let m, _), .connection(let m, _), .unreachable(let m, _):
             m
         case .redirectRefused(let m), .tls(let m), .deniedAddress(let m), .hostDown(let m),
-             .tooLarge(let m), .invalidImage(let m), .unsupportedFormat(let m), .fileError(let m),
+             .tooLarge(let m), .invalidImage(let m), .integrity(let m), .unsupportedFormat(let m), .fileError(let m),
              .cacheUnavailable(let m), .dependencyMissing(let m):
             m
         case .notCached: "not cached, and the network may not be used"

@@ -2,7 +2,7 @@
 // ImageFetch's sources, so the library needs no extra API). FUZZ_TARGET picks the parser:
 //   list     prefetch list lines (ListParser.parse)
 //   source   what a user or a list gives as a SOURCE (Source(parsing:)) and its cache key
-//   headers  response headers: Cache-Control/Expires/Date (Freshness), Retry-After, HTTP dates
+//   headers  response headers: Cache-Control/Expires/Date (Freshness), Retry-After, HTTP dates, RFC 9530 digests
 //   meta     a cache entry's .meta file (CacheEntry.decode), which anyone with write access may plant
 //   listing  a remote store's listing: an HTTP JSON directory listing and S3's ListObjectsV2 / error XML
 //   direct   a whole HTTP/1.x response read to the end of its connection (DirectHTTPResponse.parse)
@@ -120,6 +120,14 @@ enum FuzzTargets {
                 fatalError("Retry-After \(value.debugDescription) gave \(wait)")
             }
             if let v = CacheControl.deltaSeconds(value), !(v >= 0 && v.isFinite) { fatalError("delta-seconds \(value.debugDescription) gave \(v)") }
+            // RFC 9530 digests (RFC 9651 dictionaries): what a field keeps reads back the same.
+            if let d = HTTPDigests(field: value), HTTPDigests(field: d.field) != d {
+                fatalError("digest field \(value.debugDescription) did not round-trip as \(d.field)")
+            }
+        }
+        // The resume's rules on any headers: a 200 that ended early keeps only a strong validator.
+        if let kept = HTTPLoader.keepable([1], headers: headers), kept.isStrong, kept.validator.hasPrefix("W/") {
+            fatalError("a weak ETag kept from \(text.debugDescription)")
         }
     }
 

@@ -2,6 +2,7 @@
 its query changes (cut, pad, validators, Range, trickle, ...), /script/ID, and the state they share
 with the server's other routes (the lock, the request counters, the scripts, the fixtures read)."""
 
+import base64
 import email.utils
 import hashlib
 import os
@@ -15,6 +16,7 @@ CONTENT_TYPES = {
     ".webp": "image/webp",
     ".gif": "image/gif",
     ".avif": "image/avif",
+    ".tiff": "image/tiff",
     ".html": "text/html; charset=utf-8",
     ".htm": "text/html; charset=utf-8",
     ".txt": "text/plain; charset=utf-8",
@@ -28,7 +30,36 @@ FILE_CACHE = {}  # name -> (bytes, etag, last_modified_ts)
 SCRIPTS = {}     # id -> {"step": {...}, "requests": [headers, ...]}
 
 
+def tiff(width, height, rgb):
+    """An uncompressed RGB baseline TIFF of one colour: two colours give two files of one length
+    (two versions of a file that a resume must never join)."""
+    pixels = bytes(rgb) * (width * height)
+    entries = [(256, 3, 1, width), (257, 3, 1, height), (258, 3, 3, 8 + 2 + 12 * 11 + 4),
+               (259, 3, 1, 1), (262, 3, 1, 2), (273, 4, 1, 8 + 2 + 12 * 11 + 4 + 6),
+               (277, 3, 1, 3), (278, 3, 1, height), (279, 4, 1, len(pixels)), (284, 3, 1, 1),
+               (339, 3, 1, 1)]
+    ifd = len(entries).to_bytes(2, "little")
+    for tag, kind, count, value in entries:
+        ifd += tag.to_bytes(2, "little") + kind.to_bytes(2, "little") + count.to_bytes(4, "little")
+        ifd += value.to_bytes(2, "little") + b"\0\0" if kind == 3 else value.to_bytes(4, "little")
+    ifd += b"\0\0\0\0"
+    return b"II*\0" + (8).to_bytes(4, "little") + ifd + b"\x08\0\x08\0\x08\0" + pixels
+
+
+# Made, not read: the two versions of one 320x240 TIFF (ResumeValidatorTests).
+MADE = {"red.tiff": (255, 0, 0), "blue.tiff": (0, 0, 255)}
+
+
 def load_fixture(name):
+    if name in MADE:
+        with LOCK:
+            cached = FILE_CACHE.get(name)
+        if cached is None:
+            data = tiff(320, 240, MADE[name])
+            cached = (data, '"%s"' % hashlib.sha1(data).hexdigest(), int(time.time()) - 86400)
+            with LOCK:
+                FILE_CACHE[name] = cached
+        return cached
     if not name or "/" in name or "\\" in name or name.startswith("."):
         return None
     path = os.path.join(FIXTURES, name)
@@ -45,6 +76,22 @@ def load_fixture(name):
         with LOCK:
             FILE_CACHE[name] = cached
     return cached
+
+
+def digests(query, whole, sent):
+    """RFC 9530 fields: ?digest=repr,content sends Repr-Digest (sha-256 of the whole
+    representation) and/or Content-Digest (of the bytes this response carries); &baddigest=1 makes
+    each wrong; &digestalg=sha-512 uses SHA-512."""
+    alg = query.get("digestalg", "sha-256")
+    fields = []
+    for kind in query["digest"].split(","):
+        body = whole if kind == "repr" else sent
+        value = hashlib.new(alg.replace("-", ""), body).digest()
+        if query.get("baddigest") == "1":
+            value = bytes([value[0] ^ 1]) + value[1:]
+        name = "Repr-Digest" if kind == "repr" else "Content-Digest"
+        fields.append((name, "%s=:%s:" % (alg, base64.b64encode(value).decode())))
+    return fields
 
 
 def pad_jpeg(data, extra):
@@ -135,9 +182,16 @@ class FixtureRoutes:
             first = seen == 0
             if not first and "etag2" in query:
                 etag = query["etag2"]
+            if not first and "then" in query:
+                changed = load_fixture(query["then"])
+                if changed is None:
+                    return self.send_text(404, "no such fixture: %s\n" % query["then"])
+                data = changed[0]
         headers = [("ETag", etag), ("Last-Modified", last_modified)]
         if query.get("noval") == "1":
             headers = []
+        if query.get("noetag") == "1":
+            headers = [("Last-Modified", last_modified)]
         if "cc" in query:
             headers.append(("Cache-Control", query["cc"]))
         if "vary" in query:
@@ -157,6 +211,7 @@ class FixtureRoutes:
             return
 
         status = 200
+        whole = data
         wanted = self.headers.get("Range", "")
         if wanted.startswith("bytes=") and wanted.endswith("-") and wanted[6:-1].isdigit():
             if_range = self.headers.get("If-Range")
@@ -166,9 +221,14 @@ class FixtureRoutes:
                     return self.send_text(416, "range not satisfiable\n",
                                           headers=[("Content-Range", "bytes */%d" % len(data))])
                 total = query.get("crtotal", str(len(data)))
+                if query.get("no206validators") == "1":
+                    headers = [h for h in headers if h[0] not in ("ETag", "Last-Modified")]
                 headers.append(("Content-Range", "bytes %d-%d/%s" % (start, len(data) - 1, total)))
+                whole = data
                 data = data[start:]
                 status = 206
+        if "digest" in query and (first or query.get("digestafter") != "1"):
+            headers += digests(query, whole if status == 206 else data, data)
         short = int(query["short"]) if "short" in query else None
         if "drop" in query and first:
             short = len(data) * int(query["drop"]) // 100

@@ -14,7 +14,8 @@ goes away), or on SIGTERM.
 
 Routes (query parameters compose):
   GET /img/NAME          a fixture, with Content-Type, Content-Length, ETag ("<sha1>") and
-                         Last-Modified; If-None-Match / If-Modified-Since give 304.
+                         Last-Modified; If-None-Match / If-Modified-Since give 304. red.tiff and
+                         blue.tiff are made (two 320x240 TIFFs of one length, a day old).
       ?no304=1           never answer 304
       ?cc=VALUE          send "Cache-Control: VALUE"
       ?bare304=1         a 304 carries no Cache-Control / Expires (only the validators)
@@ -36,6 +37,13 @@ Routes (query parameters compose):
                          Content-Length), then the connection closes (a transfer cut after PERCENT %)
       ?etag2=VALUE&id=ID requests for ID after its first one get the ETag VALUE (a changed resource)
       ?noval=1           neither ETag nor Last-Modified
+      ?noetag=1          Last-Modified only (no ETag)
+      ?then=NAME&id=ID   requests for ID after its first one get the fixture NAME's bytes (a file
+                         rewritten in place; the validators stay unless etag2 changes them)
+      ?no206validators=1 a 206 carries neither ETag nor Last-Modified
+      ?digest=repr,content  RFC 9530 Repr-Digest (of the whole) and/or Content-Digest (of the bytes
+                         sent); &baddigest=1 each wrong, &digestalg=sha-512, &digestafter=1 only
+                         on requests for ID after its first one
       ?vary=VALUE        send "Vary: VALUE"
       Range: bytes=N-    answered 206 with Content-Range (416 past the end), unless If-Range names
                          another ETag or date than the response's (then 200, the whole body)

@@ -8,7 +8,8 @@ import Glibc
 /// output key (`RequestPlan.EntryKeys.output`: the source's identity, the variant and what the
 /// request sends), so a partial of another source, variant or identity is never found.
 ///
-/// Bounded: a partial is kept only with a validator (a strong ETag, else Last-Modified), at most
+/// Bounded: a partial is kept only with a strong validator (a strong ETag, else a Last-Modified a
+/// minute before the response's Date: `Partial.isStrong`), at most
 /// `maxAge` old, and all partials together take at most `budget` bytes (the oldest go first).
 /// Everything read back is checked (names, sizes, the validator as a header value): a partial
 /// that does not check out is removed, never sent.
@@ -26,12 +27,37 @@ public struct PartialSlot: Sendable, Hashable {
         public var validator: String
         /// The whole body's length, when the response said it.
         public var total: Int64?
+        /// The response's `Date` (seconds since the epoch), when it sent one: a `Last-Modified`
+        /// validator is kept only when it is `strongDateMargin` before it (`HTTPLoader+Resume.swift`).
+        public var date: Double?
+        /// The response's `Repr-Digest` (RFC 9530), when it sent one the loader can check: the
+        /// stitched body is checked against it, and a continuation of another digest starts over.
+        var reprDigest: HTTPDigests?
+
+        public init(bytes: [UInt8], validator: String, total: Int64?, date: Double? = nil) {
+            self.bytes = bytes
+            self.validator = validator
+            self.total = total
+            self.date = date
+        }
+
+        /// Whether `validator` is a strong one (RFC 9110 §8.8.2.2, §8.8.3): a strong entity tag, or
+        /// a `Last-Modified` at least `strongDateMargin` seconds before the response's `Date` (a
+        /// second, the RFC's minimum, assumes two clocks that agree; a minute allows for them).
+        public var isStrong: Bool {
+            if validator.hasPrefix("\"") { return true }
+            guard let date, let modified = HTTPDate.parse(validator) else { return false }
+            return modified <= date - PartialSlot.strongDateMargin
+        }
     }
+
+    /// How long before the response's `Date` a `Last-Modified` must be to be kept as a validator.
+    public static let strongDateMargin: Double = 60
 
     static let directoryName = "partial"
     static let dataExtension = "part"
     static let metaExtension = "pmeta"
-    static let magic = "imgfetch-partial 1"
+    static let magic = "imgfetch-partial 2"   // 1 (no date, no digest): dropped
 
     /// The partial kept for this download, when there is a usable one (one that is not is removed).
     public func read(now: Double = FileSystem.now()) -> Partial? {
@@ -49,22 +75,27 @@ public struct PartialSlot: Sendable, Hashable {
             removeCounted(in: directory)
             return nil
         }
-        let total = fields["total"].flatMap(Int64.init)
-        if let total, total <= length { removeCounted(in: directory); return nil }
-        return Partial(bytes: bytes, validator: validator, total: total)
+        var partial = Partial(bytes: bytes, validator: validator, total: fields["total"].flatMap(Int64.init),
+                              date: fields["date"].flatMap(Double.init))
+        partial.reprDigest = fields["repr-digest"].flatMap { HTTPDigests(field: $0) }
+        if let total = partial.total, total <= length { removeCounted(in: directory); return nil }
+        guard partial.isStrong, fields["repr-digest"] == nil || partial.reprDigest != nil else { removeCounted(in: directory); return nil }
+        return partial
     }
 
     /// Keeps `partial` (replacing what was kept), then trims the partials to the budget, oldest first.
     /// Under the cache's lock, counted in its running total (`PartialDownload+Usage.swift`): the new
     /// footprint before it is written, what it replaces and what the trim removes after.
     public func save(_ partial: Partial, now: Double = FileSystem.now()) {
-        guard !partial.bytes.isEmpty, Int64(partial.bytes.count) <= budget,
+        guard !partial.bytes.isEmpty, Int64(partial.bytes.count) <= budget, partial.isStrong,
               HTTPHeaders.validValue(partial.validator) != nil,
               let directory = try? open(create: true),
               let version = try? DirectoryHandle.open(root, followingLink: false),
               let temporary = try? version.subdirectory(CacheLayout.temporaryDirectory, create: true) else { return }
         var meta = PartialSlot.magic + "\nvalidator " + partial.validator + "\nlength \(partial.bytes.count)\ncreated \(now)\n"
         if let total = partial.total { meta += "total \(total)\n" }
+        if let date = partial.date { meta += "date \(date)\n" }
+        if let digest = partial.reprDigest { meta += "repr-digest \(digest.field)\n" }
         version.withLock(CacheLayout.lockFile) {
             let replaced = PartialSlot.footprint(of: key, in: directory)
             let added = Int64(partial.bytes.count + meta.utf8.count)

@@ -72,6 +72,8 @@ public struct LoadResponse: Sendable {
     public var responseTime: Double = 0
     /// The body continued bytes kept from an earlier download, from this offset (a 206); nil = whole.
     public var resumedFrom: Int64?
+    /// The RFC 9530 digest algorithms the body was checked with (`sha-256`); nil: none was sent.
+    public var digest: String?
     /// The download stopped once the scans that serve had arrived (`LoadRequest.partialRead`):
     /// `bytes` are those scans closed with EOI; nil = the whole body.
     public var partial: PartialRead?

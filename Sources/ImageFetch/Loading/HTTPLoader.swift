@@ -28,7 +28,10 @@ public final class HTTPLoader: Sendable {
         // The rest of a download that ended early, unless the validator changed (RFC 9110 §13.1.5).
         let partial = request.etag == nil && request.lastModified == nil
             ? request.partial?.read().flatMap { Int64($0.bytes.count) < request.maxBytes ? $0 : nil } : nil
-        if let partial { headers.append("If-Range: \(partial.validator)") }
+        if let partial {
+            headers.append("If-Range: \(partial.validator)")
+            headers.append("Want-Repr-Digest: sha-256=1")   // RFC 9530 §4: what the joined body is checked against
+        }
         var transfer = TransferRequest(url: url, headers: headers, connectTimeout: request.connectTimeout,
                                        timeout: request.timeout, maxBytes: request.maxBytes,
                                        maxRedirects: 0,   // never followed in libcurl: the pipeline follows each hop
@@ -59,9 +62,12 @@ public final class HTTPLoader: Sendable {
         let responseTime = FileSystem.now()
         let received = Int64(result.body.count)
         let continued = partial != nil && result.httpStatus == 206 && result.curlCode == 0
+        var digest: String?
         if let slot = request.partial {
             switch HTTPLoader.reconcile(&result, partial: partial, slot: slot) {
-            case .done: break
+            case .done(let checked): digest = checked
+            case .failed(let error):
+                throw error
             case .startOver:
                 // Not the continuation asked for: the kept bytes go, and the whole body is asked for.
                 var again = request
@@ -79,6 +85,9 @@ public final class HTTPLoader: Sendable {
             return response
         }
         let failure = HTTPLoader.classify(result, request: request)
+        if failure == nil, result.httpStatus == 200, !continued {
+            digest = try HTTPLoader.verifyWhole(result.body, headers: result.headers)
+        }
         if let failure {
             guard request.errorResponses, case .httpStatus = failure else { throw failure }
         }
@@ -93,6 +102,7 @@ public final class HTTPLoader: Sendable {
         response.requestTime = requestTime
         response.responseTime = responseTime
         if continued, let partial { response.resumedFrom = Int64(partial.bytes.count) }
+        response.digest = digest
         return response
     }
 

@@ -50,6 +50,7 @@ extension ImagePipeline {
             timing.encode += Timing.since(started)
         }
         reading.resumedFrom = response.resumedFrom
+        reading.digest = response.digest
         var result = await store(image, reading: reading, of: response, hop: hop, now: now, options: options, sharing: sharing)
         result.timing.decode = timing.decode
         result.timing.encode = timing.encode

@@ -4,6 +4,9 @@
 public struct SourceReading: Sendable, Equatable {
     /// The download continued kept bytes (`Range` + `If-Range`) from this offset; nil = from the start.
     public var resumedFrom: Int64?
+    /// The RFC 9530 digest (`Repr-Digest`/`Content-Digest`) algorithms the download was checked
+    /// with, e.g. `sha-256`; nil: the server sent none (a resumed body is then unverified).
+    public var digest: String?
     /// The quality the output was encoded at (JPEG, WebP, AVIF made here); nil: not known or none.
     public var quality: Int?
     /// `--max-output-bytes`: even quality 20 did not fit; the smallest output was kept.

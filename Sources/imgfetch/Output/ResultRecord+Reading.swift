@@ -4,6 +4,7 @@ import ImageFetch
 extension ResultRecord {
     static func addReading(_ reading: SourceReading, to o: inout JSONObject) {
         if let offset = reading.resumedFrom { o.add("resumed_from", offset) }
+        if let digest = reading.digest { o.add("digest", digest) }
         if let quality = reading.quality { o.add("quality", quality) }
         if reading.overBudget { o.add("over_budget", true) }
         if reading.partial {
@@ -27,7 +28,12 @@ extension Report {
     static func readingWords(_ result: ImageResult) -> String {
         let reading = result.reading
         var words = ""
-        if let offset = reading.resumedFrom { words += ", resumed at \(offset) bytes" }
+        if let offset = reading.resumedFrom {
+            words += ", resumed at \(offset) bytes" + (reading.digest.map { " (the whole checked by its \($0) digest)" }
+                                                      ?? " (unverified: the server sent no Repr-Digest)")
+        } else if let digest = reading.digest {
+            words += ", \(digest) digest checked"
+        }
         if reading.partial {
             let of = reading.sourceBytes.map { " of \($0)" } ?? ""
             words += result.cache == .miss ? ", partial read: \(result.downloadedBytes)\(of) bytes of a progressive JPEG downloaded, its first scans serve the thumbnail"
