@@ -81,13 +81,26 @@ static void on_signal(int sig) {
     _exit(128 + sig);
 }
 
+static atomic_int ignored_at_start; /* bit `sig` set: inherited SIG_IGN */
+
 void ifs_exit_on_signals(void) {
+    const int signals[] = {SIGINT, SIGTERM, SIGHUP};
     struct sigaction action;
     memset(&action, 0, sizeof action);
     action.sa_handler = on_signal;
     sigemptyset(&action.sa_mask);
-    sigaddset(&action.sa_mask, SIGINT);
-    sigaddset(&action.sa_mask, SIGTERM);
-    sigaction(SIGINT, &action, NULL);
-    sigaction(SIGTERM, &action, NULL);
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) sigaddset(&action.sa_mask, signals[i]);
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct sigaction old;
+        if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) {
+            atomic_fetch_or(&ignored_at_start, 1 << signals[i]);
+            continue;
+        }
+        sigaction(signals[i], &action, NULL);
+    }
+}
+
+int ifs_signal_was_ignored(int sig) {
+    if (sig <= 0 || sig >= 31) return 0;
+    return (atomic_load(&ignored_at_start) >> sig) & 1;
 }

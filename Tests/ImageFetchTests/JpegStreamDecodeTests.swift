@@ -165,6 +165,21 @@ final class JpegStreamDecodeTests: XCTestCase {
         XCTAssertNil(empty.result(for: []), "no byte: nothing was decoded")
     }
 
+    func testATapOutlivesItsDecode() throws {
+        // A shared download whose first caller was cancelled: that caller leaves at once (its decode
+        // goes), while the transfer still feeds and ends the tap. The tap owns the stream: no
+        // use after free (make sanitize's ASan reports one), and the stream goes with the last tap.
+        let body = try bytes("photo.jpg")
+        var decode: JpegStreamDecode? = try makeDecode(64, 64)
+        let tap = try XCTUnwrap(decode?.tap)
+        weak var owner = tap.owner
+        decode = nil
+        XCTAssertNotNil(owner, "the tap keeps the stream")
+        body.withUnsafeBytes { tap.onData(tap.context, $0.baseAddress!, $0.count) }
+        tap.onEnd(tap.context, 1)
+        withExtendedLifetime(tap) {}
+    }
+
     func testTheProcessorStreamsWhatItsJpegFastPathWouldHandle() {
         let vips = VipsProcessor(), url = Source.http("http://127.0.0.1/a.jpg"), max: Int64 = 100_000_000
         XCTAssertNotNil(vips.streamingDecode(for: url, processing: Processing(width: 100, height: 100, format: .jpeg), maxPixels: max))

@@ -1,6 +1,6 @@
-/* csignals.h: the temporary files a process is writing, and a SIGINT/SIGTERM handler that removes
- * them before the process exits with 128 + the signal (130, 143). Everything the handler does is
- * async-signal-safe: atomics, unlink, nanosleep and _exit. */
+/* csignals.h: the temporary files a process is writing, and a SIGINT/SIGTERM/SIGHUP handler that
+ * removes them before the process exits with 128 + the signal (130, 143, 129). Everything the
+ * handler does is async-signal-safe: atomics, unlink, nanosleep and _exit. */
 #ifndef CSIGNALS_H
 #define CSIGNALS_H
 
@@ -22,8 +22,14 @@ void ifs_tmp_forget(int slot);
  * many were removed. Waits (at most 100 ms) for a creation in progress to be recorded first. */
 int ifs_tmp_remove_all(void);
 
-/* Installs the handler of SIGINT and SIGTERM: ifs_tmp_remove_all, then _exit(128 + signal).
- * A few syscalls, no thread: cheap enough for every start. */
+/* Installs the handler of SIGINT, SIGTERM and SIGHUP: ifs_tmp_remove_all, then _exit(128 + signal)
+ * (130, 143, 129). A signal the process started with ignored stays ignored (a background job of a
+ * shell script, whose SIGINT the shell ignores; nohup's SIGHUP). A few syscalls, no thread: cheap
+ * enough for every start. */
 void ifs_exit_on_signals(void);
+
+/* 1 when `sig` was ignored (SIG_IGN) when the process started, as recorded by ifs_exit_on_signals
+ * (which must run first); 0 otherwise. Async-signal-safe. */
+int ifs_signal_was_ignored(int sig);
 
 #endif

@@ -7,19 +7,25 @@
 /// transfer is queued (the queueing's mutex orders it before the transfer thread's calls).
 ///
 /// `@unchecked Sendable`: `context` is an opaque pointer only ever passed back to the two C
-/// functions, which synchronise internally (see jpeg_stream.c); its owner keeps it alive until the
-/// load that carries this tap has returned.
+/// functions, which synchronise internally (see jpeg_stream.c). `owner` keeps it alive: the
+/// transport holds the tap, and so its owner, from the transfer's queueing until its `onEnd` has
+/// returned, whoever stopped waiting for the load before (a caller of a shared load that was
+/// cancelled leaves at once while the transfer still runs: its decode must not be freed under it).
 public struct BodyTap: @unchecked Sendable {
     public let context: UnsafeMutableRawPointer
     public let onData: @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Void
     public let onEnd: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Void
+    /// What frees `context` when it goes (its deinit); nil: the caller keeps it alive otherwise.
+    public let owner: AnyObject?
 
     public init(context: UnsafeMutableRawPointer,
                 onData: @escaping @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> Void,
-                onEnd: @escaping @convention(c) (UnsafeMutableRawPointer?, Int32) -> Void) {
+                onEnd: @escaping @convention(c) (UnsafeMutableRawPointer?, Int32) -> Void,
+                owner: AnyObject? = nil) {
         self.context = context
         self.onData = onData
         self.onEnd = onEnd
+        self.owner = owner
     }
 }
 

@@ -163,6 +163,9 @@ private final class EngineHandle: @unchecked Sendable {
 
 private struct CoreState {
     var continuations: [UInt64: CheckedContinuation<TransferResult, Never>] = [:]
+    /// The taps of the transfers in flight, held (with their owners) until the loop has taken
+    /// their results: the engine calls a tap's end before its result, so its context is alive then.
+    var taps: [UInt64: BodyTap] = [:]
     var loopRunning = false
 }
 
@@ -258,6 +261,7 @@ private final class TransportCore: Sendable {
                         let id = ifc_engine_add(engine.pointer, &r)
                         if id == 0 { return (0, "could not queue the transfer") }
                         s.continuations[id] = continuation
+                        s.taps[id] = request.tap
                         return (id, nil)
                     }
                 } } }
@@ -307,8 +311,9 @@ private final class TransportCore: Sendable {
                 let result = TransferResult(r)
                 let id = r.id
                 ifc_result_free(&r)
-                let continuation = state.withLock { $0.continuations.removeValue(forKey: id) }
+                let (continuation, tap) = state.withLock { ($0.continuations.removeValue(forKey: id), $0.taps.removeValue(forKey: id)) }
                 continuation?.resume(returning: result)
+                withExtendedLifetime(tap) {}   // its end was called before the result
             }
             let exit = state.withLock { s -> Bool in
                 guard active == 0, s.continuations.isEmpty else {

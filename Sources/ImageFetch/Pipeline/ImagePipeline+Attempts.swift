@@ -59,6 +59,13 @@ extension ImagePipeline {
     /// its redirect, or its image processed and stored.
     func attempt(_ request: LoadRequest, _ hop: RequestPlan.SourcePlan, origin: Source?, stale: CachedImage?, staleKey: CacheKey,
                  retrieval: Retrieval) async throws(FetchError) -> Hop {
+        try await activity.attempt { () async throws(FetchError) -> Hop in
+            try await attemptInFlight(request, hop, origin: origin, stale: stale, staleKey: staleKey, retrieval: retrieval)
+        }
+    }
+
+    private func attemptInFlight(_ request: LoadRequest, _ hop: RequestPlan.SourcePlan, origin: Source?, stale: CachedImage?,
+                                 staleKey: CacheKey, retrieval: Retrieval) async throws(FetchError) -> Hop {
         let source = hop.source, options = retrieval.request.options, network = retrieval.request.network
         var load = request
         // Decoding while downloading: a fresh decode per attempt, alive until the load returns.

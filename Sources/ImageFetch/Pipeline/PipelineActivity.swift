@@ -9,6 +9,20 @@ public final class PipelineActivity: Sendable {
     private let notices = NoticeBoard()
     /// Notices posted and not yet taken (an atomic: a reader with none to take never awaits the board).
     private let waiting = Atomic<Int>(0)
+    /// Attempts in flight: from a load's start until its image is stored (or it failed).
+    private let attempts = Atomic<Int>(0)
+
+    /// Attempts in flight now: a body being downloaded, or downloaded and not yet processed and
+    /// stored. A caller that stops on a signal lets these finish (their loads cancelled: what came
+    /// is kept to be resumed, or stored whole), and may exit at once when there are none.
+    public var attemptsInFlight: Int { attempts.load(ordering: .acquiring) }
+
+    /// Runs `body` as one attempt in flight.
+    func attempt<T>(_ body: () async throws(FetchError) -> T) async throws(FetchError) -> T {
+        attempts.add(1, ordering: .releasing)
+        defer { attempts.subtract(1, ordering: .releasing) }
+        return try await body()
+    }
 
     public init() {}
 

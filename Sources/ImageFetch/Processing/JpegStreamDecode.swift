@@ -8,7 +8,16 @@ import Synchronization
 /// `@unchecked Sendable`: `stream` is only used through jpeg_stream.c's functions, which lock
 /// internally, and `result` takes it under `taken`, once; the pointer itself never changes.
 final class JpegStreamDecode: StreamingDecode, @unchecked Sendable {
-    private let stream: OpaquePointer
+    /// The owner's reference to the stream, released when this decode and every transfer its tap
+    /// was given to are gone (`BodyTap.owner`): a transfer may outlive the decode's caller.
+    private final class Handle: @unchecked Sendable {
+        let stream: OpaquePointer
+        init(_ stream: OpaquePointer) { self.stream = stream }
+        deinit { ifj_stream_release(stream) }
+    }
+
+    private let handle: Handle
+    private var stream: OpaquePointer { handle.stream }
     private let taken = Atomic<Bool>(false)
     let tap: BodyTap
 
@@ -20,11 +29,10 @@ final class JpegStreamDecode: StreamingDecode, @unchecked Sendable {
     init?(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64, startDelay: Double = JpegStreamDecode.defaultStartDelay) {
         var opts = JpegFastPath.options(width: width, height: height, cover: cover, quality: quality, maxPixels: maxPixels)
         guard let stream = ifj_stream_new(&opts, Int32(clamping: Int((startDelay * 1000).rounded()))) else { return nil }
-        self.stream = stream
-        self.tap = BodyTap(context: UnsafeMutableRawPointer(stream), onData: ifj_stream_append, onEnd: ifj_stream_end)
+        let handle = Handle(stream)
+        self.handle = handle
+        self.tap = BodyTap(context: UnsafeMutableRawPointer(stream), onData: ifj_stream_append, onEnd: ifj_stream_end, owner: handle)
     }
-
-    deinit { ifj_stream_release(stream) }
 
     func result(for bytes: [UInt8]) -> ProcessedImage? {
         guard !taken.exchange(true, ordering: .acquiringAndReleasing) else { return nil }

@@ -129,7 +129,7 @@ final class JSONListScanner: @unchecked Sendable {
 
     init(maxNames: Int) { state = State(scan: JSONListScanState(maxNames: maxNames)) }
 
-    /// The tap: valid while this scanner is alive (the caller keeps it until `perform` returns).
+    /// The tap: it keeps this scanner alive until the transfer has ended (`BodyTap.owner`).
     var tap: BodyTap {
         BodyTap(context: Unmanaged.passUnretained(self).toOpaque(), onData: { context, data, count in
             guard let context, let data, count > 0 else { return }
@@ -140,7 +140,7 @@ final class JSONListScanner: @unchecked Sendable {
             let scanner = Unmanaged<JSONListScanner>.fromOpaque(context).takeUnretainedValue()
             scanner.state.ended = true
             scanner.state.complete = complete != 0
-        })
+        }, owner: self)
     }
 
     /// The names kept, whether every byte of the listing was scanned, and whether names were dropped.

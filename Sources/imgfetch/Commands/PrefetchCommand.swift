@@ -1,4 +1,5 @@
 import ArgumentKit
+import CSignals
 import Dispatch
 import ImageFetch
 import Synchronization
@@ -152,23 +153,27 @@ extension PrefetchCommand {
     }
 }
 
-/// Ctrl-C / SIGTERM: stop starting new work, cancel what is in flight (the cache stays valid: every
-/// write is an atomic rename), then the caller prints the summary so far and exits with 128 + the
-/// signal (130, 143). A second signal removes the temporary files being written and exits at once.
+/// Ctrl-C / SIGTERM / SIGHUP: stop starting new work, cancel what is in flight (the cache stays
+/// valid: every write is an atomic rename; a download cut short keeps its bytes to be resumed),
+/// then the caller writes what it owes (the remaining and failed lines, the summary) and exits with
+/// 128 + the signal (130, 143, 129). A signal the process started with ignored stays ignored. A
+/// second signal removes the temporary files being written and exits at once.
 final class Interrupts: Sendable {
     /// The first signal received; 0 for none.
     private let first = Atomic<Int32>(0)
 
     var happened: Bool { signal != nil }
-    /// The first signal received (SIGINT or SIGTERM), if any.
+    /// The first signal received (SIGINT, SIGTERM or SIGHUP), if any.
     var signal: Int32? {
         let sig = first.load(ordering: .acquiring)
         return sig == 0 ? nil : sig
     }
 
+    static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+
     static func onSignal(_ stop: @escaping @Sendable (Int32) -> Void) -> Interrupts {
         let interrupts = Interrupts()
-        for sig in [SIGINT, SIGTERM] {
+        for sig in handled where ifs_signal_was_ignored(sig) == 0 {
             Glibc.signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
@@ -185,17 +190,19 @@ final class Interrupts: Sendable {
         return interrupts
     }
 
-    /// `get`'s: a signal during a download stops it, and it keeps what came as a timeout does
-    /// (resumed by the next run with `Range` + `If-Range`); the caller then exits with 128 + the
-    /// signal, writing no image. A signal at any other time (or a second one) removes the temporary
-    /// files and exits at once, as before any work.
+    /// `get`'s: a signal stops the downloads in flight, which keep what came as a timeout does
+    /// (resumed by the next run with `Range` + `If-Range`), and refuses new ones; work past the
+    /// download (a decode, a store: the whole body is in memory) finishes, so its entry is kept.
+    /// The caller then exits with 128 + the signal, writing no image.
+    /// With no attempt in flight (a wait before a retry, a cache lookup, an upload after the image
+    /// is out) it removes the temporary files and exits at once, as before any work.
     static func stoppingLoads(of pipeline: ImagePipeline) -> Interrupts {
         onSignal { sig in
-            guard pipeline.activity.meter.reading().running > 0 else {
+            pipeline.cancelAllLoads()
+            guard pipeline.activity.attemptsInFlight > 0 else {
                 TemporaryFiles.removeAll()
                 _exit(ExitCode(signal: sig).rawValue)
             }
-            pipeline.cancelAllLoads()
         }
     }
 

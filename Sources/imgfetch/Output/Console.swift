@@ -10,6 +10,8 @@ enum ExitCode: Int32 {
     case usage = 2
     case notCached = 3
     case cacheUnusable = 4
+    /// Stopped by SIGHUP (128 + 1): the terminal or the session went away.
+    case hangup = 129
     /// Interrupted by SIGINT (128 + 2, as shells report it).
     case interrupted = 130
     /// `prefetch`'s standard output was closed by its reader (EPIPE, as in `| head -1`): the run
@@ -18,9 +20,13 @@ enum ExitCode: Int32 {
     /// Stopped by SIGTERM (128 + 15).
     case terminated = 143
 
-    /// The code after `signal`: 130 after SIGINT, 143 after SIGTERM.
+    /// The code after `signal`: 130 after SIGINT, 143 after SIGTERM, 129 after SIGHUP.
     init(signal: Int32) {
-        self = signal == SIGTERM ? .terminated : .interrupted
+        switch signal {
+        case SIGTERM: self = .terminated
+        case SIGHUP: self = .hangup
+        default: self = .interrupted
+        }
     }
 }
 
