@@ -3,8 +3,9 @@ import ImageFetch
 
 extension GetCommand {
     /// `get SOURCE... --output-dir DIR`: one retrieval after the other in one process, each image
-    /// written to DIR (names as prefetch's, {line} = the source's position). Exit code: 1 when any
-    /// failed (3 when every failure is not-cached), else 4 after a cache error, else 0.
+    /// written to DIR (names as prefetch's, {line} = the source's position). Exit code: when any
+    /// failed, the class every failure shares (`FailureClass`: 3, 5, 6, 7) else 1; else 4 after a
+    /// cache error, else 0.
     static func runMany(_ texts: [String], parsed: ParsedCommand, outputDir: OutputDirectory) async throws(UsageError) -> ExitCode {
         let settings = try RequestOptions(parsed)
         settings.warnOfUnverifiedTLS()
@@ -19,7 +20,7 @@ extension GetCommand {
         let interrupted = Interrupts.stoppingLoads(of: pipeline)
         defer { CookieJarFile.write(settings.network) }
         defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
-        var failed = 0, notCached = 0, cacheErrors = 0
+        var failures: [FetchError] = [], cacheErrors = 0
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         for (index, source) in sources.enumerated() {
             let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
@@ -27,8 +28,7 @@ extension GetCommand {
             switch outcome.flatMap({ result in outputDir.write(result, source: source, line: index + 1).map { (result, $0) } }) {
             case .failure(let failure):
                 Report.failure(failure, source: source.description, settings: settings)
-                failed += 1
-                if failure.error.isNotCached { notCached += 1 }
+                failures.append(failure.error)
             case .success(let (result, file)):
                 Report.success(result, settings: settings, file: file.path, kept: file.kept)
                 if result.cacheError != nil { cacheErrors += 1 }
@@ -41,7 +41,7 @@ extension GetCommand {
         }
         Report.lowDataDecision(settings)
         pipeline.cache.fitLimit()
-        if failed > 0 { return failed == notCached ? .notCached : .failed }
+        if !failures.isEmpty { return FailureClass.exitCode(for: failures) }
         return cacheErrors > 0 ? .cacheUnusable : .ok
     }
 }

@@ -10,6 +10,12 @@ enum ExitCode: Int32 {
     case usage = 2
     case notCached = 3
     case cacheUnusable = 4
+    /// `get`: the server answered with an HTTP error (`FailureClass.http`).
+    case httpError = 5
+    /// `get`: a network failure (`FailureClass.network`).
+    case network = 6
+    /// `get`: what arrived is not a usable image (`FailureClass.image`).
+    case unusableImage = 7
     /// Stopped by SIGHUP (128 + 1): the terminal or the session went away.
     case hangup = 129
     /// Interrupted by SIGINT (128 + 2, as shells report it).

@@ -79,9 +79,5 @@ enum Report {
         if !settings.quiet { for warning in warnings { Console.errorLine("warning: " + warning) } }
     }
 
-    static func exitCode(for error: FetchError) -> ExitCode {
-        if error.isNotCached { return .notCached }
-        if case .cacheUnavailable = error { return .cacheUnusable }
-        return .failed
-    }
+    static func exitCode(for error: FetchError) -> ExitCode { FailureClass.exitCode(for: [error]) }
 }

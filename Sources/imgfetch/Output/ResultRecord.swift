@@ -82,6 +82,7 @@ enum ResultRecord {
         var o = JSONObject()
         o.add("code", e.code)
         o.add("cause", e.cause.rawValue)
+        o.add("class", FailureClass(e).rawValue)
         o.add("message", e.message)
         if case .httpStatus(let status, _) = e { o.add("status", status) }
         if case .retryAfterBeyondLimit(let status, _, _) = e { o.add("status", status) }
