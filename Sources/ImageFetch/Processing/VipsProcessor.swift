@@ -26,10 +26,12 @@ public struct VipsProcessor: ImageProcessing {
               placeholders: Bool) throws(FetchError) -> ProcessedImage {
         guard !bytes.isEmpty else { throw .invalidImage("empty response (0 bytes)") }
         let cover = processing.coversBox
+        // Damaged EXIF or XMP in a JPEG: a re-encoded image drops it (a handed-out original keeps its bytes).
+        let damage = JpegMetadataCheck.damage(in: bytes)
         if route.makesJPEGThumbnail,
            let fast = try JpegFastPath.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
                                                  quality: processing.quality, maxPixels: maxPixels, placeholders: placeholders) {
-            return fast.processed
+            return fast.processed.dropping(damage)
         }
         // Any JPEG libvips is given passes libjpeg's strict check first: libvips 8.14's own check
         // misses corruption in the last rows and races with its threads. A JPEG handed out as it is
@@ -84,6 +86,8 @@ public struct VipsProcessor: ImageProcessing {
         if target == .avif && !VipsBridge.canSave(suffix: ".avif") {
             throw .unsupportedFormat("this libvips build cannot write AVIF; choose --format webp, jpeg or png")
         }
+        var processing = processing
+        if damage.contains(where: { $0.block == "exif" }) { processing.keepMetadata?.copyright = false }   // not kept either
         do {
             let made = try VipsBridge.thumbnail(bytes, for: processing, saving: target, allPages: allFrames,
                                                 maxPixels: maxPixels, candidates: candidates, pixels: placeholders)
@@ -96,7 +100,7 @@ public struct VipsProcessor: ImageProcessing {
             if let problem = header.profileProblem {
                 image.warnings.append("its embedded ICC profile \(problem): ignored, the picture taken as sRGB")
             }
-            return image
+            return image.dropping(damage)
         } catch {
             if let memory = VipsProcessor.memoryFailure(error) { throw memory }
             if candidates != nil { throw .unsupportedFormat("-f auto: \(error.message)") }
