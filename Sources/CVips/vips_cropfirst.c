@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 typedef int gboolean;
-enum { IFV_ACCESS_SEQUENTIAL = 1, IFV_SIZE_BOTH = 0, IFV_INTERESTING_CENTRE = 1 };
+enum { IFV_ACCESS_RANDOM = 0, IFV_ACCESS_SEQUENTIAL = 1, IFV_SIZE_BOTH = 0, IFV_INTERESTING_CENTRE = 1 };
 
 static VipsImage *(*f_new_from_buffer)(const void *buf, size_t len, const char *option_string, ...);
 static int (*f_thumbnail_image)(VipsImage *in, VipsImage **out, int width, ...);
@@ -69,7 +69,10 @@ int ifv__cover_intermediate(VipsImage *hdr, const ifv_thumb_opts *opts, double *
 int ifv__cropfirst_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts, const char *load_opts,
                              int convert, VipsImage **out) {
     *out = NULL;
-    VipsImage *in = f_new_from_buffer(buf, len, load_opts, "access", IFV_ACCESS_SEQUENTIAL, NULL);
+    /* The centre is cut in one pass; attention and entropy read the source more than once (it is
+     * at most --max-pixels, as vips_thumbnail's own smart crop holds its scaled image). */
+    int centre = opts->crop == IFV_INTERESTING_CENTRE;
+    VipsImage *in = f_new_from_buffer(buf, len, load_opts, "access", centre ? IFV_ACCESS_SEQUENTIAL : IFV_ACCESS_RANDOM, NULL);
     if (in == NULL) return -1;
     int turned = ifv_turned(in);
     double w = f_get_width(in), h = f_get_height(in);
@@ -81,7 +84,7 @@ int ifv__cropfirst_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *
     int ch = (int)fmin(dh, fmax(1, floor(opts->height / s + 0.5)));
     int sw = turned ? ch : cw, sh = turned ? cw : ch;
     VipsImage *region = NULL;
-    int rc = opts->crop == IFV_INTERESTING_CENTRE
+    int rc = centre
                  ? f_extract_area(in, &region, ((int)w - sw) / 2, ((int)h - sh) / 2, sw, sh, NULL)
                  : f_smartcrop(in, &region, sw, sh, "interesting", opts->crop, NULL);
     f_unref(in);

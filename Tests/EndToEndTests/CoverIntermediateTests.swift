@@ -55,6 +55,26 @@ final class CoverIntermediateTests: E2ETestCase {
         }
     }
 
+    func testTheSmartCropsAndAnEXIFTurnCropFirstToo() throws {
+        // 2x65500 stored, EXIF orientation 6: shown 65500x2. attention and entropy read the source twice.
+        let turned = file("turned.jpg")
+        try Fidelity.python("""
+            from PIL import Image
+            im = Image.new('RGB', (2, 65500))
+            im.putdata([(y * 255 // 65499, 60 + 120 * x, 90) for y in range(65500) for x in range(2)])
+            exif = Image.Exif()
+            exif[0x0112] = 6
+            im.save('\(turned.path)', quality=92, exif=exif.tobytes())
+            """)
+        for crop in ["attention", "entropy", "centre"] {
+            let out = file("turned-\(crop).png")
+            let (r, rss) = try getMeasured([turned.path, "-s", "300x100", "--upscale", "--fit", "cover", "--crop", crop, "-o", out.path])
+            assertExit(r, 0)
+            assertImageFile(out, .png, width: 300, height: 100, crop)
+            XCTAssertLessThan(rss, 400_000, "\(crop): peak RSS \(rss) KB:\n\(r)")
+        }
+    }
+
     func testMaxPixelsBelowTheScaledSourceCropsFirstWithTheSamePicture() throws {
         // A 40x90 PNG into 400x400: cover scales it to 400x900 (360,000 pixels) and crops. Under
         // --max-pixels 200,000 (the source 3,600, the output 160,000) the same centre is cut first.
