@@ -48,6 +48,16 @@ int ifv__profile_unusable(VipsImage *img, char *why, size_t whylen);
 /* 1 when the image is CMYK. */
 int ifv__is_cmyk(VipsImage *img);
 
+/* vips_cropfirst.c: resolves its functions (0, or -1 with a message in err). ifv__cover_intermediate:
+ * the pixels cover with upscale would scale the source `hdr` to before cropping (*pixels; 0 when
+ * opts do not ask for it, or for every page), and 1 when they are over opts->max_pixels. Then
+ * ifv__cropfirst_thumbnail makes the thumbnail from the region cover keeps, cut out of the source
+ * before it is scaled: *out as vips_thumbnail_buffer would give it, before ifv__finish; -1 on failure. */
+int ifv__cropfirst_resolve(void *handle, char *err, size_t errlen);
+int ifv__cover_intermediate(VipsImage *hdr, const ifv_thumb_opts *opts, double *pixels);
+int ifv__cropfirst_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts, const char *load_opts,
+                             int convert, VipsImage **out);
+
 /* vips_outputs.c: resolves its libvips functions (0, or -1 with a message in err); saves a finished
  * thumbnail: with opts->extras NULL, with `suffix` as it is (lazily, one pass); else decoded once into
  * memory, then the extras (ifv_thumb_extras). On success *out is a vips buffer. */

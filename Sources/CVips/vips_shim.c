@@ -135,6 +135,7 @@ static void ifv_do_load(void) {
     if (ifv__outputs_resolve(handle, load_error, sizeof load_error) != 0) return;
     if (ifv__common_resolve(handle, load_error, sizeof load_error) != 0) return;
     if (ifv__profile_resolve(handle, load_error, sizeof load_error) != 0) return;
+    if (ifv__cropfirst_resolve(handle, load_error, sizeof load_error) != 0) return;
     p_vips_version = (int (*)(int))dlsym(handle, "vips_version");
 
     /* Silence VIPS-WARNING and friends before init (init itself may warn about modules). */
@@ -313,6 +314,8 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
     ifv_thumb_opts own = *opts;
     if (ifv__profile_unusable(hdr, NULL, 0)) own.keep_icc = 0;
     int convert = ifv__has_profile(hdr) && !ifv__profile_unusable(hdr, NULL, 0) && (!opts->keep_icc || ifv__is_cmyk(hdr));
+    double intermediate = 0;
+    int crop_first = ifv__cover_intermediate(hdr, opts, &intermediate);
     p_g_object_unref(hdr);
     opts = &own;
 
@@ -323,10 +326,12 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
      * n=-1 loads every frame of an animation (stacked, page-height set), which vips_thumbnail
      * resizes frame by frame. */
     const char *load_opts = opts->all_pages ? IFV_FAIL_ON ",n=-1" : IFV_FAIL_ON;
-    int rc0 = p_vips_thumbnail_buffer((void *)buf, len, &thumb, opts->width, "height", opts->height,
-                                      "size", opts->upscale ? IFV_VIPS_SIZE_BOTH : IFV_VIPS_SIZE_DOWN, "crop", crop, "linear", opts->linear ? 1 : 0,
-                                      "option_string", load_opts,
-                                      convert ? "export_profile" : NULL, "srgb", NULL);
+    int rc0 = crop_first
+                  ? ifv__cropfirst_thumbnail(buf, len, opts, load_opts, convert, &thumb)
+                  : p_vips_thumbnail_buffer((void *)buf, len, &thumb, opts->width, "height", opts->height,
+                                            "size", opts->upscale ? IFV_VIPS_SIZE_BOTH : IFV_VIPS_SIZE_DOWN, "crop", crop, "linear", opts->linear ? 1 : 0,
+                                            "option_string", load_opts,
+                                            convert ? "export_profile" : NULL, "srgb", NULL);
     if (rc0 == 0 && thumb != NULL && ifv__finish(&thumb, opts) != 0) rc0 = -1;
     if (rc0 != 0 || thumb == NULL) {
         if (thumb) p_g_object_unref(thumb);

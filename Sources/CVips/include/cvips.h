@@ -54,6 +54,8 @@ typedef struct {
     int upscale;               /* 1 = a box larger than the source enlarges it (size=both) */
     int keep_exif;             /* 1 = keep the EXIF blob with only its Copyright and Artist fields */
     int keep_icc;              /* 1 = keep the source's ICC profile (no sRGB conversion; CMYK is still converted) */
+    double max_pixels;         /* > 0: with crop and upscale, a cover-scaled source over this many pixels is
+                                * cropped first, then scaled (vips_cropfirst.c); 0 = vips_thumbnail alone */
     struct ifv_thumb_extras *extras;  /* vips_outputs.c: -f auto and placeholder pixels; NULL = none */
 } ifv_thumb_opts;
 

@@ -47,6 +47,9 @@ public struct CacheEntry: Sendable, Equatable {
     public var sourceSHA256: String? = nil
     public var sourceWidth: Int? = nil
     public var sourceHeight: Int? = nil
+    /// The source's damaged metadata blocks the image was made without (`exif`, `xmp`:
+    /// `metadata_dropped` in a record); none for an original, which keeps its bytes.
+    public var metadataDropped: [String] = []
 
     /// Eviction takes the lowest tier first, least recently used first within a tier.
     public enum Kept: String, Sendable, Comparable {
@@ -99,6 +102,7 @@ public struct CacheEntry: Sendable, Equatable {
         entry.quality = nil
         entry.overBudget = false
         entry.partial = false
+        entry.metadataDropped = []
         return entry
     }
 
@@ -150,6 +154,7 @@ extension CacheEntry {
         add("partial", partial ? "1" : nil)
         add("source_sha256", sourceSHA256)
         add("source_width", sourceWidth.map { String($0) }); add("source_height", sourceHeight.map { String($0) })
+        add("metadata_dropped", metadataDropped.isEmpty ? nil : metadataDropped.joined(separator: ","))
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -169,6 +174,7 @@ extension CacheEntry {
         var kept = Kept.requested
         var quality: Int?, overBudget = false, partial = false
         var sourceSHA256: String?, sourceWidth: Int?, sourceHeight: Int?
+        var metadataDropped: [String] = []
         var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
@@ -212,6 +218,8 @@ extension CacheEntry {
             case 13 where name.elementsEqual("source_sha256".utf8): sourceSHA256 = isHexDigest(value) ? value : nil
             case 12 where name.elementsEqual("source_width".utf8): sourceWidth = Int(value).flatMap { (0...maxDimension).contains($0) ? $0 : nil }
             case 13 where name.elementsEqual("source_height".utf8): sourceHeight = Int(value).flatMap { (0...maxDimension).contains($0) ? $0 : nil }
+            case 16 where name.elementsEqual("metadata_dropped".utf8):
+                metadataDropped = value.split(separator: ",").map(String.init).filter { ["exif", "xmp"].contains($0) }
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -239,6 +247,7 @@ extension CacheEntry {
         entry.sourceSHA256 = sourceSHA256
         entry.sourceWidth = sourceWidth
         entry.sourceHeight = sourceHeight
+        entry.metadataDropped = metadataDropped
         // Checked as they are read: a malformed value is dropped (computed again when asked for).
         entry.placeholders = Placeholders(blurhash: blurhash, thumbhash: thumbhash, averageColor: averageColor)
         entry.kept = kept

@@ -90,6 +90,7 @@ extension ImagePipeline {
         entry.sourceSHA256 = result.sourceSHA256
         entry.sourceWidth = image.sourceWidth
         entry.sourceHeight = image.sourceHeight
+        entry.metadataDropped = image.droppedMetadata
         let storing = FileSystem.monotonic()
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
@@ -136,6 +137,7 @@ extension ImagePipeline {
         var entry = original.entry.describing(key, variant: keys.variant(of: key), format: image.format, width: image.width,
                                               height: image.height, bytes: image.bytes.count)
         entry.placeholders = image.placeholders
+        entry.metadataDropped = image.droppedMetadata
         entry.created = FileSystem.now()
         entry.kept = .requested
         entry.quality = reading.quality

@@ -151,6 +151,7 @@ public final class ImagePipeline: Sendable {
         let e = cached.entry
         var image = ProcessedImage(bytes: cached.bytes, width: e.width, height: e.height, format: e.format)
         image.placeholders = e.placeholders
+        image.droppedMetadata = e.metadataDropped
         var result = ImageResult(source: source, key: key, path: cached.path, cache: state, image: image)
         result.reading.quality = e.quality
         result.reading.overBudget = e.overBudget

@@ -13,6 +13,9 @@ public struct ProcessedImage: Sendable {
     public var placeholders: Placeholders? = nil
     /// What was ignored on the way, in words (an unusable ICC profile): the result's warnings.
     public var warnings: [String] = []
+    /// The source's metadata blocks that were damaged and dropped (`exif`, `xmp`: `JpegMetadataCheck`),
+    /// the record's `metadata_dropped`; kept in the cache entry for the records of later hits.
+    public var droppedMetadata: [String] = []
 
     public init(bytes: [UInt8], width: Int, height: Int, format: String, sourceWidth: Int? = nil, sourceHeight: Int? = nil, sourceFormat: String? = nil) {
         self.bytes = bytes

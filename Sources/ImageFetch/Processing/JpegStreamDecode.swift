@@ -39,6 +39,6 @@ final class JpegStreamDecode: StreamingDecode, @unchecked Sendable {
         var result = ifj_result()
         guard ifj_stream_result(stream, bytes.count, &result) == Int32(IFJ_OK),
               let output = JpegFastPath.output(result) else { return nil }
-        return output.processed
+        return output.processed.dropping(JpegMetadataCheck.damage(in: bytes))
     }
 }

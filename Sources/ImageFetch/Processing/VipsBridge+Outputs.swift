@@ -18,10 +18,10 @@ extension VipsBridge {
     /// encodes the same decoded pixels and the smallest is kept; `pixels`: the thumbnail's small
     /// RGBA copy for placeholders, from the same pixels. Without either, `thumbnail(_:for:...)`.
     static func thumbnail(_ bytes: [UInt8], for processing: Processing, saving target: ImageFormat, allPages: Bool,
-                          candidates: [AutoFormat.Candidate]?, pixels: Bool) throws(VipsFailure) -> Outputs {
+                          maxPixels: Int64 = 0, candidates: [AutoFormat.Candidate]?, pixels: Bool) throws(VipsFailure) -> Outputs {
         let list = candidates ?? []
         guard !list.isEmpty || pixels else {
-            return Outputs(image: try thumbnail(bytes, for: processing, saving: target, allPages: allPages), format: target)
+            return Outputs(image: try thumbnail(bytes, for: processing, saving: target, allPages: allPages, maxPixels: maxPixels), format: target)
         }
         let suffixes: [UnsafeMutablePointer<CChar>?] = list.map { strdup($0.format.saveSuffix) }
         defer { suffixes.forEach { free($0) } }
@@ -32,7 +32,7 @@ extension VipsBridge {
         let saving = list.first?.format ?? target
         let image: EncodedImage
         if list.isEmpty {
-            image = try thumbnail(bytes, for: processing, saving: saving, allPages: allPages, extras: &extras)
+            image = try thumbnail(bytes, for: processing, saving: saving, allPages: allPages, maxPixels: maxPixels, extras: &extras)
         } else {
             // The C strings and flags stay valid for the call (arrays pinned for its duration).
             let cStrings = suffixes.map { UnsafePointer<CChar>($0) }
@@ -40,7 +40,7 @@ extension VipsBridge {
                 try alpha.withUnsafeBufferPointer { (a) throws(VipsFailure) -> EncodedImage in
                     extras.candidates = s.baseAddress
                     extras.candidate_alpha = a.baseAddress
-                    return try thumbnail(bytes, for: processing, saving: saving, allPages: allPages, extras: &extras)
+                    return try thumbnail(bytes, for: processing, saving: saving, allPages: allPages, maxPixels: maxPixels, extras: &extras)
                 }
             }
         }

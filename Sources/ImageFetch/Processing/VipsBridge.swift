@@ -138,9 +138,12 @@ public enum VipsBridge {
 
     /// The thumbnail `processing` asks for, saved as `target` (`allPages`: every frame of an
     /// animation; `extras`: the other outputs of the same decode, `VipsBridge+Outputs`).
+    /// `maxPixels`: cover with upscale crops the source before scaling it when the scaled source
+    /// would be over it (`vips_cropfirst.c`); 0: never.
     static func thumbnail(_ bytes: [UInt8], for processing: Processing, saving target: ImageFormat,
-                          allPages: Bool, extras: UnsafeMutablePointer<ifv_thumb_extras>? = nil) throws(VipsFailure) -> EncodedImage {
+                          allPages: Bool, maxPixels: Int64 = 0, extras: UnsafeMutablePointer<ifv_thumb_extras>? = nil) throws(VipsFailure) -> EncodedImage {
         var opts = options(for: processing, saving: target, allPages: allPages)
+        opts.max_pixels = Double(max(maxPixels, 0))
         opts.extras = extras
         return try thumbnail(bytes, options: &opts, suffix: target.saveSuffix)
     }

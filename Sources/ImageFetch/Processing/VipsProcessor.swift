@@ -26,10 +26,12 @@ public struct VipsProcessor: ImageProcessing {
               placeholders: Bool) throws(FetchError) -> ProcessedImage {
         guard !bytes.isEmpty else { throw .invalidImage("empty response (0 bytes)") }
         let cover = processing.coversBox
+        // Damaged EXIF or XMP in a JPEG: a re-encoded image drops it (a handed-out original keeps its bytes).
+        let damage = JpegMetadataCheck.damage(in: bytes)
         if route.makesJPEGThumbnail,
            let fast = try JpegFastPath.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
                                                  quality: processing.quality, maxPixels: maxPixels, placeholders: placeholders) {
-            return fast.processed
+            return fast.processed.dropping(damage)
         }
         // Any JPEG libvips is given passes libjpeg's strict check first: libvips 8.14's own check
         // misses corruption in the last rows and races with its threads. A JPEG handed out as it is
@@ -45,7 +47,7 @@ public struct VipsProcessor: ImageProcessing {
                 let pixels = Int64(declared.width) * Int64(declared.height)
                 throw .tooLarge("\(declared.width)x\(declared.height) is \(pixels) pixels, over --max-pixels \(maxPixels)")
             }
-            throw VipsProcessor.refusal(error, bytes)
+            throw VipsProcessor.memoryFailure(error) ?? VipsProcessor.refusal(error, bytes)
         }
         let sourceFormat = header.format
         let candidates = try VipsProcessor.candidates(processing)
@@ -65,19 +67,30 @@ public struct VipsProcessor: ImageProcessing {
         }
         if route == .handOut || (!processing.resizes && processing.format.rawValue == sourceFormat && processing.quality == nil) {
             // The original bytes are handed out as they are, once proven to decode completely.
-            do { try VipsBridge.validate(bytes) } catch { throw .invalidImage(VipsProcessor.describe(error, bytes)) }
+            do { try VipsBridge.validate(bytes) } catch {
+                throw VipsProcessor.memoryFailure(error) ?? .invalidImage(VipsProcessor.describe(error, bytes))
+            }
             return ProcessedImage(bytes: bytes, width: header.width, height: header.height, format: sourceFormat)
         }
         if processing.upscale == true, let pixels = processing.outputPixels(sourceWidth: header.width, sourceHeight: header.height),
            pixels * Double(frames) > Double(maxPixels) {
             throw .tooLarge("--upscale would make \(Int64(pixels)) pixels, over --max-pixels \(maxPixels)")
         }
+        // Cover scales the whole source before it crops: a still image whose scaled source would be
+        // over the limit is cropped first (libvips, vips_cropfirst.c); every frame of an animation is not.
+        if allFrames, let scaled = processing.coverIntermediatePixels(sourceWidth: header.width, sourceHeight: header.height),
+           scaled.width * scaled.height * Double(frames) > Double(maxPixels) {
+            let size = "\(Int64(scaled.width))x\(Int64(scaled.height))"
+            throw .tooLarge("--fit cover would scale each of \(frames) frames to \(size) before cropping, \(Int64(scaled.width * scaled.height * Double(frames))) pixels, over --max-pixels \(maxPixels)")
+        }
         if target == .avif && !VipsBridge.canSave(suffix: ".avif") {
             throw .unsupportedFormat("this libvips build cannot write AVIF; choose --format webp, jpeg or png")
         }
+        var processing = processing
+        if damage.contains(where: { $0.block == "exif" }) { processing.keepMetadata?.copyright = false }   // not kept either
         do {
             let made = try VipsBridge.thumbnail(bytes, for: processing, saving: target, allPages: allFrames,
-                                                candidates: candidates, pixels: placeholders)
+                                                maxPixels: maxPixels, candidates: candidates, pixels: placeholders)
             let out = made.image
             let keepEXIF = processing.keepMetadata?.copyright == true
             let bytes = made.format == .webp ? WebPMetadata.removingMetadata(out.bytes, keepingEXIF: keepEXIF) : out.bytes
@@ -87,8 +100,9 @@ public struct VipsProcessor: ImageProcessing {
             if let problem = header.profileProblem {
                 image.warnings.append("its embedded ICC profile \(problem): ignored, the picture taken as sRGB")
             }
-            return image
+            return image.dropping(damage)
         } catch {
+            if let memory = VipsProcessor.memoryFailure(error) { throw memory }
             if candidates != nil { throw .unsupportedFormat("-f auto: \(error.message)") }
             if target == .avif { throw .unsupportedFormat("AVIF encoding failed: \(error.message)") }
             throw .invalidImage(VipsProcessor.describe(error, bytes))
@@ -169,6 +183,14 @@ public struct VipsProcessor: ImageProcessing {
             return .unsupportedFormat("BMP is not accepted: libvips reads it only through its ImageMagick module, which imgfetch does not load")
         }
         return .invalidImage(describe(error, bytes))
+    }
+
+    /// libvips could not allocate what the image needs ("vips_tracked: out of memory --- size ==
+    /// 8432MB" under a memory limit): the image is too large for this process, not undecodable.
+    static func memoryFailure(_ error: VipsFailure) -> FetchError? {
+        let lines = error.message.split(separator: "\n")
+        guard let line = lines.first(where: { $0.contains("out of memory") || $0.contains("unable to allocate") }) else { return nil }
+        return .tooLarge("libvips could not allocate the memory it needs (\(line)): too large for this process's memory")
     }
 
     /// A one-line reason, with a hint when the bytes look like HTML (an error page served as an image).

@@ -60,4 +60,14 @@ extension Processing {
         let scale = scales.compactMap { $0 }.min() ?? 1
         return (Double(sourceWidth) * scale).rounded() * (Double(sourceHeight) * scale).rounded()
     }
+
+    /// The pixels `cover` with `upscale` scales the whole source to before it crops (for a 65500x2
+    /// source and a 300x300 box, 9,825,000x300); nil for any other processing, whose largest image
+    /// is the source or the output. Over `--max-pixels`, libvips crops the source first (a still
+    /// image: `vips_cropfirst.c`), and an animation is refused.
+    func coverIntermediatePixels(sourceWidth: Int, sourceHeight: Int) -> (width: Double, height: Double)? {
+        guard resizes, coversBox, upscale == true, let width, let height, sourceWidth > 0, sourceHeight > 0 else { return nil }
+        let scale = max(Double(width) / Double(sourceWidth), Double(height) / Double(sourceHeight))
+        return ((Double(sourceWidth) * scale).rounded(), (Double(sourceHeight) * scale).rounded())
+    }
 }

@@ -29,6 +29,7 @@ enum ResultRecord {
             o.add("source_width", width)
             o.add("source_height", height)
         }
+        if !r.image.droppedMetadata.isEmpty { o.add("metadata_dropped", strings: r.image.droppedMetadata) }
         addReading(r.reading, to: &o)
         o.add("timing", object: timing(r.timing))
         if !placeholders.isEmpty, let p = r.image.placeholders {
