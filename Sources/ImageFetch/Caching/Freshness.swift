@@ -43,8 +43,10 @@ public struct Freshness: Sendable, Equatable {
 
     /// The rules of one response: `requestTime` is when its request was sent, `responseTime` when it
     /// arrived; `defaultTTL` the heuristic lifetime.
+    /// `failureTTL`: the lifetime of a 404 or 410 with neither explicit freshness nor a
+    /// Last-Modified (nil: such a response is not stored).
     public static func evaluate(status: Int, headers: HTTPHeaders, requestTime: Double, responseTime: Double,
-                                defaultTTL: Double) -> Freshness {
+                                defaultTTL: Double, failureTTL: Double? = nil) -> Freshness {
         let cc = CacheControl(headers: headers)
         var f = Freshness(storable: true, mustRevalidate: cc.has("no-cache"), expires: nil)
         f.noStale = f.mustRevalidate || cc.has("must-revalidate")
@@ -71,7 +73,14 @@ public struct Freshness: Sendable, Equatable {
             let modified = headers.values("last-modified").first.flatMap { HTTPDate.parse($0, now: responseTime) }
             f.lifetime = modified.map { min(max(0, defaultTTL), max(0, date - $0) / 10) } ?? 0
             f.basis = "heuristic for an error status: a tenth of the time since Last-Modified, \(Int(f.lifetime)) s"
-            if modified == nil { f.storable = false }
+            if modified == nil {
+                if let failureTTL, failureTTL > 0, status == 404 || status == 410 {
+                    f.lifetime = failureTTL
+                    f.basis = "heuristic for a 404 or 410 without Last-Modified: --failure-ttl, \(Int(f.lifetime)) s"
+                } else {
+                    f.storable = false
+                }
+            }
         } else if heuristicallyCacheable.contains(status) || cc.has("public") {
             explicit = false
             f.lifetime = max(0, defaultTTL)

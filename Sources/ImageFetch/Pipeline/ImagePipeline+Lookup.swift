@@ -28,7 +28,10 @@ extension ImagePipeline {
         if stale == nil, let target = storedRedirect(of: source, keys: keys, now: now, offline: offline) {
             return .answer(.redirect(target))
         }
-        if let failure = storedFailure(of: source, keys: keys, newerThan: stale?.entry.created, now: now) { throw failure }
+        if let failure = storedFailure(of: source, keys: keys, newerThan: stale?.entry.created, now: now, options: options) {
+            retrieval.storedFailure = true
+            throw failure
+        }
         guard stale == nil else { return .missed(key: key, stale: stale) }
         if !hop.processing.isOriginal, let original = cache.lookup(keys.original),
            isFresh(original.entry, source: source, now: now, options: options) || offline {

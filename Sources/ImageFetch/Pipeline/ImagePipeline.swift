@@ -59,6 +59,7 @@ public final class ImagePipeline: Sendable {
         var current: Source? = request.source
         while let source = current {
             let before = retrieval.attempts
+            retrieval.storedFailure = false
             do {
                 var result = withPlaceholders(try await retrieve(source: source, retrieval: &retrieval), request.options)
                 result.originalSource = request.source
@@ -82,6 +83,7 @@ public final class ImagePipeline: Sendable {
         failure.warnings = retrieval.warnings
         failure.timing = retrieval.timing(adding: Timing(), within: failure.milliseconds)
         failure.retries = retrieval.retries
+        failure.cached = retrieval.storedFailure
         return .failure(failure)
     }
 

@@ -85,6 +85,8 @@ public struct RetrievalFailure: Error, Sendable {
     public var retries: [RetryNotice] = []
     /// Where its time went, by phase: the transfers' (a failed decode's time is not counted).
     public var timing = Timing()
+    /// The failure is a stored error response's, fresh in the cache: no request was made.
+    public var cached = false
 
     public init(error: FetchError, attempts: Int, milliseconds: Double, key: CacheKey?) {
         self.error = error

@@ -14,6 +14,8 @@ struct Retrieval {
     /// The source being tried is the request's own (planned with the request), not a fallback.
     var isOwnSource = true
     var failures: [SourceFailure] = []
+    /// The last failure was a stored error response's (the cache answered it: no request).
+    var storedFailure = false
     /// Warnings met on the way (the remote tier's), added to the result.
     var warnings: [String] = []
     /// The retries decided so far, as announced (`RetryNotice`).

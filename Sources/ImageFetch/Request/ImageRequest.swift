@@ -67,6 +67,11 @@ public struct FetchOptions: Sendable, Hashable {
     public var cachePolicy: CachePolicy = .normal
     /// Expiry of entries whose response sends no caching headers, in seconds. Default 7 days.
     public var defaultTTL: Double = 7 * 86_400
+    /// The heuristic lifetime of a 404 or 410 that has neither explicit freshness nor a
+    /// `Last-Modified` (RFC 9111 §4.2.2), in seconds; 0 stores none. Default 1 day.
+    public var failureTTL: Double = 86_400
+    /// Ask again for what a stored failure answers (`--retry-failed`). Default false.
+    public var retryFailed = false
     /// Keep the original bytes beside processed variants, so new variants derive without the network.
     public var keepOriginal = true
     /// Serve a stale entry within its `stale-while-revalidate` window (the result then asks for a

@@ -40,6 +40,8 @@ enum Specs {
         .flag("cache-only", help: "Never use the network; serve only fresh cache entries (exit 3 otherwise)."),
         .flag("offline", help: "Never use the network; serve cache entries even when expired, also those that required revalidation (with a warning; exit 3 when not cached). Also with --cache-only: the low-data entry when the full one is not cached."),
         .value("ttl", valueName: "DURATION", help: "Heuristic lifetime: freshness of a 200 (or other heuristically cacheable status) without max-age or Expires (s, m, h, d).", defaultDescription: "7d"),
+        .value("failure-ttl", valueName: "DURATION", help: "How long a 404 or 410 without max-age, Expires or Last-Modified is remembered: a rerun fails it without a request (0: not remembered; s, m, h, d).", defaultDescription: "1d"),
+        .flag("retry-failed", help: "Ask the server again for what a remembered failure (a stored 404, 410, ...) answers."),
         .value("cache-size-limit", valueName: "SIZE", help: "Hard limit of the cache directory; least recently used entries go first. Also IMGFETCH_CACHE_SIZE_LIMIT.", defaultDescription: "1G"),
         .flag("no-keep-original", help: "Do not keep a source's original bytes beside its variants."),
         .flag("json", help: "One JSON object per result on stdout (NDJSON)."),

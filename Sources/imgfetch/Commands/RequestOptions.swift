@@ -82,6 +82,8 @@ struct RequestOptions {
         if let v = try parsed.parse("max-pixels", RequestOptions.pixelCount) { options.maxPixels = v }
         if let v = try parsed.int("max-frames", range: 1...1_000_000) { maxFrames = v }
         if let v = try parsed.parse("ttl", ValueParsers.duration) { options.defaultTTL = v }
+        if let v = try parsed.parse("failure-ttl", ValueParsers.duration) { options.failureTTL = v }
+        options.retryFailed = parsed.flag("retry-failed")
         options.keepOriginal = !parsed.flag("no-keep-original")
         options.saveData = !parsed.flag("no-save-data")
         if parsed.flag("partial-progressive") && parsed.flag("no-partial-progressive") {

@@ -53,7 +53,7 @@ enum ResultRecord {
         o.add("source", source)
         o.add("key", f.key?.rawValue)
         o.add("path", nil as String?)
-        o.add("cache", nil as String?)
+        o.add("cache", f.cached ? "hit" : nil)
         o.add("low_data", false)
         o.add("attempts", f.attempts)
         o.add("ms", f.milliseconds)
