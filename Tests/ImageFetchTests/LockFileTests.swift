@@ -77,6 +77,14 @@ final class LockFileTests: XCTestCase {
         XCTAssertThrowsError(try LockFile.tryExclusive(dir + "/dir.lock", holder: "me 1 now"))
     }
 
+    func testAFileOfAnOpenDirectoryIsLockedAgainstItsPath() throws {
+        let directory = try DirectoryHandle.open(dir, followingLink: false)
+        let first = try XCTUnwrap(acquired(try LockFile.take("e.lock", in: directory, holder: "by-handle 1 now", wait: false)))
+        guard case .held(let text) = try LockFile.tryExclusive(dir + "/e.lock", holder: "by-path 2 now") else { return XCTFail("not refused") }
+        XCTAssertEqual(text, "by-handle 1 now")
+        first.release()
+    }
+
     func testTheProcessHolderIsHostPidAndStart() {
         let parts = LockFile.processHolder(started: "2026-12-04T22:00:00Z").split(separator: " ")
         XCTAssertEqual(parts.count, 3)

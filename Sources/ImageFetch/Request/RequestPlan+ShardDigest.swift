@@ -22,8 +22,9 @@ extension RequestPlan {
         "network.proxy", "network.noProxy", "network.limitRate", "network.speedLimit", "network.speedTime",
     ]).union(notCounted)
 
-    /// The probe the key part is made for (never fetched).
-    static let shardDigestProbe = Source.http("https://shard-digest.invalid/")
+    /// The probe the key part is made for (never fetched): any request's source will do, this one
+    /// says it is none.
+    public static let shardDigestProbe = Source.http("https://shard-digest.invalid/")
 
     /// The shard digest's secret for credentials: fixed, so every machine digests a shard alike.
     static let shardDigestCredentials = { var h = SHA256(); h.update("imgfetch shard digest 1"); return CredentialDigest(secret: h.finalize()) }()

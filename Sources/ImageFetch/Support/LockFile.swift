@@ -54,10 +54,22 @@ public final class LockFile {
         try take(path, holder: holder, wait: true, lock: systemFlock)
     }
 
+    /// The same for the file `name` of an open directory (`openat`: a directory renamed or replaced
+    /// by a link meanwhile is not followed), as the cache reaches its files.
+    static func take(_ name: String, in directory: DirectoryHandle, holder: String, wait: Bool) throws(FileSystem.Failure) -> Attempt {
+        try take(name, at: directory.fd, path: directory.child(name), holder: holder, wait: wait, lock: systemFlock)
+    }
+
     /// `lock` is `flock` but in tests (a filesystem that refuses locks).
     static func take(_ path: String, holder: String, wait: Bool,
                      lock: (Int32, Int32) -> Int32) throws(FileSystem.Failure) -> Attempt {
-        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
+        try take(path, at: AT_FDCWD, path: path, holder: holder, wait: wait, lock: lock)
+    }
+
+    /// Opens `name` relative to `directory` (`path` names it in messages) and takes the lock.
+    static func take(_ name: String, at directory: Int32, path: String, holder: String, wait: Bool,
+                     lock: (Int32, Int32) -> Int32) throws(FileSystem.Failure) -> Attempt {
+        let fd = openat(directory, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileSystem.Failure(errno: errno, path: path, operation: "open") }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {

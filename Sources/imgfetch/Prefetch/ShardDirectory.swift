@@ -66,7 +66,7 @@ struct ShardDirectory {
     /// low-data mode as decided (`--low-data=auto` asks the network here), `--max-frames`,
     /// `--allow-jxl`. Never `-j`, `--rate`, `--per-host`, timeouts, retries, progress or verbosity.
     static func digestedOptions(_ settings: RequestOptions) -> [String] {
-        var lines = RequestPlan.shardDigestLines(of: settings.request(for: .http("https://shard-digest.invalid/")))
+        var lines = RequestPlan.shardDigestLines(of: settings.request(for: RequestPlan.shardDigestProbe))
         lines.append("low-data=\(settings.networkConditions.isConstrained)")
         lines.append("max-frames=\(settings.maxFrames)")
         if settings.allowJXL { lines.append("allow-jxl") }
