@@ -14,10 +14,14 @@ public final class AtomicFile {
     /// The first write error; `commit` throws it.
     private var failure: FileSystem.Failure?
     public private(set) var bytesWritten: Int64 = 0
+    /// With `hashing`: the SHA-256 of the bytes appended so far (`sha256`).
+    private var hash: SHA256?
 
     /// Creates the temporary file beside `path` (its directory must exist), with `mode` less the umask.
-    public init(path: String, mode: mode_t = 0o644) throws(FileSystem.Failure) {
+    /// With `hashing`, the bytes are hashed as they are appended (`sha256`).
+    public init(path: String, mode: mode_t = 0o644, hashing: Bool = false) throws(FileSystem.Failure) {
         self.path = path
+        hash = hashing ? SHA256() : nil
         let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         temporary = (directory.isEmpty ? "" : directory) + "/" + FileSystem.temporaryName()
         (fd, slot) = TemporaryFiles.create(temporary, mode: mode)
@@ -33,7 +37,14 @@ public final class AtomicFile {
             failure = FileSystem.Failure(errno: error, path: temporary, operation: "write")
         } else {
             bytesWritten += Int64(bytes.count)
+            hash?.update(bytes)
         }
+    }
+
+    /// The hex SHA-256 of what was appended (nil without `hashing`): the file's, once committed.
+    public var sha256: String? {
+        guard var copy = hash else { return nil }
+        return SHA256.hexString(copy.finalize())
     }
 
     /// Syncs the file and renames it to `path`; on failure the temporary file is removed.

@@ -28,6 +28,8 @@ enum PrefetchCommand {
         let table = try TableSettings.from(parsed, listPath: listPath)
         let shardPlace = try ShardDirectory.from(parsed, shard: shard, listPath: listPath,
                                                  options: ShardDirectory.digestedOptions(settings) + table.digestLines)
+        // Held from the marker's check to its write: one run of the shard at a time.
+        let shardLock = try shardPlace?.lock()
         if let shardPlace, try alreadyDone(shardPlace, quiet: settings.quiet) { return .ok }
         let reader: ListReader
         do { reader = try ListReader(path: listPath, format: table.format) } catch {
@@ -111,6 +113,7 @@ enum PrefetchCommand {
                 saveError = true
             }
         }
+        shardLock?.release()
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
         if let signal = interrupted.signal { return ExitCode(signal: signal) }
         if run.outputClosed { return .outputClosed }
@@ -147,6 +150,9 @@ extension PrefetchCommand {
         case .done:
             if !quiet { Console.errorLine("shard \(place.shard.index)/\(place.shard.count) already done (\(place.markerPath))") }
             return true
+        case .unvouched(let why):
+            if !quiet { Console.errorLine("\(place.markerPath) is not trusted: \(why): running shard \(place.shard.index)/\(place.shard.count) again") }
+            return false
         case .otherDigest(let found):
             throw UsageError("\(place.markerPath) marks shard \(place.shard.index)/\(place.shard.count) done for another list or other options (its digest \(found), this run's \(place.digest)): --redo runs the shard again, or give another --shard-dir", commandPath: ["prefetch"])
         }

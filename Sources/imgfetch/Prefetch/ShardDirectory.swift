@@ -6,9 +6,12 @@ import Glibc
 
 /// `--shard-dir DIR`: where a shard leaves its records (`KKKKK-of-NNNNN.ndjson`) and, once its
 /// last line is done, its marker (`KKKKK-of-NNNNN.stats.json`), each renamed into place whole.
-/// The marker carries a digest of the list file and of the options that decide the outputs (the
-/// requests' processing and shaping, the list's reading): a rerun with the same digest is skipped
-/// before anything is looked up; another digest is a usage error (`--redo` runs it again).
+/// The marker carries a digest of the list file and of the options that decide the outputs
+/// (`digestedOptions`, the list's reading) and the SHA-256 of the records and tar it vouches for:
+/// a rerun with the same digest whose files still match is skipped before anything is looked up;
+/// another digest is a usage error (`--redo` runs it again); a marker without checksums (an older
+/// imgfetch's) or whose files no longer match is run again (`ShardDirectory+Marker.swift`). The
+/// run holds the shard's lock from the marker's check to its write (`ShardDirectory+Lock.swift`).
 struct ShardDirectory {
     let directory: String
     let shard: Shard
@@ -49,7 +52,7 @@ struct ShardDirectory {
             throw UsageError("cannot read the list \(error.message)", commandPath: ["prefetch"])
         }
         var hash = SHA256()
-        hash.update("imgfetch shard 1\n" + listDigest + "\n" + "shard=\(shard.index)/\(shard.count)\n")
+        hash.update("imgfetch shard 2\n" + listDigest + "\n" + "shard=\(shard.index)/\(shard.count)\n")
         for option in options { hash.update(option + "\n") }
         // The tar is one of the shard's outputs: a marker of a run without it does not mark a run with
         // it done (a line only when on, so the digests of runs without it are those of before).
@@ -57,33 +60,17 @@ struct ShardDirectory {
         return ShardDirectory(directory: directory, shard: shard, digest: SHA256.hexString(hash.finalize()), redo: redo, tar: tar)
     }
 
-    /// What decides the outputs of a run of `settings`, one line each: never `-j`, `--rate`,
-    /// `--per-host`, progress or verbosity.
+    /// What decides the outputs of a run of `settings`, one line each: the request's options as the
+    /// library digests them (`RequestPlan.shardDigestLines`: the cache key's options, derived from
+    /// the key itself, and those outside it that change what a line gives), then the run's own:
+    /// low-data mode as decided (`--low-data=auto` asks the network here), `--max-frames`,
+    /// `--allow-jxl`. Never `-j`, `--rate`, `--per-host`, timeouts, retries, progress or verbosity.
     static func digestedOptions(_ settings: RequestOptions) -> [String] {
-        var lines = ["processing=" + settings.processing.normalized.identifier]
-        lines += settings.network.headerLines.map { "header=" + $0 }
-        if let low = settings.lowDataSource { lines.append("low-data-source=" + low.description) }
-        lines += settings.alternatives.map { "alt=" + $0.description }
+        var lines = RequestPlan.shardDigestLines(of: settings.request(for: RequestPlan.shardDigestProbe))
+        lines.append("low-data=\(settings.networkConditions.isConstrained)")
+        lines.append("max-frames=\(settings.maxFrames)")
+        if settings.allowJXL { lines.append("allow-jxl") }
         return lines
-    }
-
-    enum Marker: Equatable {
-        case none
-        case done
-        case otherDigest(String)
-    }
-
-    /// The marker's state, read before any work (none with `--redo`).
-    func marker() throws(UsageError) -> Marker {
-        guard !redo, FileSystem.linkStatus(markerPath) != nil else { return .none }
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.readRegular(markerPath, maxBytes: Self.markerLimit) } catch {
-            throw UsageError("cannot read the shard's marker: \(error.message) (--redo runs the shard again)", commandPath: ["prefetch"])
-        }
-        guard let found = Self.digest(inMarker: bytes) else {
-            throw UsageError("\(markerPath) is not a shard marker (no digest): remove it or run with --redo", commandPath: ["prefetch"])
-        }
-        return found == digest ? .done : .otherDigest(found)
     }
 
     /// Creates DIR (and its parents) when missing.
@@ -94,19 +81,6 @@ struct ShardDirectory {
         guard FileSystem.isDirectory(directory) else {
             throw UsageError("--shard-dir \(directory) is not a directory", commandPath: ["prefetch"])
         }
-    }
-
-    /// The `"digest":"<64 hex>"` a marker holds, nil when there is none.
-    static func digest(inMarker bytes: [UInt8]) -> String? {
-        let needle = Array("\"digest\":\"".utf8)
-        guard bytes.count >= needle.count + 64 else { return nil }
-        for start in 0...(bytes.count - needle.count - 64) where bytes[start] == needle[0] {
-            guard Array(bytes[start..<start + needle.count]) == needle else { continue }
-            let value = bytes[(start + needle.count)..<(start + needle.count + 64)]
-            guard value.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
-            return String(decoding: value, as: UTF8.self)
-        }
-        return nil
     }
 
     /// SHA-256 of a file's bytes, read in 1 MiB pieces.

@@ -4,7 +4,8 @@ import ImageFetch
 /// One shard's files as the run writes them (`--shard-dir`): its records, a line each as `--json`
 /// prints them, streamed to a temporary file, and with `--shard-tar` the ok lines' samples
 /// (`ShardTar`); at the end of a run that did every line, the records and the tar renamed into
-/// place, then the marker. A run that stops early (a signal, stdout closed, a read
+/// place, then the marker, which holds their SHA-256 (hashed as they are written, so it vouches for
+/// this run's files, not for whatever another run left under their names). A run that stops early (a signal, stdout closed, a read
 /// error) leaves neither. Used from the one task that reads the results (`PrefetchRun`).
 final class ShardOutput {
     let place: ShardDirectory
@@ -20,7 +21,7 @@ final class ShardOutput {
         self.place = place
         try place.prepare()
         do {
-            records = try AtomicFile(path: place.recordsPath)
+            records = try AtomicFile(path: place.recordsPath, hashing: true)
             tar = place.tar ? try ShardTar(path: place.tarPath, mtime: started) : nil
         } catch {
             throw UsageError("cannot write in --shard-dir \(place.directory): \(error.message)", commandPath: ["prefetch"])
@@ -75,7 +76,12 @@ final class ShardOutput {
         o.add("finished", Formatting.timestamp(FileSystem.now()))
         o.add("list", listName)
         o.add("records", place.stem + ".ndjson")
-        if tar != nil { o.add("tar", place.stem + ".tar") }
+        // What the marker vouches for: the files as this run wrote them (checked when it is read).
+        o.add("records_sha256", records.sha256 ?? "")
+        if let tar {
+            o.add("tar", place.stem + ".tar")
+            o.add("tar_sha256", tar.sha256 ?? "")
+        }
         o.add("digest", place.digest)
         return o.text
     }

@@ -17,7 +17,7 @@ final class ShardTar {
     static let maxKeyBytes = 64
 
     init(path: String, mtime: Double) throws(FileSystem.Failure) {
-        file = try AtomicFile(path: path)
+        file = try AtomicFile(path: path, hashing: true)
         self.mtime = Int64(mtime)
     }
 
@@ -98,4 +98,7 @@ final class ShardTar {
     }
 
     func discard() { file.discard() }
+
+    /// The hex SHA-256 of the archive as written (the marker's `tar_sha256`).
+    var sha256: String? { file.sha256 }
 }
