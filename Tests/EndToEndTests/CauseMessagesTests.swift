@@ -30,7 +30,7 @@ final class CauseMessagesTests: E2ETestCase {
         defer { other.stop() }
         let url = server.url("/redirect?to=" + other.url("/auth/tiny.jpg"))
         let r = try get([url, "-u", "me:secret", "-o", file("a.jpg").path, "--json"])
-        assertExit(r, 1)
+        assertExit(r, 5)
         XCTAssertTrue(r.stderr.contains("HTTP 401"), r.stderr)
         XCTAssertTrue(r.stderr.contains("login was withheld"), r.stderr)
         XCTAssertTrue(r.stderr.contains("--location-trusted"), r.stderr)
@@ -47,7 +47,7 @@ final class CauseMessagesTests: E2ETestCase {
 
         // A 401 with no login withheld (none given) is a plain 401.
         let plain = try get([other.url("/auth/grey.jpg"), "-o", file("c.jpg").path])
-        assertExit(plain, 1)
+        assertExit(plain, 5)
         XCTAssertTrue(plain.stderr.contains("HTTP 401") && !plain.stderr.contains("withheld"), plain.stderr)
     }
 

@@ -87,7 +87,7 @@ extension ConfigFileTests {
         let url = file("windows.conf")
         try Data(("\u{FEFF}# my config\r\nmax-bytes 10\r\nuser alice:Sekr1tPW\r\n").utf8).write(to: url)
         let r = try get([imageURL("tiny.jpg"), "--config", url.path, "-o", file("a.jpg").path, "--json"])
-        assertExit(r, 1)
+        assertExit(r, 7)
         XCTAssertTrue(r.stdoutText.contains("too_large"), "max-bytes 10 applies:\n\(r)")
         XCTAssertFalse(r.stdoutText.contains("Sekr1tPW") || r.stderr.contains("Sekr1tPW"), "\(r)")
     }

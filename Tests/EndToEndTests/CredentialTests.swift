@@ -51,7 +51,7 @@ final class CredentialTests: E2ETestCase {
     func testFailingCredentialedURLNamesItWithoutThePassword() throws {
         let url = credentialed(server.url("/status/404"), password: password)
         let r = try get([url, "--json", "-o", file("out.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 5)
         assertFailureRecord(r, code: "http_status")
         assertNoPassword(r.stdoutText, "the failure record")
         assertOneErrorLine(r, containing: "alice:***@")

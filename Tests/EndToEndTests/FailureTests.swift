@@ -3,10 +3,10 @@ import XCTest
 
 /// Sources that fail: HTTP errors, invalid images (never cached), unsafe redirects.
 final class FailureTests: E2ETestCase {
-    func testHTTP404Exits1WithOneLineNamingTheURL() throws {
+    func testHTTP404Exits5WithOneLineNamingTheURL() throws {
         let url = server.url("/status/404")
         let r = try get([url, "-o", file("o.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 5)
         assertOneErrorLine(r, containing: url)
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("o.jpg").path), "no output file on failure")
     }
@@ -14,7 +14,7 @@ final class FailureTests: E2ETestCase {
     func testHTTP404JSONCodeHTTPStatus() throws {
         let url = server.url("/status/404")
         let r = try get([url, "--json", "-o", file("o.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 5)
         assertFailureRecord(r, code: "http_status")
         let record = singleRecord(r)
         XCTAssertEqual(record.string("original_source"), url, "\(record)")
@@ -22,13 +22,13 @@ final class FailureTests: E2ETestCase {
 
     func testHTTP404IsNotRetried() throws {
         let r = try get([server.url("/status/404"), "--retry", "3", "--retry-delay", "0.1", "-o", file("o.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 5)
         XCTAssertEqual(try server.requestCount("/status/404"), 1, "4xx is fatal: no retry")
     }
 
     func testHTTP500Fails() throws {
         let r = try get([server.url("/status/500"), "--retry", "0", "--json", "-o", file("o.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 5)
         assertFailureRecord(r, code: "http_status")
     }
 
@@ -36,7 +36,7 @@ final class FailureTests: E2ETestCase {
         let url = imageURL(name)
         let path = imagePath(name)
         let first = try get([url, "--json", "-o", self.file("o.jpg").path])
-        assertExit(first, 1, file: file, line: line)
+        assertExit(first, 7, file: file, line: line)
         assertFailureRecord(first, code: "invalid_image", file: file, line: line)
         XCTAssertFalse(FileManager.default.fileExists(atPath: self.file("o.jpg").path),
                        "no output file for an invalid image", file: file, line: line)
@@ -52,7 +52,7 @@ final class FailureTests: E2ETestCase {
             }
         }
         let second = try get([url, "-o", self.file("o.jpg").path])
-        assertExit(second, 1, file: file, line: line)
+        assertExit(second, 7, file: file, line: line)
         XCTAssertEqual(try server.requestCount(path), 2, "the second run requested it again", file: file, line: line)
         XCTAssertEqual(second.stderrLines.count, 1, "one error line:\n\(second)", file: file, line: line)
         XCTAssertTrue(second.stderr.contains(url), "stderr names the source:\n\(second)", file: file, line: line)
@@ -72,13 +72,13 @@ final class FailureTests: E2ETestCase {
 
     func testTruncatedLocalFileIsInvalid() throws {
         let r = try get([E2EPaths.fixture("truncated.jpg").path, "--json", "-o", file("o.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 7)
         assertFailureRecord(r, code: "invalid_image")
     }
 
     func testInvalidImageIsNotRetried() throws {
         let r = try get([imageURL("page.html"), "--retry", "3", "--retry-delay", "0.1", "-o", file("o.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 7)
         XCTAssertEqual(try server.requestCount(imagePath("page.html")), 1)
     }
 
@@ -129,7 +129,7 @@ final class FailureTests: E2ETestCase {
         let url = server.url("/img/photo.jpg")
         server.stop()
         let r = try get([url, "--retry", "0", "-o", file("o.jpg").path], timeout: 20)
-        assertExit(r, 1)
+        assertExit(r, 6)
         assertOneErrorLine(r, containing: url)
     }
 }

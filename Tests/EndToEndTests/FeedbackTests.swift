@@ -109,7 +109,7 @@ final class FeedbackTests: E2ETestCase {
     func testRetryNoticesOfAFailureAndOfATimeout() throws {
         let url = server.url("/status/502")
         let r = try get([url, "--retry", "1", "--retry-delay", "0.1", "--json", "-o", file("out.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 5)
         let notices = r.stderrLines.filter { $0.hasPrefix("imgfetch: retry: ") }
         XCTAssertEqual(notices.count, 1, r.stderr)
         notices.first.map { assertNotice($0, source: url, cause: "HTTP 502", left: 1) }
@@ -117,7 +117,7 @@ final class FeedbackTests: E2ETestCase {
 
         let slow = server.url("/hang?seconds=3")
         let t = try get([slow, "--retry", "1", "--retry-delay", "0.1", "--timeout", "0.5", "-o", file("out.jpg").path])
-        assertExit(t, 1)
+        assertExit(t, 6)
         let timeouts = t.stderrLines.filter { $0.hasPrefix("imgfetch: retry: ") }
         XCTAssertEqual(timeouts.count, 1, t.stderr)
         timeouts.first.map { assertNotice($0, source: slow, cause: "timed out", left: 1) }

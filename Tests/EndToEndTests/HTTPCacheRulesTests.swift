@@ -23,7 +23,7 @@ final class HTTPCacheRulesTests: E2ETestCase {
         assertExit(try get([url, "-o", file("a.jpg").path]), 0)
         origin.stop()
         let r = try get([url, "--json", "-o", file("b.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 6)
         XCTAssertEqual(errorCode(singleRecord(r)), "unreachable")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("b.jpg").path))
 

@@ -67,7 +67,7 @@ final class HostDownTests: E2ETestCase {
         let port = try LocalPorts.free()
         let url = "http://127.0.0.1:\(port)/a.jpg"
         let first = try get([url, "--host-down-after", "1"])
-        assertExit(first, 1)
+        assertExit(first, 6)
         let marks = cacheDir.appendingPathComponent("v1/down")
         let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: marks.path).first)
         // Another origin's mark under this name, then garbage: neither is obeyed.

@@ -90,7 +90,7 @@ final class HostileValueTests: E2ETestCase {
         // Just under the kernel's 128 KiB limit of one argument.
         let payload = Data(repeating: 0xAB, count: 90_000).base64EncodedString()
         let r = try get(["data:image/jpeg;base64,\(payload)", "--max-bytes", "10K", "--json", "-o", file("out.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 7)
         assertFailureRecord(r, code: "too_large")
         XCTAssertTrue(r.stderr.contains("90000 bytes"), "the message gives the size:\n\(r)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("out.jpg").path))

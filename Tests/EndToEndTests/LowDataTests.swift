@@ -66,7 +66,7 @@ final class LowDataTests: E2ETestCase {
         let alt = server.url("/status/410")
         let args = [original, "--low-data", "--low-data-source", fallback, "--alt", alt, "-o", file("o.jpg").path]
         let r = try get(args + ["--json"])
-        assertExit(r, 1)
+        assertExit(r, 5)
         let record = singleRecord(r)
         XCTAssertEqual(errorCode(record), "sources_exhausted", "\(record)")
         let failures = ((record["error"] as? [String: Any])?["failures"] as? [[String: Any]]) ?? []
@@ -75,7 +75,7 @@ final class LowDataTests: E2ETestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("o.jpg").path), "no output on failure")
 
         let plain = try get(args)
-        assertExit(plain, 1)
+        assertExit(plain, 5)
         assertOneErrorLine(plain, containing: original)
         XCTAssertTrue(plain.stderr.contains("404") && plain.stderr.contains("410"), plain.stderr)
     }
@@ -132,7 +132,7 @@ final class LowDataTests: E2ETestCase {
         let url = imageURL("photo.jpg")
         server.stop()
         let r = try get([url, "-o", file("b.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 6)
         assertOneErrorLine(r, containing: url)
     }
 }

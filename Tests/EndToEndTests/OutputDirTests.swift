@@ -32,7 +32,7 @@ final class OutputDirTests: E2ETestCase {
         _ = assertImageFile(out.appendingPathComponent("tiny-3.jpg"), .jpeg)
 
         let partly = try get([imageURL("tiny.jpg"), server.url("/status/404"), "--output-dir", out.path, "--json"])
-        assertExit(partly, 1)
+        assertExit(partly, 5)
         XCTAssertEqual(partly.json.count, 2)
     }
 

@@ -16,7 +16,7 @@ final class RecoveryTests: E2ETestCase {
     func testRetryZeroGivesUpAtOnce() throws {
         let path = "/flaky/b?fail=1&code=503"
         let r = try get([server.url(path), "--retry", "0", "--json", "-o", file("o.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 5)
         assertFailureRecord(r, code: "http_status")
         XCTAssertEqual(try server.requestCount(path), 1)
     }
@@ -24,7 +24,7 @@ final class RecoveryTests: E2ETestCase {
     func testRetriesAreBounded() throws {
         let path = "/flaky/c?fail=10&code=500"
         let r = try get([server.url(path), "--retry", "2", "--retry-delay", "0.1", "-o", file("o.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 5)
         XCTAssertEqual(try server.requestCount(path), 3, "1 attempt + 2 retries")
     }
 

@@ -58,7 +58,7 @@ final class RemoteTierProxyTests: E2ETestCase {
         // the image fails, and the tier is never reached around the proxy either.
         let r = try imgfetch(["get", "--cache-dir", cache("a"), "--remote-cache", tier, "-x", "http://127.0.0.1:1",
                               "--json", imageURL("photo.jpg"), "-o", file("a.jpg").path], env: noProxyCleared)
-        assertExit(r, 1)
+        assertExit(r, 6)
         XCTAssertEqual(store.requests().count, 0, "nothing went direct to the tier: \(store.requests())")
         XCTAssertEqual(try server.totalRequests(), 0, "nor to the origin")
     }

@@ -44,7 +44,7 @@ final class ResumeTests: E2ETestCase {
     func testAGetThatTimedOutIsResumedByTheNextRun() throws {
         // 4000 bytes every 5 ms: about 0.4 s in all, cut by --timeout 0.25.
         let path = imagePath("photo.jpg", "trickle=5&id=across")
-        assertExit(try get([server.url(path), "--timeout", "0.25", "-o", file("a.jpg").path]), 1)
+        assertExit(try get([server.url(path), "--timeout", "0.25", "-o", file("a.jpg").path]), 6)
         XCTAssertEqual(partials().count, 2, "the partial and its meta are kept")
         let r = try get([server.url(path), "-o", file("a.jpg").path])
         assertExit(r, 0)
@@ -93,9 +93,9 @@ final class ResumeTests: E2ETestCase {
 
     func testAnotherVariantsPartialIsNeverUsedAndClearRemovesPartials() throws {
         let path = imagePath("photo.jpg", "trickle=5&id=variant")
-        assertExit(try get([server.url(path), "-s", "64", "--timeout", "0.25", "-o", file("a.jpg").path]), 1)
+        assertExit(try get([server.url(path), "-s", "64", "--timeout", "0.25", "-o", file("a.jpg").path]), 6)
         XCTAssertEqual(partials().count, 2)
-        assertExit(try get([server.url(path), "--timeout", "0.25", "-o", file("b.jpg").path]), 1)
+        assertExit(try get([server.url(path), "--timeout", "0.25", "-o", file("b.jpg").path]), 6)
         XCTAssertNil(try server.requests(path).last?.headers["range"], "the original's download does not take the thumbnail's partial")
         XCTAssertEqual(partials().count, 4, "each kept its own")
         assertExit(try imgfetch(["cache", "clear", "--cache-dir", cacheDir.path]), 0)

@@ -89,7 +89,7 @@ final class ResumeValidatorTests: E2ETestCase {
         for field in ["repr", "content"] {
             let url = imageURL("photo.jpg", "digest=\(field)&baddigest=1")
             let r = try get([url, "--json", "-o", file("a.jpg").path])
-            assertExit(r, 1)
+            assertExit(r, 7)
             assertFailureRecord(r, code: "integrity")
             XCTAssertEqual((singleRecord(r)["error"] as? [String: Any])?["cause"] as? String, "integrity")
             XCTAssertEqual(try server.requests(imagePath("photo.jpg", "digest=\(field)&baddigest=1")).count, 1, "not retried")
@@ -107,7 +107,7 @@ final class ResumeValidatorTests: E2ETestCase {
     func testAResumedPartThatDoesNotMatchItsContentDigestFails() throws {
         let path = imagePath("photo.jpg", "drop=60&id=cdbad&digest=content&baddigest=1")
         let r = try get([server.url(path), "--retry", "2", "--retry-delay", "0", "--json", "-o", file("a.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 7)
         assertFailureRecord(r, code: "integrity")
         XCTAssertEqual(try server.requests(path).map(\.status), [200, 206], "cut, then a 206 that does not check out: not retried")
         XCTAssertEqual(partials(), [], "the kept bytes go")
@@ -118,7 +118,7 @@ final class ResumeValidatorTests: E2ETestCase {
         // from the second answer on: the joined red-and-blue body does not match blue's digest.
         let path = imagePath("red.tiff", "drop=50&id=stitch&then=blue.tiff&etag=%22same%22&digest=repr&digestafter=1")
         let r = try get([server.url(path), "--retry", "1", "--retry-delay", "0", "--json"])
-        assertExit(r, 1)
+        assertExit(r, 7)
         assertFailureRecord(r, code: "integrity")
         XCTAssertEqual(try server.requests(path).last?.status, 206)
         XCTAssertEqual(partials(), [])

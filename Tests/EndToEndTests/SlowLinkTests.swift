@@ -25,7 +25,7 @@ final class SlowLinkTests: E2ETestCase {
         let url = imageURL("photo.jpg", "trickle=700")
         let r = try get([url, "--json", "-o", file("a.jpg").path, "--speed-limit", "100000", "--speed-time", "1",
                          "--retry", "1", "--retry-delay", "0"], timeout: 20)
-        assertExit(r, 1)
+        assertExit(r, 6)
         assertFailureRecord(r, code: "timeout")
         XCTAssertEqual(try server.requestCount(imagePath("photo.jpg", "trickle=700")), 2, "a timeout is retried")
         XCTAssertLessThan(r.elapsed, 10, "gave up early, not after the whole body (about 60 s)")

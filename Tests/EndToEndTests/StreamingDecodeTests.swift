@@ -36,7 +36,7 @@ final class StreamingDecodeTests: E2ETestCase {
     func testATruncatedJPEGArrivingSlowlyIsInvalidAndNotCached() throws {
         let url = imageURL("truncated.jpg", "trickle=4")
         let r = try get([url, "-s", "100", "--json", "-o", file("o.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 7)
         assertFailureRecord(r, code: "invalid_image")
         XCTAssertFalse(FileManager.default.fileExists(atPath: file("o.jpg").path), "no grey image handed out")
         assertExit(try get([url, "-s", "100", "--cache-only", "-o", file("o.jpg").path]), 3)
@@ -46,7 +46,7 @@ final class StreamingDecodeTests: E2ETestCase {
         assertExit(try get([imageURL("tiny.jpg"), "-s", "50", "-o", file("ok.jpg").path]), 0)   // an entry for verify to check
         let url = imageURL("photo.jpg", "short=20000")
         let r = try get([url, "-s", "100", "--json", "-o", file("o.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 6)
         let code = errorCode(singleRecord(r))
         XCTAssertNotNil(code)
         XCTAssertNotEqual(code, "invalid_image", "the transfer failed, not the image: \(r.stdout)")

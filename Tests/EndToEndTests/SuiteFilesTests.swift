@@ -54,12 +54,12 @@ final class SuiteFilesTests: E2ETestCase {
         // before libvips has a header, which used to leave "source: bad seek to 558".
         let avif = suite("declares-17000x17000.avif")
         let r = try get([avif, "-s", "100", "--json", "-o", file("big.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 7)
         assertFailureRecord(r, code: "too_large")
         XCTAssertTrue(r.stderr.contains("17000x17000 is 289000000 pixels, over --max-pixels 100000000"), "\(r)")
         // Within --max-pixels, libheif's own limit is named, not the seek.
         let within = try get([avif, "-s", "100", "--max-pixels", "300000000", "-o", file("big2.jpg").path])
-        assertExit(within, 1)
+        assertExit(within, 7)
         XCTAssertTrue(within.stderr.contains("exceeds the maximum image size 16384x16384"), "\(within)")
         XCTAssertFalse(within.stderr.contains("bad seek"), "\(within)")
     }
@@ -70,7 +70,7 @@ final class SuiteFilesTests: E2ETestCase {
         let avif = suite("quebec_3layer_op2.avif")
         for (args, out) in [(["-s", "100"], "q.jpg"), ([], "q.avif")] {
             let r = try get([avif, "--json", "-o", file(out).path] + args)
-            assertExit(r, 1)
+            assertExit(r, 7)
             assertFailureRecord(r, code: "invalid_image")
             XCTAssertTrue(r.stderr.contains("decodes to another size than its header declares: a multi-layer AVIF"), "\(r)")
             XCTAssertFalse(r.stderr.contains("bad seek"), "\(r)")
@@ -130,7 +130,7 @@ final class SuiteFilesTests: E2ETestCase {
         for (name, path) in cases {
             for route in routes(name, original: "jpg") {
                 let r = try get([path, "--json", "-o", file(route.out).path] + route.args)
-                assertExit(r, 1)
+                assertExit(r, 7)
                 assertFailureRecord(r, code: "invalid_image")
                 XCTAssertTrue(r.stderr.contains("libjpeg: "), "libjpeg's complaint is named:\n\(r)")
                 XCTAssertFalse(FileManager.default.fileExists(atPath: file(route.out).path), "nothing written for \(name)")

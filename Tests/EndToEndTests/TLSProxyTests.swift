@@ -34,7 +34,7 @@ final class TLSProxyTests: E2ETestCase {
         assertImageFile(file("out.jpg"), .jpeg)
 
         let untrusted = try fetch(["--force-refresh"])
-        assertExit(untrusted, 1)
+        assertExit(untrusted, 6)
         assertFailureRecord(untrusted, code: "tls")
     }
 
@@ -57,9 +57,9 @@ final class TLSProxyTests: E2ETestCase {
         }
         XCTAssertEqual(try run(["CURL_CA_BUNDLE": ca]), 0)
         XCTAssertEqual(try run(["SSL_CERT_FILE": ca]), 0)
-        XCTAssertEqual(try run(["CURL_CA_BUNDLE": missing, "SSL_CERT_FILE": ca]), 1, "CURL_CA_BUNDLE wins over SSL_CERT_FILE")
+        XCTAssertEqual(try run(["CURL_CA_BUNDLE": missing, "SSL_CERT_FILE": ca]), 6, "CURL_CA_BUNDLE wins over SSL_CERT_FILE")
         XCTAssertEqual(try run(["CURL_CA_BUNDLE": missing], ["--cacert", ca]), 0, "--cacert wins over CURL_CA_BUNDLE")
-        XCTAssertEqual(try run(["CURL_CA_BUNDLE": ""]), 1, "an empty variable is unset: the system bundle does not know the test CA")
+        XCTAssertEqual(try run(["CURL_CA_BUNDLE": ""]), 6, "an empty variable is unset: the system bundle does not know the test CA")
     }
 
     func testCapathAndSSLCertDir() throws {
@@ -105,7 +105,7 @@ final class TLSProxyTests: E2ETestCase {
 
     func testUnreachableProxyFailsAsAConnectionProblem() throws {
         let r = try get([imageURL("tiny.jpg"), "--json", "-o", file("a.jpg").path, "-x", "http://127.0.0.1:1"], env: noProxyCleared)
-        assertExit(r, 1)
+        assertExit(r, 6)
         XCTAssertEqual(try server.totalRequests(), 0, "nothing went direct")
     }
 }
@@ -113,13 +113,13 @@ final class TLSProxyTests: E2ETestCase {
 extension TLSProxyTests {
     func testTheTLSErrorSaysWhichCertificatesWereTrusted() throws {
         let r = try fetch([])
-        assertExit(r, 1)
+        assertExit(r, 6)
         XCTAssertTrue(r.stderr.contains("trusting the system CA bundle"), r.stderr)
         let otherCA = root.appendingPathComponent("other-ca.pem").path
         try TestCertificates.openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", root.appendingPathComponent("other.key").path,
                                       "-out", otherCA, "-days", "2", "-subj", "/CN=another CA"])
         let other = try fetch([], env: ["SSL_CERT_FILE": otherCA])
-        assertExit(other, 1)
+        assertExit(other, 6)
         XCTAssertTrue(other.stderr.contains("trusting the CAs of SSL_CERT_FILE"), other.stderr)
     }
 }

@@ -123,7 +123,7 @@ final class ThumbnailOptionTests: E2ETestCase {
         XCTAssertGreaterThanOrEqual(psnr ?? 0, 40, "the enlargement vipsthumbnail makes")
         // An enlargement counts against --max-pixels before anything is decoded.
         let r = try get([imageURL("tiny.jpg"), "-s", "5000x5000", "--upscale", "--max-pixels", "1M", "--json", "-o", file("huge.jpg").path])
-        assertExit(r, 1)
+        assertExit(r, 7)
         assertFailureRecord(r, code: "too_large")
     }
 

@@ -43,7 +43,7 @@ final class WholeBytesTests: E2ETestCase {
         var accepted = 0
         for i in 0..<runs {
             guard let r = results.get(i) else { XCTFail("\(label): run \(i) did not start", file: file, line: line); continue }
-            if r.status != 1 || errorCode(singleRecord(r, file: file, line: line)) != "invalid_image" {
+            if r.status != 7 || errorCode(singleRecord(r, file: file, line: line)) != "invalid_image" {
                 accepted += 1
                 if accepted == 1 { XCTFail("\(label): run \(i) was not refused as invalid:\n\(r)", file: file, line: line) }
             }

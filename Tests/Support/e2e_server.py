@@ -50,7 +50,7 @@ Routes (query parameters compose):
       ?ignoreifrange=1   a Range is answered 206 whatever If-Range says (a server that ignores it)
       ?crtotal=VALUE     a 206's Content-Range says VALUE (as given) for the whole length
       ?v=ANY             only makes a distinct URL
-  GET /status/CODE       responds CODE with a small text body
+  GET /status/CODE       responds CODE with a small text body (?cc=VALUE: with that Cache-Control)
   GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
                          the first N requests for ID get CODE (with Retry-After: S when
                          given), then the fixture NAME (default photo.jpg) is served
@@ -223,7 +223,8 @@ class Handler(FixtureRoutes, BaseHTTPRequestHandler):
                 code = int(route[len("/status/"):])
             except ValueError:
                 return self.send_text(400, "bad status code\n")
-            return self.send_text(code, "status %d\n" % code)
+            extra = [("Cache-Control", query["cc"])] if "cc" in query else []
+            return self.send_text(code, "status %d\n" % code, headers=extra)
         if route.startswith("/flaky/"):
             flaky_id = route[len("/flaky/"):]
             fail = int(query.get("fail", "1"))

@@ -74,7 +74,7 @@ public struct Freshness: Sendable, Equatable {
             f.lifetime = modified.map { min(max(0, defaultTTL), max(0, date - $0) / 10) } ?? 0
             f.basis = "heuristic for an error status: a tenth of the time since Last-Modified, \(Int(f.lifetime)) s"
             if modified == nil {
-                if let failureTTL, failureTTL > 0, status == 404 || status == 410 {
+                if let failureTTL, failureTTL > 0, status == 404 || status == 410, !f.noStale {
                     f.lifetime = failureTTL
                     f.basis = "heuristic for a 404 or 410 without Last-Modified: --failure-ttl, \(Int(f.lifetime)) s"
                 } else {

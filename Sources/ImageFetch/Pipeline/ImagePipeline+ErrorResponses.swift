@@ -27,7 +27,7 @@ extension ImagePipeline {
         let freshness = Freshness.evaluate(status: stored.status, headers: response.headers, requestTime: stored.requestTime,
                                            responseTime: stored.responseTime, defaultTTL: options.defaultTTL,
                                            failureTTL: options.failureTTL)
-        guard freshness.storable, !freshness.noStale, let expires = freshness.expires, expires > now else { return }
+        guard freshness.storable, !freshness.mustRevalidate, let expires = freshness.expires, expires > now else { return }
         let bytes = Array(String(response.status).utf8)
         var entry = CacheEntry(key: keys.response.rawValue, identity: keys.identity, source: source.description,
                                variant: CacheEntry.statusFormat, format: CacheEntry.statusFormat, width: 0, height: 0,
