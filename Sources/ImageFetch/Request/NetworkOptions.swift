@@ -203,7 +203,7 @@ public struct NetworkOptions: Sendable, Hashable {
 extension Source {
     /// `scheme://host:port` of an http(s) URL, lower-cased, the default port made explicit; nil
     /// for other sources.
-    var origin: String? {
+    public var origin: String? {
         guard case .http(let url) = self, let colon = url.firstIndex(of: ":") else { return nil }
         let scheme = url[..<colon].lowercased()
         var authority = url[url.index(after: colon)...].dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }

@@ -27,7 +27,8 @@ enum CacheCommands {
         case "rm": return try remove(parsed, cache)
         case "clear":
             let n = cache.clear()
-            Console.line("removed \(n) entr\(n == 1 ? "y" : "ies")")
+            if parsed.flag("json") { Console.line(removalSummary(entries: n, bytes: nil).text) }
+            Console.errorLine("removed \(n) entr\(n == 1 ? "y" : "ies")")
             return .ok
         case "prune": return try CachePruneCommand.run(parsed, cache)
         case "verify": return verify(parsed, cache)
@@ -138,6 +139,7 @@ enum CacheCommands {
     static func remove(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
         let filter = try CacheEntryFilter(parsed)
         let arguments = parsed.positionalValues("SOURCE|KEY")
+        let json = parsed.flag("json")
         if arguments.isEmpty {
             guard !filter.isEmpty else {
                 throw parsed.error("missing SOURCE|KEY: name what to remove (sources, keys, - for standard input), or filter (--older-than 30d, ...)")
@@ -149,8 +151,12 @@ enum CacheCommands {
                 return true
             }
             var removed = CacheRemoval()
-            for e in matched where cache.remove(e) { removed.add(CacheRemoval(count: 1, bytes: e.bytes)) }
-            Console.line("removed \(removed.count) entr\(removed.count == 1 ? "y" : "ies") (\(Formatting.size(removed.bytes))): \(filter.description)")
+            for e in matched where cache.remove(e) {
+                removed.add(CacheRemoval(count: 1, bytes: e.bytes))
+                if json { Console.line(removalRecord(e, cache).text) }
+            }
+            if json { Console.line(removalSummary(entries: removed.count, bytes: removed.bytes).text) }
+            Console.errorLine("removed \(removed.count) entr\(removed.count == 1 ? "y" : "ies") (\(Formatting.size(removed.bytes))): \(filter.description)")
             return .ok
         }
         // Every argument is resolved before anything is removed: an ambiguous one removes nothing.
@@ -164,6 +170,7 @@ enum CacheCommands {
             }
         }
         var code = ExitCode.ok
+        var total = CacheRemoval()
         for (text, entries) in resolved {
             if entries.isEmpty {
                 Console.errorLine("\(TerminalText.escaped(Source.abbreviated(text))): not in the cache")
@@ -172,11 +179,31 @@ enum CacheCommands {
             }
             // With filters, only the entries of the argument that match them.
             let chosen = entries.filter(filter.matches)
-            for e in chosen { cache.remove(e) }
-            Console.line("removed \(chosen.count) entr\(chosen.count == 1 ? "y" : "ies") of \(TerminalText.escaped(entries[0].source))"
+            for e in chosen where cache.remove(e) {
+                total.add(CacheRemoval(count: 1, bytes: e.bytes))
+                if json { Console.line(removalRecord(e, cache).text) }
+            }
+            Console.errorLine("removed \(chosen.count) entr\(chosen.count == 1 ? "y" : "ies") of \(TerminalText.escaped(entries[0].source))"
                 + (filter.isEmpty ? "" : " (\(filter.description))"))
         }
+        if json { Console.line(removalSummary(entries: total.count, bytes: total.bytes).text) }
         return code
+    }
+
+    /// `cache rm --json`'s record of an entry removed: the `cache ls` record plus `"removed": true`.
+    static func removalRecord(_ e: CacheEntry, _ cache: DiskCache) -> JSONObject {
+        var o = record(e, cache)
+        o.add("removed", true)
+        return o
+    }
+
+    /// The summary object `cache rm --json` and `cache clear --json` end with.
+    static func removalSummary(entries: Int, bytes: Int64?) -> JSONObject {
+        var o = JSONObject()
+        o.add("summary", true)
+        o.add("entries", entries)
+        if let bytes { o.add("bytes", bytes) }
+        return o
     }
 
     /// The arguments of `cache rm`, `-` replaced by the lines of standard input (as `prefetch -`

@@ -57,12 +57,9 @@ enum CachePruneCommand {
         let nothing = n == 0 && outcome.brokenFiles == 0
         let sentence = nothing ? "\(what): none\(checkedText)"
             : "\(dryRun ? "would remove" : "removed") \(entries)\(outcome.brokenFiles > 0 ? " and " + broken : ""): \(what)\(checkedText)"
-        if json || dryRun {
-            // Standard output holds only the records (or the rows) a script reads.
-            Console.err("imgfetch: \(sentence)\(dryRun ? "; nothing removed" : "")\n")
-        } else {
-            Console.line(sentence)
-        }
+        // Standard output holds only the records (or the rows) a script reads; the sentence goes to
+        // standard error in every mode, as the other cache commands' reports do.
+        Console.err("imgfetch: \(sentence)\(dryRun ? "; nothing removed" : "")\n")
         return .ok
     }
 }

@@ -147,13 +147,16 @@ enum Specs {
                         options: [.flag("json", help: "One JSON object per entry.")],
                         positionals: [PositionalSpec(name: "SOURCE|KEY", help: "A source, or a key: any unique prefix of at least 6 hex digits (as cache ls prints). A file of that name wins; ./NAME forces a path, key:PREFIX a key.")]),
             CommandSpec(name: "rm", abstract: "Remove entries (a source removes all its variants), or every entry the filters match.",
-                        options: CacheEntryFilter.options,
+                        options: [.flag("json", help: "One JSON object per entry removed (the cache ls record plus \"removed\": true), then a summary object (\"summary\": true, entries, bytes).")]
+                            + CacheEntryFilter.options,
                         positionals: [PositionalSpec(name: "SOURCE|KEY", help: "Sources, or keys or unique key prefixes (>= 6 hex digits; key:PREFIX forces a key); - reads them from standard input, one a line (blank lines and # comments skipped). An ambiguous prefix removes nothing (exit 2). With filters, only the matching entries of each; filters alone remove every entry they match.", arity: .zeroOrMore)],
                         discussion: """
                         Example:
                           imgfetch cache rm --variants --format png --smaller-than 1K
                         """),
-            CommandSpec(name: "clear", abstract: "Remove every entry (files named as entries only)."),
+            CommandSpec(name: "clear", abstract: "Remove every entry (files named as entries only).", options: [
+                .flag("json", help: "A summary object (\"summary\": true, entries) on standard output."),
+            ]),
             CommandSpec(name: "prune", abstract: "Evict expired and least recently used entries, and broken files.", options: [
                 .value("max-size", valueName: "SIZE", help: "Evict least recently used entries until the cache fits SIZE."),
                 .flag("dry-run", help: "Print what would go (key, size, reason, variant, source), with sizes; remove nothing."),

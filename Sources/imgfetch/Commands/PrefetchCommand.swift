@@ -88,6 +88,7 @@ enum PrefetchCommand {
             run.uploads = (await remote.uploader.failed, await remote.uploader.abandoned)
         }
         progress?.finish()
+        run.reportDownOrigins()
         Report.lowDataDecision(settings)
         // Also after Ctrl-C or SIGTERM: the lines that failed so far.
         var saveError = false

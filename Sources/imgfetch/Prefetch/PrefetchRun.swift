@@ -33,6 +33,9 @@ final class PrefetchRun {
     /// A tabular list: problems name the row (`LIST: row N:`).
     var namesRows = false
     private(set) var undelivered: [(line: Int, text: [UInt8])] = []
+    /// Lines that failed because their origin is marked down, by origin: the first is said as it
+    /// happens, the count at the end (`-v`: each line).
+    private var downSkips: [String: Int] = [:]
 
     init(settings: RequestOptions, listName: String, progress: ProgressBar?, outputDir: OutputDirectory?) {
         self.settings = settings
@@ -122,7 +125,14 @@ final class PrefetchRun {
             if recordsWanted { record = ResultRecord.adding(completion.tag.cells, to: ResultRecord.failure(failure, source: source, line: completion.tag.line)).text }
             if let record { shardOutput?.take(record: record, failure: failure) }
             if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
-            problems.append(Report.problem(of: failure, source: source))
+            if failure.error.cause == .hostDown, !settings.verbose, let origin = completion.request?.source.origin {
+                downSkips[origin, default: 0] += 1
+                if downSkips[origin] == 1 {
+                    problems.append(Report.problem(of: failure, source: source) + "; its other lines fail without a line each (-v lists them)")
+                }
+            } else {
+                problems.append(Report.problem(of: failure, source: source))
+            }
         case (.request, nil):
             return
         }
@@ -172,6 +182,13 @@ final class PrefetchRun {
         guard !settings.quiet, !warnings.isEmpty else { return }
         progress?.finish()
         for warning in warnings { Console.err("imgfetch: warning: " + TerminalText.escaped(warning) + "\n") }
+    }
+
+    /// One line per origin marked down with more than one line failed for it: how many.
+    func reportDownOrigins() {
+        for (origin, count) in downSkips.sorted(by: { $0.key < $1.key }) where count > 1 {
+            Console.errorLine("\(origin): marked down, \(count) lines failed without a request")
+        }
     }
 
     func printSummary(_ s: PrefetchSummary, ms: Double, interrupted: Bool) {
