@@ -84,17 +84,19 @@ extension ImagePipeline {
         switch retry.decision(beforeRetry: attempt, after: error, elapsed: retrieval.elapsedSeconds) {
         case .retry(let wait):
             var notice = RetryNotice(source: source.description, cause: error, wait: wait, retriesLeft: retry.maxRetries - attempt + 1)
-            notice.hostWaits = await holdOrigin(source, after: error, wait: wait)
+            notice.hostWaits = holdOrigin(source, after: error, wait: wait)
             retrieval.retries.append(notice)
             await activity.post(notice)
             try await sleeper.sleep(seconds: wait)
             return true
         case .waitBeyondLimit(let wait):
+            holdOrigin(source, after: error, wait: nil)
             if case .httpStatus(let status, _) = error, let limit = retry.maxTime {
                 throw .retryAfterBeyondLimit(status: status, wait: wait, limit: limit)
             }
             return false
         case .giveUp:
+            holdOrigin(source, after: error, wait: nil)
             return false
         }
     }
