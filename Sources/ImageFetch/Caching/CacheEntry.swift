@@ -47,6 +47,9 @@ public struct CacheEntry: Sendable, Equatable {
     public var sourceSHA256: String? = nil
     public var sourceWidth: Int? = nil
     public var sourceHeight: Int? = nil
+    /// Stored from a request's low-data source: that request's output key, whose low-data index
+    /// (`LowDataIndex`) names this entry; removed with it. nil: none.
+    public var lowDataOf: String? = nil
 
     /// Eviction takes the lowest tier first, least recently used first within a tier.
     public enum Kept: String, Sendable, Comparable {
@@ -99,6 +102,7 @@ public struct CacheEntry: Sendable, Equatable {
         entry.quality = nil
         entry.overBudget = false
         entry.partial = false
+        entry.lowDataOf = nil
         return entry
     }
 
@@ -150,6 +154,7 @@ extension CacheEntry {
         add("partial", partial ? "1" : nil)
         add("source_sha256", sourceSHA256)
         add("source_width", sourceWidth.map { String($0) }); add("source_height", sourceHeight.map { String($0) })
+        add("low_data_of", lowDataOf)
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -168,7 +173,7 @@ extension CacheEntry {
         var blurhash: String?, thumbhash: String?, averageColor: String?
         var kept = Kept.requested
         var quality: Int?, overBudget = false, partial = false
-        var sourceSHA256: String?, sourceWidth: Int?, sourceHeight: Int?
+        var sourceSHA256: String?, sourceWidth: Int?, sourceHeight: Int?, lowDataOf: String?
         var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
         let end = bytes.count - endBytes.count
@@ -212,6 +217,7 @@ extension CacheEntry {
             case 13 where name.elementsEqual("source_sha256".utf8): sourceSHA256 = isHexDigest(value) ? value : nil
             case 12 where name.elementsEqual("source_width".utf8): sourceWidth = Int(value).flatMap { (0...maxDimension).contains($0) ? $0 : nil }
             case 13 where name.elementsEqual("source_height".utf8): sourceHeight = Int(value).flatMap { (0...maxDimension).contains($0) ? $0 : nil }
+            case 11 where name.elementsEqual("low_data_of".utf8): lowDataOf = CacheLayout.isKey(value) ? value : nil
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -239,6 +245,7 @@ extension CacheEntry {
         entry.sourceSHA256 = sourceSHA256
         entry.sourceWidth = sourceWidth
         entry.sourceHeight = sourceHeight
+        entry.lowDataOf = lowDataOf
         // Checked as they are read: a malformed value is dropped (computed again when asked for).
         entry.placeholders = Placeholders(blurhash: blurhash, thumbhash: thumbhash, averageColor: averageColor)
         entry.kept = kept

@@ -74,7 +74,8 @@ extension ImagePipeline {
             return .redirect(try followRedirect(from: source, keys: hop.keys, to: location, response: response, options: options))
         }
         return .image(try await complete(response, hop: hop, stale: stale, staleKey: staleKey, options: options, streamed: streamed,
-                                         sharing: sharing(source, origin: origin, network: network)))
+                                         sharing: sharing(source, origin: origin, network: network),
+                                         lowDataOf: retrieval.lowDataOrigin))
     }
 
     /// After a failed attempt: true once the wait before the next one is over (announced first);
