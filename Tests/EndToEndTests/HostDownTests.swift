@@ -117,6 +117,21 @@ final class HostDownTests: E2ETestCase {
         XCTAssertEqual(inside.map(\.path), [], "requests inside the hold: \(log.map { ($0.path, $0.t - refused.t) })")
     }
 
+    /// A 503 that is not retried (`--retry 0`) holds nothing, whatever its Retry-After: the host's
+    /// queued transfers start as soon as its line has failed.
+    func testA503NotRetriedHoldsNothing() throws {
+        let lines = [server.url("/flaky/once?fail=1&code=503&retry_after=3&img=tiny.jpg")]
+            + (1...11).map { imageURL("tiny.jpg", "v=n\($0)") }
+        let list = try writeList(lines)
+        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--retry", "0", "-j", "4", "--per-host", "1", list.path])
+        assertExit(r, 1)
+        XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 11, r.stderr)
+        let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }
+        let refused = try XCTUnwrap(log.first { $0.status == 503 })
+        guard let next = log.map(\.t).filter({ $0 > refused.t }).min() else { return }   // the 503's line ran last
+        XCTAssertLessThan(next - refused.t, 1.5, "the next request waited for a hold: \(log.map { ($0.path, $0.t - refused.t) })")
+    }
+
     /// One request of the host gets 429 with Retry-After: 2; no new request to that host starts
     /// within those 2 s, and every line is served.
     func testA429HoldsTheWholeHost() throws {

@@ -19,6 +19,9 @@ public final class OriginSchedule: Sendable {
     /// The longest an answer holds its origin before the retrieval has decided (a retrieval that
     /// never does: cancelled in between).
     static let decisionLimit: Double = 5
+    /// How soon a request held while a retrieval decides asks again: the decision may end the hold
+    /// (not retried) or set a shorter one, which a wait until `decisionLimit` would overshoot.
+    static let recheck: Double = 0.05
     private let state = Lock(State())
     private let clock: @Sendable () -> Double
 
@@ -26,18 +29,19 @@ public final class OriginSchedule: Sendable {
         clock = monotonic
     }
 
-    /// Seconds before a request to `origin` may start; 0: now.
+    /// Seconds before a request to `origin` may start, or may ask again (at most `recheck` while a
+    /// retrieval decides); 0: now.
     public func delay(before origin: String) -> Double {
         let now = clock()
         return state.withLock { s in
-            var until = 0.0
+            var wait = 0.0
             if let held = s.holds[origin] {
-                if held > now { until = held } else { s.holds[origin] = nil }
+                if held > now { wait = held - now } else { s.holds[origin] = nil }
             }
             if let deciding = s.deciding[origin] {
-                if deciding > now { until = max(until, deciding) } else { s.deciding[origin] = nil }
+                if deciding > now { wait = max(wait, min(deciding - now, OriginSchedule.recheck)) } else { s.deciding[origin] = nil }
             }
-            return until > now ? until - now : 0
+            return wait
         }
     }
 

@@ -37,7 +37,10 @@ final class OriginScheduleTests: XCTestCase {
         schedule.answered("http://a:80", status: 200)
         XCTAssertEqual(schedule.delay(before: "http://a:80"), 0)
         schedule.answered("http://a:80", status: 429)
-        XCTAssertEqual(schedule.delay(before: "http://a:80"), OriginSchedule.decisionLimit)
+        // Held, but asked again within 0.1 s: the decision may end the hold or set a shorter one.
+        XCTAssertEqual(schedule.delay(before: "http://a:80"), 0.05)
+        clock.advance(1)
+        XCTAssertEqual(schedule.delay(before: "http://a:80"), 0.05, "still undecided")
         schedule.hold("http://a:80", for: 2)
         XCTAssertEqual(schedule.delay(before: "http://a:80"), 2, "the decided wait replaces the provisional hold")
 
@@ -47,6 +50,9 @@ final class OriginScheduleTests: XCTestCase {
         XCTAssertEqual(schedule.delay(before: "http://b:80"), 0, "not retried: nothing held")
 
         schedule.answered("http://c:80", status: 503)
+        schedule.hold("http://d:80", for: 0.01)
+        schedule.answered("http://d:80", status: 503)
+        XCTAssertEqual(schedule.delay(before: "http://d:80"), 0.05, "undecided outlasts a shorter hold")
         clock.advance(OriginSchedule.decisionLimit)
         XCTAssertEqual(schedule.delay(before: "http://c:80"), 0, "a retrieval that never decides holds no longer")
     }
