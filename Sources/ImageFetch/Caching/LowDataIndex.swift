@@ -7,6 +7,9 @@
 /// it back. Everything read is hostile: at most `maxFileBytes`, a fixed form, keys of 64 hex digits.
 public struct LowDataIndex: Sendable {
     public let directory: String
+    /// The cache's `v1/tmp/`: a write killed half-way leaves its temporary file where the cache's
+    /// cleaning finds it.
+    let temporaryDirectory: String
     static let directoryName = "lowdata"
     static let maxFileBytes = 8192
     static let header = "imgfetch-low-data 1"
@@ -17,7 +20,10 @@ public struct LowDataIndex: Sendable {
         public var source: String
     }
 
-    init(root: String) { directory = root + "/" + LowDataIndex.directoryName }
+    init(root: String) {
+        directory = root + "/" + LowDataIndex.directoryName
+        temporaryDirectory = root + "/" + CacheLayout.temporaryDirectory
+    }
 
     /// The directory is a real one (never a link that would lead the index out of the cache).
     var isUsable: Bool { FileSystem.linkStatus(directory)?.isDirectory == true }
@@ -36,9 +42,11 @@ public struct LowDataIndex: Sendable {
     @discardableResult
     func write(_ record: Record, for original: String) -> Bool {
         guard CacheLayout.isKey(original), CacheLayout.isKey(record.key), LowDataIndex.isSourceText(record.source),
-              (try? FileSystem.makeDirectories(directory)) != nil, isUsable else { return false }
+              (try? FileSystem.makeDirectories(directory)) != nil, isUsable,
+              FileSystem.linkStatus(temporaryDirectory)?.isDirectory == true else { return false }
         let text = LowDataIndex.header + "\n" + record.key + "\n" + record.source + "\n"
-        return (try? FileSystem.writeAtomically(Array(text.utf8), to: path(original), temporaryDirectory: directory, sync: false)) != nil
+        return (try? FileSystem.writeAtomically(Array(text.utf8), to: path(original), temporaryDirectory: temporaryDirectory,
+                                                 sync: false)) != nil
     }
 
     /// Removes the index of `original` when it names `key` (another entry's index stays).
