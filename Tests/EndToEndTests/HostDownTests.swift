@@ -117,6 +117,24 @@ final class HostDownTests: E2ETestCase {
         XCTAssertEqual(inside.map(\.path), [], "requests inside the hold: \(log.map { ($0.path, $0.t - refused.t) })")
     }
 
+    /// The same at `-j 8` without a per-host cap: the 24 other requests take 0.6 s each, so the
+    /// transfers that start in the slots they free (queued in the engine before the 429 came) would
+    /// arrive inside the hold; none does (the old engine let in 11 of them, in 2 runs of 4).
+    func testA429HoldsTheTransfersQueuedForAFreeSlot() throws {
+        let lines = [server.url("/flaky/slots?fail=1&code=429&retry_after=2&img=tiny.jpg")]
+            + (1...24).map { server.url("/slow/tiny.jpg?seconds=0.6&v=s\($0)") }
+        let list = try writeList(lines)
+        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
+                              "-j", "8", list.path], timeout: 60)
+        assertExit(r, 0)
+        XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 25, r.stderr)
+        let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }
+        let refused = try XCTUnwrap(log.first { $0.status == 429 })
+        // Those sent with the 429 arrive with it; a transfer started in a freed slot, 0.6 s later.
+        let inside = log.filter { $0.t > refused.t + 0.3 && $0.t < refused.t + 1.9 }
+        XCTAssertEqual(inside.map(\.path), [], "requests inside the hold: \(log.map { ($0.path, $0.t - refused.t) })")
+    }
+
     /// A 503 that is not retried (`--retry 0`) holds nothing, whatever its Retry-After: the host's
     /// queued transfers start as soon as its line has failed.
     func testA503NotRetriedHoldsNothing() throws {
