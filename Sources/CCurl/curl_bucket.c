@@ -6,7 +6,7 @@
 
 #include <time.h>
 
-static double monotonic_seconds(void) {
+double ifc_monotonic(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
@@ -16,11 +16,11 @@ void ifc_bucket_init(ifc_bucket *b, long long rate) {
     b->rate = (double)rate;
     b->capacity = b->rate / 10 > 1 ? b->rate / 10 : 1;
     b->tokens = b->capacity;
-    b->refilled_at = monotonic_seconds();
+    b->refilled_at = ifc_monotonic();
 }
 
 int ifc_bucket_ready(ifc_bucket *b) {
-    double now = monotonic_seconds();
+    double now = ifc_monotonic();
     if (now > b->refilled_at) {
         b->tokens += (now - b->refilled_at) * b->rate;
         if (b->tokens > b->capacity) b->tokens = b->capacity;

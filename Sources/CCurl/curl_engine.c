@@ -155,6 +155,9 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     x->max_recv_speed = r->max_recv_speed;
     x->cookies = r->cookies;
     x->range_from = r->range_from > 0 ? r->range_from : 0;
+    x->start_wait = r->start_wait;
+    x->answered = r->answered;
+    x->gate_ctx = r->gate_ctx;
     x->low_speed_limit = r->low_speed_limit;
     x->low_speed_time = r->low_speed_time;
     x->method = r->method;
@@ -234,14 +237,25 @@ static int running_for_host(const ifc_engine *e, const char *host) {
     return n;
 }
 
+/* Whether the origin gate of `x` (if any) lets it start now; if not, when to ask again. */
+static int gate_allows(xfer *x, double now) {
+    if (x->start_wait == NULL) return 1;
+    if (now < x->not_before) return 0;
+    long wait_ms = x->start_wait(x->gate_ctx);
+    if (wait_ms <= 0) return 1;
+    x->not_before = now + (double)wait_ms / 1000.0;
+    return 0;
+}
+
 /* Starts waiting transfers, oldest first, while a transfer slot is free; one whose host is at
- * its limit waits without holding back the others. */
+ * its limit, or whose origin gate holds it, waits without holding back the others. */
 static void start_waiting(ifc_engine *e) {
     xfer *prev = NULL;
+    double now = ifc_monotonic();
     for (xfer *x = e->waiting_head; x != NULL;) {
         if (e->max_total > 0 && e->running_count >= e->max_total) return;
         xfer *next = x->next;
-        if (e->max_per_host > 0 && running_for_host(e, x->host) >= e->max_per_host) {
+        if ((e->max_per_host > 0 && running_for_host(e, x->host) >= e->max_per_host) || !gate_allows(x, now)) {
             prev = x;
         } else {
             waiting_unlink(e, prev, x);
@@ -339,6 +353,13 @@ int ifc_engine_run_once(ifc_engine *e, int timeout_ms) {
         if (e->has_bucket) {
             for (xfer *x = e->running; x != NULL && paused == 0; x = x->next) paused += x->paused;
             if (paused > 0 && ifc_bucket_wait_ms(&e->bucket) < timeout_ms) timeout_ms = ifc_bucket_wait_ms(&e->bucket);
+        }
+        /* A transfer its origin gate holds is asked again when its wait ends. */
+        double now = ifc_monotonic();
+        for (xfer *x = e->waiting_head; x != NULL; x = x->next) {
+            if (x->start_wait == NULL || x->not_before <= now) continue;
+            double ms = (x->not_before - now) * 1000.0 + 1;
+            if (ms < (double)timeout_ms) timeout_ms = (int)ms;
         }
         cu.multi_poll(e->multi, NULL, 0, timeout_ms, &numfds);
     }

@@ -81,6 +81,9 @@ typedef struct ifc_bucket {
     double refilled_at;              /* CLOCK_MONOTONIC seconds of the last refill */
 } ifc_bucket;
 
+/* CLOCK_MONOTONIC in seconds (curl_bucket.c). */
+double ifc_monotonic(void);
+
 /* curl_bucket.c (loop thread): */
 void ifc_bucket_init(ifc_bucket *b, long long rate);
 /* Refills `b` for the time passed; 1 when it holds a token (a piece may be taken). */
@@ -139,6 +142,10 @@ typedef struct xfer {
     int paused;                      /* the write callback returned CURL_WRITEFUNC_PAUSE */
     int cookies;                     /* uses the engine's cookie share (ifc_request.cookies) */
     long long range_from;            /* ifc_request.range_from */
+    long (*start_wait)(void *ctx);   /* ifc_request's origin gate; NULL = none */
+    void (*answered)(void *ctx, long status);
+    void *gate_ctx;
+    double not_before;               /* monotonic seconds: the gate is not asked again before then */
     char errbuf[CURL_ERROR_SIZE];
 } xfer;
 

@@ -94,6 +94,8 @@ void ifc_finish(ifc_engine *e, xfer *x, int code, const char *message, int attac
         }
     }
     r->effective_url = strdup(eff != NULL ? eff : (x->url != NULL ? x->url : ""));
+    /* The gate hears the answer before the loop starts another transfer (a 429's hold). */
+    if (attached && x->answered != NULL) x->answered(x->gate_ctx, r->http_status);
     if (attached) cu.multi_remove_handle(e->multi, x->easy);
 
     if (code != CURLE_OK) {

@@ -86,6 +86,78 @@ final class HostDownTests: E2ETestCase {
         }
     }
 
+    /// A connect failure under `--resolve` (the run's own address for the host) marks the origin
+    /// down for that run only: the cache directory gets no mark, and a run without the override
+    /// reaches the real origin.
+    func testAFailureUnderResolveMarksNoOtherRun() throws {
+        let urls = (1...12).map { "http://localhost:\(server.port)/img/tiny.jpg?v=r\($0)" }
+        let list = try writeList(urls)
+        let overridden = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "-j", "1", "--host-down-after", "1",
+                                       "--resolve", "localhost:\(server.port):127.0.0.2", list.path])
+        assertExit(overridden, 1)
+        let causes = causes(overridden)
+        XCTAssertEqual(causes.count, 12)
+        XCTAssertTrue(causes.contains("host_down") && causes.allSatisfy { $0 == "refused" || $0 == "host_down" },
+                      "the run's own breaker still works: \(causes)")
+        let marks = cacheDir.appendingPathComponent("v1/down").path
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: marks)) ?? [], [], "no mark for other runs")
+        let stats = try imgfetch(["cache", "stats", "--json", "--cache-dir", cacheDir.path])
+        XCTAssertEqual(((try JSONSerialization.jsonObject(with: stats.stdout) as? [String: Any])?["hosts_down"] as? [Any])?.count, 0)
+        let real = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", list.path])
+        assertExit(real, 0)
+        XCTAssertEqual(records(real).filter { $0["status"] as? String == "ok" }.count, 12, real.stderr)
+    }
+
+    /// The transfers already queued in the curl engine for the host (`--per-host 1`: one at a
+    /// time) are held by a 429's Retry-After too: none arrives before the hold ends.
+    func testA429HoldsTheTransfersAlreadyQueuedForTheHost() throws {
+        let lines = [server.url("/flaky/queued?fail=1&code=429&retry_after=2&img=tiny.jpg")]
+            + (1...24).map { imageURL("tiny.jpg", "v=q\($0)") }
+        let list = try writeList(lines)
+        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
+                              "-j", "8", "--per-host", "1", list.path], timeout: 60)
+        assertExit(r, 0)
+        XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 25, r.stderr)
+        let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }
+        let refused = try XCTUnwrap(log.first { $0.status == 429 })
+        // One transfer at a time: every request that arrives after the 429's started after its answer.
+        let inside = log.filter { $0.t > refused.t && $0.t < refused.t + 1.9 }
+        XCTAssertEqual(inside.map(\.path), [], "requests inside the hold: \(log.map { ($0.path, $0.t - refused.t) })")
+    }
+
+    /// The same at `-j 8` without a per-host cap: the 24 other requests take 0.6 s each, so the
+    /// transfers that start in the slots they free (queued in the engine before the 429 came) would
+    /// arrive inside the hold; none does (the old engine let in 11 of them, in 2 runs of 4).
+    func testA429HoldsTheTransfersQueuedForAFreeSlot() throws {
+        let lines = [server.url("/flaky/slots?fail=1&code=429&retry_after=2&img=tiny.jpg")]
+            + (1...24).map { server.url("/slow/tiny.jpg?seconds=0.6&v=s\($0)") }
+        let list = try writeList(lines)
+        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
+                              "-j", "8", list.path], timeout: 60)
+        assertExit(r, 0)
+        XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 25, r.stderr)
+        let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }
+        let refused = try XCTUnwrap(log.first { $0.status == 429 })
+        // Those sent with the 429 arrive with it; a transfer started in a freed slot, 0.6 s later.
+        let inside = log.filter { $0.t > refused.t + 0.3 && $0.t < refused.t + 1.9 }
+        XCTAssertEqual(inside.map(\.path), [], "requests inside the hold: \(log.map { ($0.path, $0.t - refused.t) })")
+    }
+
+    /// A 503 that is not retried (`--retry 0`) holds nothing, whatever its Retry-After: the host's
+    /// queued transfers start as soon as its line has failed.
+    func testA503NotRetriedHoldsNothing() throws {
+        let lines = [server.url("/flaky/once?fail=1&code=503&retry_after=3&img=tiny.jpg")]
+            + (1...11).map { imageURL("tiny.jpg", "v=n\($0)") }
+        let list = try writeList(lines)
+        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--retry", "0", "-j", "4", "--per-host", "1", list.path])
+        assertExit(r, 1)
+        XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 11, r.stderr)
+        let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }
+        let refused = try XCTUnwrap(log.first { $0.status == 503 })
+        guard let next = log.map(\.t).filter({ $0 > refused.t }).min() else { return }   // the 503's line ran last
+        XCTAssertLessThan(next - refused.t, 1.5, "the next request waited for a hold: \(log.map { ($0.path, $0.t - refused.t) })")
+    }
+
     /// One request of the host gets 429 with Retry-After: 2; no new request to that host starts
     /// within those 2 s, and every line is served.
     func testA429HoldsTheWholeHost() throws {

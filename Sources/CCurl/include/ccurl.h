@@ -95,6 +95,15 @@ typedef struct {
      * outlive the transfer and return quickly. */
     int (*watch)(void *ctx, const void *data, size_t len);
     void *watch_ctx;
+    /* Optional origin gate, called on the loop thread: start_wait right before the transfer would
+     * start (a transfer slot and one for its host are free): 0 starts it now, > 0 is how many
+     * milliseconds it waits before the gate is asked again (in the engine, not in libcurl: its
+     * timeouts not started, holding back no other transfer, cancellable); answered once when a
+     * started transfer ends, with its final HTTP status (0: none), before any other transfer
+     * starts. Both must return quickly; gate_ctx must outlive the transfer. */
+    long (*start_wait)(void *ctx);
+    void (*answered)(void *ctx, long status);
+    void *gate_ctx;
 } ifc_request;
 
 #define IFC_DENY_RULE_SIZE 18

@@ -50,6 +50,9 @@ public struct CacheEntry: Sendable, Equatable {
     /// The source's damaged metadata blocks the image was made without (`exif`, `xmp`:
     /// `metadata_dropped` in a record); none for an original, which keeps its bytes.
     public var metadataDropped: [String] = []
+    /// Stored from a request's low-data source: that request's output key, whose low-data index
+    /// (`LowDataIndex`) names this entry; removed with it. nil: none.
+    public var lowDataOf: String? = nil
 
     /// Eviction takes the lowest tier first, least recently used first within a tier.
     public enum Kept: String, Sendable, Comparable {
@@ -103,6 +106,7 @@ public struct CacheEntry: Sendable, Equatable {
         entry.overBudget = false
         entry.partial = false
         entry.metadataDropped = []
+        entry.lowDataOf = nil
         return entry
     }
 
@@ -155,6 +159,7 @@ extension CacheEntry {
         add("source_sha256", sourceSHA256)
         add("source_width", sourceWidth.map { String($0) }); add("source_height", sourceHeight.map { String($0) })
         add("metadata_dropped", metadataDropped.isEmpty ? nil : metadataDropped.joined(separator: ","))
+        add("low_data_of", lowDataOf)
         lines.append("end")
         return Array((lines.joined(separator: "\n") + "\n").utf8)
     }
@@ -173,7 +178,7 @@ extension CacheEntry {
         var blurhash: String?, thumbhash: String?, averageColor: String?
         var kept = Kept.requested
         var quality: Int?, overBudget = false, partial = false
-        var sourceSHA256: String?, sourceWidth: Int?, sourceHeight: Int?
+        var sourceSHA256: String?, sourceWidth: Int?, sourceHeight: Int?, lowDataOf: String?
         var metadataDropped: [String] = []
         var status: Int?, requestTime: Double?, responseTime: Double?, ttl: Double?, headerLines: [String] = [], vary: String?
         var lineStart = magicBytes.count
@@ -220,6 +225,7 @@ extension CacheEntry {
             case 13 where name.elementsEqual("source_height".utf8): sourceHeight = Int(value).flatMap { (0...maxDimension).contains($0) ? $0 : nil }
             case 16 where name.elementsEqual("metadata_dropped".utf8):
                 metadataDropped = value.split(separator: ",").map(String.init).filter { ["exif", "xmp"].contains($0) }
+            case 11 where name.elementsEqual("low_data_of".utf8): lowDataOf = CacheLayout.isKey(value) ? value : nil
             default: break  // a field from a newer version: ignored
             }
             lineStart = newline + 1
@@ -248,6 +254,7 @@ extension CacheEntry {
         entry.sourceWidth = sourceWidth
         entry.sourceHeight = sourceHeight
         entry.metadataDropped = metadataDropped
+        entry.lowDataOf = lowDataOf
         // Checked as they are read: a malformed value is dropped (computed again when asked for).
         entry.placeholders = Placeholders(blurhash: blurhash, thumbhash: thumbhash, averageColor: averageColor)
         entry.kept = kept

@@ -215,8 +215,10 @@ extension DiskCache {
             lastAccess = status.modified
         }
         guard lastAccess <= record.lastAccess, tier <= record.tier else { return nil }
+        let lowDataOf = lowDataOf { try? shard.read(record.key + ".meta").bytes }
         guard shard.remove(record.key + ".meta") else { return nil }
         for name in names { shard.remove(name) }
+        if let lowDataOf { lowDataIndex.remove(lowDataOf, naming: record.key) }
         return footprint
     }
 }

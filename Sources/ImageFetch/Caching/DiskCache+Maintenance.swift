@@ -51,6 +51,7 @@ extension DiskCache {
                 for (name, ext) in files where ext != "meta" { shard.remove(name) }
                 version.removeDirectory(shardName)  // only when nothing else is left in it
             }
+            clearLowDataIndex(in: version)
             return count
         }
         cleanTemporaryFiles(olderThan: 0, in: version)
@@ -134,6 +135,9 @@ extension DiskCache {
                 problems.append(Problem(key: String(file.key), source: "", reason: "image without metadata (orphan)"))
                 if repair { shard.remove(name) }
             }
+        }
+        for name in danglingLowDataIndexes(repair: repair) {
+            problems.append(Problem(key: name, source: "", reason: "low-data index that names no entry of its request"))
         }
         if repair { cleanTemporaryFiles(olderThan: 3600, in: version) }
         return (entries.count, problems)

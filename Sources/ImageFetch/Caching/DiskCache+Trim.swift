@@ -70,8 +70,10 @@ extension DiskCache {
                         guard tieBudget > 0 else { return }
                         tieBudget -= e.footprint
                     }
+                    let lowDataOf = lowDataOf { shard.read(e.key + ".meta", limit: 1 << 20) }
                     guard shard.remove(e.key + ".meta") else { return }  // gone already: another remover
                     for name in e.dataNames { shard.remove(name) }
+                    if let lowDataOf { lowDataIndex.remove(lowDataOf, naming: e.key) }
                     remaining -= e.footprint
                     removal.count += 1
                     removal.bytes = saturatingAdd(removal.bytes, max(0, e.footprint - 512))

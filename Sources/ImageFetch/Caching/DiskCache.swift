@@ -195,6 +195,7 @@ public final class DiskCache: ImageCaching, Sendable {
         guard CacheLayout.isKey(entry.key) else { return false }
         let removed = shard.remove(entry.key + ".meta")
         shard.remove(dataName(entry))
+        if removed { removeLowDataIndex(of: entry) }
         return removed
     }
 }

@@ -31,11 +31,20 @@ public protocol ImageCaching: Sendable {
     /// Where a download of the entry `key` that ends early is kept to be resumed (`PartialSlot`);
     /// nil (the default) for a cache that keeps no partial downloads.
     func partialSlot(for key: CacheKey) -> PartialSlot?
+    /// Records that the entry `key`, just stored from the low-data source `source` with its
+    /// `lowDataOf` set to `original`, serves the request whose output key is `original` (an offline
+    /// request finds it without the low-data options). Default: nothing.
+    func indexLowData(_ key: CacheKey, source: String, for original: CacheKey)
+    /// The low-data entry recorded for `original` (`indexLowData`), verified and still naming
+    /// `original`, and its low-data source; nil (the default) when none.
+    func lowDataEntry(for original: CacheKey) -> (cached: CachedImage, source: String)?
 }
 
 extension ImageCaching {
     public var credentials: CredentialDigest { .ephemeral }
     public func partialSlot(for key: CacheKey) -> PartialSlot? { nil }
+    public func indexLowData(_ key: CacheKey, source: String, for original: CacheKey) {}
+    public func lowDataEntry(for original: CacheKey) -> (cached: CachedImage, source: String)? { nil }
     public func storeReporting(_ bytes: [UInt8], entry: CacheEntry) throws(FetchError) -> CacheStore {
         CacheStore(path: try store(bytes, entry: entry))
     }

@@ -245,6 +245,11 @@ private final class TransportCore: Sendable {
                         r.watch = watch.onData
                         r.watch_ctx = watch.context
                     }
+                    if let gate = request.gate {
+                        r.start_wait = gate.startWait
+                        r.answered = gate.answered
+                        r.gate_ctx = gate.context
+                    }
                     // The continuation is stored under the same lock as the add, and the loop
                     // thread looks results up under it: a transfer that finishes at once still
                     // finds its continuation. The loop starts first: a transfer is only queued

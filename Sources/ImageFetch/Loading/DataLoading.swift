@@ -35,6 +35,9 @@ public struct LoadRequest: Sendable, Hashable {
     /// Adds up the network phases of the transfers made for it (`timing`); nil = not timed. Not
     /// part of the download key.
     @NotCounted public var clock: PhaseClock? = nil
+    /// Asked by the curl engine right before the transfer starts, and told its status
+    /// (`OriginGatedLoader`); nil = none. Not part of the download key.
+    @NotCounted public var originStart: OriginStart? = nil
 
     public init(source: Source, etag: String? = nil, lastModified: String? = nil, allowsConstrainedNetworkAccess: Bool = true,
                 connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20,

@@ -46,6 +46,8 @@ public final class HTTPLoader: Sendable {
             partial.bytes.withUnsafeBytes { raw in request.bodyTap.map { $0.onData($0.context, raw.baseAddress, raw.count) } }
         }
         transfer.meter = request.meter
+        transfer.gate = request.originStart?.gate
+        defer { withExtendedLifetime(request.originStart) {} }   // the engine calls it until perform returns
         // Watching the scans of a body read from its start only: a resumed one is read whole.
         let watcher = partial == nil ? request.partialRead.flatMap(ScanWatcher.init) : nil
         transfer.watch = watcher?.watch

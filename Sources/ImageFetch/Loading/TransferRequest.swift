@@ -48,6 +48,10 @@ public struct TransferRequest: Sendable {
     /// caller adds `x-amz-content-sha256` (libcurl 7.88 does not) and any `x-amz-security-token`.
     /// Default nil: not signed.
     public var awsSigV4: String?
+    /// The origin gate (`OriginStart.gate`): asked right before the transfer starts, told its
+    /// status when it ends, on the loop thread; its owner keeps it alive until `perform` has
+    /// returned. Default nil: none.
+    public var gate: OriginGateCallbacks?
 
     public init(
         url: String,

@@ -81,7 +81,8 @@ extension ImagePipeline {
             return .redirect(try followRedirect(from: source, keys: hop.keys, to: location, response: response, options: options))
         }
         return .image(try await complete(response, hop: hop, stale: stale, staleKey: staleKey, options: options, streamed: streamed,
-                                         sharing: sharing(source, origin: origin, network: network)))
+                                         sharing: sharing(source, origin: origin, network: network),
+                                         lowDataOf: retrieval.lowDataOrigin))
     }
 
     /// After a failed attempt: true once the wait before the next one is over (announced first);
@@ -91,17 +92,19 @@ extension ImagePipeline {
         switch retry.decision(beforeRetry: attempt, after: error, elapsed: retrieval.elapsedSeconds) {
         case .retry(let wait):
             var notice = RetryNotice(source: source.description, cause: error, wait: wait, retriesLeft: retry.maxRetries - attempt + 1)
-            notice.hostWaits = await holdOrigin(source, after: error, wait: wait)
+            notice.hostWaits = holdOrigin(source, after: error, wait: wait)
             retrieval.retries.append(notice)
             await activity.post(notice)
             try await sleeper.sleep(seconds: wait)
             return true
         case .waitBeyondLimit(let wait):
+            holdOrigin(source, after: error, wait: nil)
             if case .httpStatus(let status, _) = error, let limit = retry.maxTime {
                 throw .retryAfterBeyondLimit(status: status, wait: wait, limit: limit)
             }
             return false
         case .giveUp:
+            holdOrigin(source, after: error, wait: nil)
             return false
         }
     }

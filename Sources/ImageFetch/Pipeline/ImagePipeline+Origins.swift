@@ -1,7 +1,9 @@
 /// The origins' state (`OriginGate`) around each network load: `OriginGatedLoader`, innermost in
 /// the loader chain (after the rate limiter's wait, just before the transfer), asks the gate before
 /// the load (marked down: `hostDown` at once; held by a 429/503: it waits) and tells it how the load
-/// went. The pipeline sets the holds, after deciding to retry a 429 or 503.
+/// went; the load carries the origin's `OriginStart`, so the curl engine asks the origin's schedule
+/// again right before the transfer starts (a hold set while it was queued holds it too). The
+/// pipeline decides the holds, after a 429 or 503: the retry's wait, or none.
 public struct OriginGatedLoader: DataLoading {
     let base: any DataLoading
     let gate: OriginGate
@@ -19,15 +21,18 @@ public struct OriginGatedLoader: DataLoading {
 
     public func load(_ request: LoadRequest) async throws(FetchError) -> LoadResponse {
         guard request.source.isNetwork, let origin = request.source.origin else { return try await base.load(request) }
+        let overridden = !request.network.resolve.isEmpty
+        var request = request
+        request.originStart = OriginStart(schedule: gate.schedule, origin: origin)
         while true {
-            switch await gate.admit(origin) {
+            switch await gate.admit(origin, overridden: overridden) {
             case .go:
                 do throws(FetchError) {
                     let response = try await base.load(request)
-                    await gate.record(origin, error: nil)
+                    await gate.record(origin, error: nil, overridden: overridden)
                     return response
                 } catch {
-                    await gate.record(origin, error: error)
+                    await gate.record(origin, error: error, overridden: overridden)
                     throw error
                 }
             case .down(let error): throw error
@@ -38,12 +43,18 @@ public struct OriginGatedLoader: DataLoading {
 }
 
 extension ImagePipeline {
-    /// After a 429 or 503 that will be retried in `wait` seconds: every new request to the origin
-    /// waits as long. True when it held the origin (the retry notice says the host is waiting).
-    func holdOrigin(_ source: Source, after error: FetchError, wait: Double) async -> Bool {
-        guard let origins, let origin = source.origin, case .httpStatus(let status, _) = error,
+    /// After a 429 or 503 that will be retried in `wait` seconds (nil: not retried): every request
+    /// to the origin waits as long (none: the hold its answer set while this was decided ends).
+    /// True when it held the origin (the retry notice says the host is waiting).
+    @discardableResult
+    func holdOrigin(_ source: Source, after error: FetchError, wait: Double?) -> Bool {
+        guard let origins, source.isNetwork, let origin = source.origin, case .httpStatus(let status, _) = error,
               status == 429 || status == 503 else { return false }
-        await origins.hold(origin, for: wait)
+        guard let wait else {
+            origins.schedule.release(origin)
+            return false
+        }
+        origins.schedule.hold(origin, for: wait)
         return true
     }
 }

@@ -20,6 +20,23 @@ extension ImagePipeline {
         return result
     }
 
+    /// `--offline` or `--cache-only` after the request's own source was not cached: the entry stored
+    /// from its low-data source in an earlier run, through the cache's low-data index under any
+    /// spelling of the output (`EntryKeys.lookups`; any age offline, fresh only with
+    /// `--cache-only`); nil when there is none.
+    func indexedLowData(_ plan: RequestPlan) -> ImageResult? {
+        let options = plan.request.options
+        guard options.cachePolicy.avoidsNetwork, let keys = try? plan.ownSource().keys,
+              let found = keys.lookups.lazy.compactMap({ candidate in
+                  self.cache.lowDataEntry(for: candidate.key).flatMap { candidate.format == nil || $0.cached.entry.format == candidate.format ? $0 : nil }
+              }).first,
+              let source = try? Source(parsing: found.source), source.isNetwork else { return nil }
+        let key = CacheKey(digest: found.cached.entry.key)
+        if options.cachePolicy == .offline { return servedOffline(source, key, found.cached) }
+        guard isFresh(found.cached.entry, source: source, now: FileSystem.now(), options: options) else { return nil }
+        return makeResult(source, key, found.cached, .hit)
+    }
+
     /// Within a `stale-while-revalidate` window: served stale at once; the caller revalidates it
     /// afterwards (`needsRevalidation`). Never for `must-revalidate` / `no-cache` entries.
     func staleWhileRevalidate(_ source: Source, _ key: CacheKey, _ stale: CachedImage, now: Double,

@@ -5,7 +5,7 @@ extension ImagePipeline {
     /// Turns a loader response into a stored, processed image (or refreshes a revalidated entry).
     func complete(_ response: LoadResponse, hop: RequestPlan.SourcePlan, stale: CachedImage?, staleKey: CacheKey,
                   options: FetchOptions, streamed: (any StreamingDecode)? = nil,
-                  sharing: Sharing = .plain) async throws(FetchError) -> ImageResult {
+                  sharing: Sharing = .plain, lowDataOf: LowDataOrigin? = nil) async throws(FetchError) -> ImageResult {
         let source = hop.source
         let now = FileSystem.now()
         var response = response
@@ -51,16 +51,18 @@ extension ImagePipeline {
         }
         reading.resumedFrom = response.resumedFrom
         reading.digest = response.digest
-        var result = await store(image, reading: reading, of: response, hop: hop, now: now, options: options, sharing: sharing)
+        var result = await store(image, reading: reading, of: response, hop: hop, now: now, options: options, sharing: sharing,
+                                 lowDataOf: lowDataOf)
         result.timing.decode = timing.decode
         result.timing.encode = timing.encode
         return result
     }
 
     /// Stores a processed image under the key of its format (and its original, when kept), when the
-    /// response's rules allow; the result either way.
+    /// response's rules allow; the result either way. `lowDataOf`: the image is of the low-data
+    /// source of that request, which the cache's low-data index then names it for.
     func store(_ image: ProcessedImage, reading: SourceReading, of response: LoadResponse, hop: RequestPlan.SourcePlan, now: Double,
-               options: FetchOptions, sharing: Sharing) async -> ImageResult {
+               options: FetchOptions, sharing: Sharing, lowDataOf: LowDataOrigin? = nil) async -> ImageResult {
         let source = hop.source, keys = hop.keys, bytes = response.bytes
         let stored = source.isNetwork ? StoredResponse(status: response.status, requestTime: response.requestTime,
                                                        responseTime: response.responseTime, defaultTTL: options.defaultTTL,
@@ -91,6 +93,8 @@ extension ImagePipeline {
         entry.sourceWidth = image.sourceWidth
         entry.sourceHeight = image.sourceHeight
         entry.metadataDropped = image.droppedMetadata
+        let original = lowDataOf?.original(format: image.format, sourceFormat: image.sourceFormat)
+        entry.lowDataOf = original?.rawValue
         let storing = FileSystem.monotonic()
         do {
             // The original first: when the size limit evicts, the variant asked for is the newest.
@@ -109,6 +113,7 @@ extension ImagePipeline {
             result.path = stored.path
             result.evicted.add(stored.evicted)
             if let path = result.path { memoryCache?.set(CachedImage(entry: entry, bytes: image.bytes, path: path), for: key) }
+            if result.path != nil, let lowDataOf, let original { cache.indexLowData(key, source: lowDataOf.source, for: original) }
         } catch {
             result.cacheError = error
         }

@@ -57,20 +57,29 @@ public final class ImagePipeline: Sendable {
         let request = plan.request
         var retrieval = Retrieval(plan: plan, started: FileSystem.monotonic())
         var current: Source? = request.source
+        func finished(_ found: ImageResult, lowData: Bool) -> Result<ImageResult, RetrievalFailure> {
+            var result = withPlaceholders(found, request.options)
+            result.originalSource = request.source
+            result.lowData = lowData || result.reading.partial
+            result.attempts = retrieval.attempts
+            result.milliseconds = retrieval.elapsedMilliseconds
+            result.timing = retrieval.timing(adding: result.timing, within: result.milliseconds)
+            if !retrieval.warnings.isEmpty { result.warnings = retrieval.warnings + result.warnings }
+            result.retries = retrieval.retries
+            return .success(result)
+        }
         while let source = current {
             let before = retrieval.attempts
             retrieval.storedFailure = false
             do {
-                var result = withPlaceholders(try await retrieve(source: source, retrieval: &retrieval), request.options)
-                result.originalSource = request.source
-                result.lowData = retrieval.isLoadingFallback || result.reading.partial
-                result.attempts = retrieval.attempts
-                result.milliseconds = retrieval.elapsedMilliseconds
-                result.timing = retrieval.timing(adding: result.timing, within: result.milliseconds)
-                if !retrieval.warnings.isEmpty { result.warnings = retrieval.warnings + result.warnings }
-                result.retries = retrieval.retries
-                return .success(result)
+                return finished(try await retrieve(source: source, retrieval: &retrieval), lowData: retrieval.isLoadingFallback)
             } catch {
+                // Offline, the full image not cached: the low-data entry a run stored for it, found by
+                // its index without the low-data options (or when the one given is not cached).
+                if error.isNotCached, retrieval.isOwnSource ? request.lowDataSource == nil : retrieval.isOfflineFallback,
+                   let found = indexedLowData(plan) {
+                    return finished(found, lowData: true)
+                }
                 // The low-data entry looked up offline and not cached either: the source's miss says it.
                 if !(retrieval.isOfflineFallback && error.isNotCached) {
                     retrieval.failures.append(SourceFailure(source: source.description, error: error, attempts: retrieval.attempts - before))

@@ -55,6 +55,14 @@ struct Retrieval {
         return alternativesLeft.popFirst()
     }
 
+    /// Loading the low-data source (not offline): its entry is stored naming the request's own
+    /// output key (`CacheEntry.lowDataOf`) and indexed under it (`LowDataIndex`); nil otherwise.
+    var lowDataOrigin: LowDataOrigin? {
+        guard isLoadingFallback, !isOfflineFallback, let source = request.lowDataSource, source.isNetwork,
+              let keys = try? plan.ownSource().keys else { return nil }
+        return LowDataOrigin(keys: keys, source: source.description)
+    }
+
     /// The single failure, or all of them when more than one source was tried.
     var finalError: FetchError {
         if failures.count == 1 { return failures[0].error }
@@ -79,4 +87,14 @@ struct Retrieval {
 
     var elapsedSeconds: Double { FileSystem.monotonic() - started }
     var elapsedMilliseconds: Double { (elapsedSeconds * 1000 * 10).rounded() / 10 }
+}
+
+/// The request a low-data entry serves: its own source's keys and the low-data source, as given.
+struct LowDataOrigin: Sendable {
+    let keys: RequestPlan.EntryKeys
+    let source: String
+
+    /// The key the request's own output of `format` would be stored under (`EntryKeys.stored`),
+    /// which the index is named by, so that every spelling that finds that output finds it.
+    func original(format: String, sourceFormat: String) -> CacheKey { keys.stored(format: format, sourceFormat: sourceFormat) }
 }

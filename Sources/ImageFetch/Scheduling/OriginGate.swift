@@ -2,10 +2,11 @@
 /// the pipeline: the dead-host breaker (after `downAfter` connect-level failures in a row with no
 /// success between, the origin is down: later requests fail at once with `hostDown`; the mark is
 /// also kept in the cache directory for `downTTL`, `HostDownMarks`, for other processes and the
-/// next run), and the host-wide backoff (a 429/503 holds every new request to the origin until its
-/// wait ends; a later one extends the hold to the later end, never the sum). An actor: retrievals
-/// ask it before each attempt and tell it how the attempt went. Bounded: at most `maxOrigins`
-/// origins are remembered at once (counts of origins that answered are dropped).
+/// next run; never under an address override, `--resolve`: that run did not reach the origin's own
+/// address), and the host-wide backoff, whose one place is `schedule` (`OriginSchedule`: a 429/503
+/// holds every request to the origin, the transfers already queued in the engine included). An
+/// actor: retrievals ask it before each attempt and tell it how the attempt went. Bounded: at most
+/// `maxOrigins` origins are remembered at once (counts of origins that answered are dropped).
 public actor OriginGate {
     /// `downAfter`: connect-level failures in a row that mark an origin down (0: never);
     /// `downTTL`: seconds a mark lasts; `ignoresMarks`: marks found in the cache directory are
@@ -33,56 +34,46 @@ public actor OriginGate {
     static let maxOrigins = 65536
     let policy: Policy
     let marks: HostDownMarks?
+    /// When a request to an origin may start (the holds after a 429/503).
+    public nonisolated let schedule: OriginSchedule
     private var failures: [String: Int] = [:]
     private var down: [String: HostDownMarks.Mark] = [:]
-    /// Holds by origin: until when (monotonic seconds).
-    private var holds: [String: Double] = [:]
     private let now: @Sendable () -> Double
-    private let clock: @Sendable () -> Double
 
     public init(policy: Policy, marks: HostDownMarks?, now: @escaping @Sendable () -> Double = { FileSystem.now() },
                 monotonic: @escaping @Sendable () -> Double = { FileSystem.monotonic() }) {
         self.policy = policy
         self.marks = marks
         self.now = now
-        self.clock = monotonic
+        self.schedule = OriginSchedule(monotonic: monotonic)
     }
 
-    /// Before an attempt to `origin`.
-    public func admit(_ origin: String) -> Admission {
-        if let mark = downMark(origin) { return .down(.hostDown(OriginGate.message(mark))) }
-        if let until = holds[origin] {
-            let left = until - clock()
-            if left > 0 { return .wait(left) }
-            holds[origin] = nil
-        }
-        return .go
+    /// Before an attempt to `origin`; `overridden`: its address is not the one its name resolves
+    /// to (`--resolve`), so the marks in the cache directory are neither obeyed nor cleared.
+    public func admit(_ origin: String, overridden: Bool = false) -> Admission {
+        if let mark = downMark(origin, overridden: overridden) { return .down(.hostDown(OriginGate.message(mark))) }
+        let left = schedule.delay(before: origin)
+        return left > 0 ? .wait(left) : .go
     }
 
     /// After an attempt to `origin`: `error` nil when it answered (any response, an image or not).
-    public func record(_ origin: String, error: FetchError?) {
-        guard let error else { return reached(origin) }
+    /// `overridden` as for `admit`: a failure marks the origin down for this run only, and an
+    /// answer clears no mark of the cache directory.
+    public func record(_ origin: String, error: FetchError?, overridden: Bool = false) {
+        guard let error else { return reached(origin, overridden: overridden) }
         switch error.cause {
-        case .dns, .refused, .connectTimeout: failed(origin, error)
+        case .dns, .refused, .connectTimeout: failed(origin, error, overridden: overridden)
         case .cancelled, .constrained, .deniedAddress, .hostDown, .invalidSource: break
-        default: reached(origin)
+        default: reached(origin, overridden: overridden)
         }
     }
 
-    /// A 429/503 of `origin` asked for `seconds`: new requests to it wait until then (the later
-    /// end when it is held already).
-    public func hold(_ origin: String, for seconds: Double) {
-        guard seconds > 0, seconds.isFinite else { return }
-        let until = clock() + seconds
-        if holds[origin].map({ until > $0 }) ?? (holds.count < OriginGate.maxOrigins) { holds[origin] = until }
-    }
-
-    private func downMark(_ origin: String) -> HostDownMarks.Mark? {
+    private func downMark(_ origin: String, overridden: Bool) -> HostDownMarks.Mark? {
         if let mark = down[origin] {
             if mark.until > now() { return mark }
             down[origin] = nil
         }
-        guard let marks else { return nil }
+        guard let marks, !overridden else { return nil }
         if policy.ignoresMarks {
             marks.clear(origin)
             return nil
@@ -93,12 +84,13 @@ public actor OriginGate {
         return mark
     }
 
-    private func reached(_ origin: String) {
+    private func reached(_ origin: String, overridden: Bool) {
         let wasFailing = failures.removeValue(forKey: origin) != nil
-        if down.removeValue(forKey: origin) != nil || wasFailing || policy.ignoresMarks { marks?.clear(origin) }
+        let wasDown = down.removeValue(forKey: origin) != nil
+        if !overridden, wasDown || wasFailing || policy.ignoresMarks { marks?.clear(origin) }
     }
 
-    private func failed(_ origin: String, _ error: FetchError) {
+    private func failed(_ origin: String, _ error: FetchError, overridden: Bool) {
         guard policy.downAfter > 0, down[origin] == nil else { return }
         let count = (failures[origin] ?? 0) + 1
         guard count >= policy.downAfter else {
@@ -110,7 +102,7 @@ public actor OriginGate {
         let reason = "\(count) connect-level failures in a row, the last: \(error.cause.rawValue) (\(error.cause.words))"
         let mark = HostDownMarks.Mark(origin: origin, since: at, until: at + (policy.downTTL > 0 ? policy.downTTL : 365 * 86400), reason: reason)
         down[origin] = mark
-        if policy.downTTL > 0 { marks?.write(mark) }
+        if policy.downTTL > 0, !overridden { marks?.write(mark) }
     }
 
     /// `ORIGIN is marked down since TIME (REASON), until TIME: not tried`.
