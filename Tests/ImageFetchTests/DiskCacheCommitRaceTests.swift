@@ -34,4 +34,19 @@ final class DiskCacheCommitRaceTests: TemporaryCacheTestCase {
         }
         XCTAssertGreaterThan(rounds, 10, "the race was tried")
     }
+
+    /// A metadata refresh (a 304, a promotion) of an entry evicted since it was read writes nothing:
+    /// the entry stays gone, never its metadata alone.
+    func testARefreshOfAnEvictedEntryLeavesNoMetadataWithoutItsImage() throws {
+        let cache = makeCache(sizeLimit: nil)
+        let key = Self.key("refreshed.png").rawValue
+        let entry = CacheEntry(key: key, identity: key, source: "https://example.com/refreshed.png", variant: "original", format: "png",
+                               width: 1, height: 1, bytes: 0, checksum: "", created: FileSystem.now(), expires: nil)
+        try cache.store([UInt8](repeating: 1, count: 500), entry: entry)
+        let read = try XCTUnwrap(cache.lookup(rawKey: key)).entry
+        cache.evict(toFit: 0)
+        try cache.refresh(read)
+        XCTAssertNil(cache.entry(forKey: key), "the evicted entry stays gone")
+        XCTAssertEqual(cache.verify(repair: false).problems.map(\.reason), [])
+    }
 }

@@ -166,9 +166,14 @@ public final class DiskCache: ImageCaching, Sendable {
         _ = try write { (version, temporary) throws(FileSystem.Failure) in
             let shard = try version.subdirectory(shardName(entry.key), create: true)
             let staged = try shard.stage(meta, in: temporary, sync: synchronous)
-            // Under the lock, as a store's commit: never between an eviction's two removals.
+            // Under the lock, as a store's commit: never between an eviction's two removals; and
+            // only while the image is there (an entry evicted meanwhile stays gone, not metadata alone).
             let failure: FileSystem.Failure? = version.withLock(CacheLayout.lockFile) {
-                shard.commit(staged, from: temporary, to: entry.key + ".meta")
+                guard shard.status(dataName(entry))?.isRegular == true else {
+                    temporary.discard(staged)
+                    return nil
+                }
+                return shard.commit(staged, from: temporary, to: entry.key + ".meta")
                     ? nil : FileSystem.Failure(errno: errno, path: shard.child(entry.key + ".meta"), operation: "rename to")
             }
             if let failure { throw failure }
