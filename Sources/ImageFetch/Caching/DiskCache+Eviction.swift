@@ -3,8 +3,9 @@ import Glibc
 #endif
 import Synchronization
 
-/// The size limit, store by store. Every store adds its footprint to `v1/usage` under the cache's
-/// lock (a few microseconds). A store that takes the cache over its hard limit then deletes entries
+/// The size limit, store by store. Every store adds its footprint to `v1/usage` and commits under
+/// the cache's lock (a few microseconds; every removal by eviction holds it too, so that none runs
+/// between a store's two renames). A store that takes the cache over its hard limit then deletes entries
 /// from the candidate list (`DiskCache+Candidates.swift`), `batchSize` at a time, each batch under
 /// the lock (the first in the same hold as its count), until the cache fits again: a few entries for
 /// a store of ordinary size, never more than the excess plus one entry (the limit keeps what it can).
@@ -42,26 +43,23 @@ extension DiskCache {
     /// Candidates deleted under one hold of the lock.
     static let batchSize = 32
 
-    /// Adds a write's footprint to the running total, before the write (`store`), and, when that
-    /// takes the cache over the limit, deletes a first batch of candidates in the same hold of the
-    /// lock (most stores need no other). Returns whether the cache then fits and what was evicted;
-    /// nil without a limit. The first write of a process reads `v1/usage` (or scans once when it is
-    /// missing).
-    func reserve(for entry: CacheEntry, in version: DirectoryHandle) -> (fits: Bool, evicted: CacheRemoval)? {
+    /// With the lock held, by a store about to commit in the same hold: adds the write's footprint
+    /// to the running total and, when that takes the cache over the limit, deletes a first batch of
+    /// candidates (most stores need no other). Returns whether the cache then fits and what was
+    /// evicted; nil without a limit. The first write of a process reads `v1/usage` (or scans once
+    /// when it is missing). The running total is shared by every process using the directory: it
+    /// is re-read and updated under the lock on each write, so one process sees another's writes.
+    func reserveHoldingLock(for entry: CacheEntry, in version: DirectoryHandle) -> (fits: Bool, evicted: CacheRemoval)? {
         guard let limit = sizeLimit else { return nil }
-        // The running total is shared by every process using the directory: re-read and update it
-        // under the lock on each write, so one process sees another's writes.
-        return version.withLock(CacheLayout.lockFile) {
-            let current = readUsage(version)
-            let updated = (current?.total ?? scanTotal(version)).saturatingAdd(entry.footprint)
-            if entry.kept == .byproduct { listByproduct(entry, in: version) }
-            guard updated > limit else {
-                replaceUsage(updated, after: current, version)
-                return (true, CacheRemoval())
-            }
-            let batch = evictBatch(toFit: limit, usage: updated, after: current, keeping: entry.key, in: version)
-            return (batch.fits, batch.removal)
+        let current = readUsage(version)
+        let updated = (current?.total ?? scanTotal(version)).saturatingAdd(entry.footprint)
+        if entry.kept == .byproduct { listByproduct(entry, in: version) }
+        guard updated > limit else {
+            replaceUsage(updated, after: current, version)
+            return (true, CacheRemoval())
         }
+        let batch = evictBatch(toFit: limit, usage: updated, after: current, keeping: entry.key, in: version)
+        return (batch.fits, batch.removal)
     }
 
     /// With the lock held, for a by-product being stored: a list whose next candidates include

@@ -10,8 +10,9 @@ import Synchronization
 ///   checksum in the metadata: a torn pair (two writers, a power loss before the page cache reached the
 ///   disk, a disk error) is a miss, never served. That check, not fsync, is what makes entries safe, so
 ///   stores do not fsync by default (`synchronous: true` adds it, for filesystems without ordering).
-/// - Several processes may share the directory (also on a network filesystem): correctness rests on
-///   atomic renames only; an advisory lock just keeps two evictions from working at once.
+/// - Several processes may share the directory (also on a network filesystem): entries are committed
+///   by atomic renames; an advisory lock (`v1/lock`) keeps two evictions from working at once and a
+///   store's commit (its two renames) from interleaving with an eviction's removal of the same key.
 /// - Nothing in the directory is trusted: keys are checked against their file names, numbers are
 ///   bounded, no symbolic link inside it is followed (every file is reached relative to a directory
 ///   descriptor, see `DirectoryHandle`), and only files named as entries (`CacheLayout`) are removed.
@@ -124,19 +125,25 @@ public final class DiskCache: ImageCaching, Sendable {
         let version = try write { (version, temporary) throws(FileSystem.Failure) in
             let shard = try version.subdirectory(shardName(entry.key), create: true)
             let staged = try shard.stage(bytes, in: temporary, sync: synchronous, mode: mode)
-            // Counted before it is committed: a process killed in between leaves the total too high
-            // (the next store evicts a little early), never too low (the cache over its limit unseen).
-            // Counted after its temporary file exists, so that a scan sees it in flight
-            // (`rebuildCandidates`: from then until its metadata's rename, a temporary file or an
-            // image without metadata is there).
-            if !counted {
-                counted = true
-                reserved = reserve(for: entry, in: version)
+            let stagedMeta: DirectoryHandle.Staged
+            do throws(FileSystem.Failure) { stagedMeta = try shard.stage(meta, in: temporary, sync: synchronous) } catch {
+                temporary.discard(staged)
+                throw error
             }
-            guard shard.commit(staged, from: temporary, to: dataName(entry)) else {
-                throw FileSystem.Failure(errno: errno, path: shard.child(dataName(entry)), operation: "rename to")
+            // Counted, then committed, in one hold of the cache's lock, which every eviction holds
+            // while it removes an entry: a removal (metadata, then images) never runs between the
+            // two renames of a store of the same key, which would leave the new metadata without
+            // its image. Counted before the commit: a process killed in between leaves the total
+            // too high (the next store evicts a little early), never too low. Counted after its
+            // temporary files exist, so that a scan sees it in flight (`rebuildCandidates`).
+            let failure: FileSystem.Failure? = version.withLock(CacheLayout.lockFile) {
+                if !counted {
+                    counted = true
+                    reserved = reserveHoldingLock(for: entry, in: version)
+                }
+                return shard.commit(image: staged, as: dataName(entry), meta: stagedMeta, as: entry.key + ".meta", from: temporary)
             }
-            try shard.writeAtomically(meta, to: entry.key + ".meta", via: temporary, sync: synchronous)
+            if let failure { throw failure }
         }
         guard let limit = sizeLimit, let reserved else { return CacheStore(path: dataPath(entry)) }
         var evicted = reserved.evicted
@@ -158,7 +165,18 @@ public final class DiskCache: ImageCaching, Sendable {
         let meta = entry.encoded()
         _ = try write { (version, temporary) throws(FileSystem.Failure) in
             let shard = try version.subdirectory(shardName(entry.key), create: true)
-            try shard.writeAtomically(meta, to: entry.key + ".meta", via: temporary, sync: synchronous)
+            let staged = try shard.stage(meta, in: temporary, sync: synchronous)
+            // Under the lock, as a store's commit: never between an eviction's two removals; and
+            // only while the image is there (an entry evicted meanwhile stays gone, not metadata alone).
+            let failure: FileSystem.Failure? = version.withLock(CacheLayout.lockFile) {
+                guard shard.status(dataName(entry))?.isRegular == true else {
+                    temporary.discard(staged)
+                    return nil
+                }
+                return shard.commit(staged, from: temporary, to: entry.key + ".meta")
+                    ? nil : FileSystem.Failure(errno: errno, path: shard.child(entry.key + ".meta"), operation: "rename to")
+            }
+            if let failure { throw failure }
         }
     }
 

@@ -66,7 +66,7 @@ public enum RemoteSync {
     /// Pulls every `<key>.meta` the store lists (in `shard` when given, by key) that is not
     /// already valid locally: GET the metadata (its key must be the listed one, its size at most
     /// `maxBytes`), GET the image (at most its stated size), check size and checksum, store it.
-    /// Its events: each failure as it happens, then the summary (`RemoteSync.Events`).
+    /// Metadata of a partial read is skipped (never shared: `mayShare`). Its events: each failure as it happens, then the summary (`RemoteSync.Events`).
     ///
     /// The listing is hostile too: it stops (`listingStopped`, one failure) at a continuation token
     /// already sent, at a page that claims more but lists no name not seen before, and after
@@ -149,8 +149,10 @@ public enum RemoteSync {
     /// `no-store`, a credentialed request's only when `public`). An entry was fetched with
     /// credentials when its identity holds a credential digest (URL user information) or when it
     /// records that it was asked for with headers, a cookie, `-u` or a netrc file (`shaped`).
+    /// A partial read (made from a progressive JPEG's first scans) is never shared, as the
+    /// pipeline never uploads one: it is not the whole file's image.
     static func mayShare(_ entry: CacheEntry) -> Bool {
-        entry.mayBeShared(credentialed: entry.identity.contains("hmac-sha256=") || entry.shaped)
+        !entry.partial && entry.mayBeShared(credentialed: entry.identity.contains("hmac-sha256=") || entry.shaped)
     }
 
     /// One entry pulled: false when it is already valid locally.
@@ -167,6 +169,8 @@ public enum RemoteSync {
         case .success(let verified): entry = verified
         case .failure(let problem): throw RemoteStoreError("\(what): \(problem.reason)")
         }
+        // A partial read another build (or a planted object) left in the store is not taken: skipped.
+        if entry.partial { return false }
         await budget.acquire(entry.bytes)
         var failure: RemoteStoreError?
         do throws(RemoteStoreError) {

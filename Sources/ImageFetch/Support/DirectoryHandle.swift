@@ -118,6 +118,27 @@ final class DirectoryHandle: Sendable {
         return false
     }
 
+    /// Removes a staged temporary file that will not be committed (`self` is its directory).
+    func discard(_ staged: Staged) {
+        unlinkat(fd, staged.name, 0)
+        TemporaryFiles.forget(staged.slot)
+    }
+
+    /// Commits an entry: `image`, then `meta` (the commit), both staged in `temporary`. On a failure,
+    /// what was not renamed is removed and the failure returned (its errno the rename's).
+    func commit(image: Staged, as imageName: String, meta: Staged, as metaName: String,
+                from temporary: DirectoryHandle) -> FileSystem.Failure? {
+        guard commit(image, from: temporary, to: imageName) else {
+            let failure = FileSystem.Failure(errno: errno, path: child(imageName), operation: "rename to")
+            temporary.discard(meta)
+            return failure
+        }
+        guard commit(meta, from: temporary, to: metaName) else {
+            return FileSystem.Failure(errno: errno, path: child(metaName), operation: "rename to")
+        }
+        return nil
+    }
+
     /// Up to `count` bytes of the regular file `name` from `offset` (fewer at its end); nil when it
     /// is missing, a link or not a regular file. `size` is the file's size.
     func read(_ name: String, offset: Int, count: Int) -> (bytes: [UInt8], size: Int64)? {
