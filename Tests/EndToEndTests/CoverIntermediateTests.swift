@@ -100,7 +100,7 @@ final class CoverIntermediateTests: E2ETestCase {
         // The output itself over the limit is still refused, naming it.
         let over = try fresh([small.path, "-s", "400x400", "--fit", "cover", "--upscale", "--max-pixels", "150000",
                               "--json", "-o", file("over.png").path])
-        assertExit(over, 1)
+        assertExit(over, 7)
         assertFailureRecord(over, code: "too_large")
     }
 
@@ -114,7 +114,7 @@ final class CoverIntermediateTests: E2ETestCase {
             frames[0].save('\(gif.path)', save_all=True, append_images=frames[1:], duration=100, loop=0)
             """)
         let r = try get([gif.path, "-s", "300x300", "--fit", "cover", "--upscale", "--json", "-o", file("o.gif").path])
-        assertExit(r, 1)
+        assertExit(r, 7)
         assertFailureRecord(r, code: "too_large")
         XCTAssertTrue(r.stderr.contains("450000x300 before cropping"), "the intermediate is named:\n\(r)")
         XCTAssertLessThan(r.elapsed, 10, "refused before decoding:\n\(r)")

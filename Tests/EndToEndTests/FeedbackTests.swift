@@ -178,7 +178,8 @@ final class FeedbackTests: E2ETestCase {
                        "the failed lines as written, fields kept, in list order; not the malformed line")
 
         try server.reset()
-        let again = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--save-failed", saved.path, saved.path])
+        // --retry-failed: the 404 and 410 were remembered (--failure-ttl); asked again here.
+        let again = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--retry-failed", "--save-failed", saved.path, saved.path])
         assertExit(again, 1)
         let sources = Set(again.json.compactMap { $0["original_source"] as? String })
         XCTAssertEqual(sources, [server.url("/status/404"), server.url("/status/500")], "the rerun runs only the failed lines")

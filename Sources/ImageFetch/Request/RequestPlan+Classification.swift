@@ -19,6 +19,7 @@ extension RequestPlan {
         "options.maxBytes", "options.maxPixels", "options.connectTimeout", "options.timeout",
         "options.retry.maxRetries", "options.retry.baseDelay", "options.retry.maxDelay", "options.retry.maxTime",
         "options.cachePolicy", "options.defaultTTL", "options.keepOriginal", "options.serveStaleWhileRevalidating",
+        "options.failureTTL", "options.retryFailed",
         "options.maxRedirects",
         // Placeholders are computed from the image an entry holds and kept beside it: the same image.
         "options.placeholders",

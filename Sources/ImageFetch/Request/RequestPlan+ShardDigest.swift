@@ -18,6 +18,7 @@ extension RequestPlan {
         "options.connectTimeout", "options.timeout",
         "options.retry.maxRetries", "options.retry.baseDelay", "options.retry.maxDelay", "options.retry.maxTime",
         "options.defaultTTL", "options.keepOriginal", "options.serveStaleWhileRevalidating",
+        "options.failureTTL", "options.retryFailed",
         "network.tls.caFile", "network.tls.caPath", "network.tls.insecure",
         "network.proxy", "network.noProxy", "network.limitRate", "network.speedLimit", "network.speedTime",
     ]).union(notCounted)

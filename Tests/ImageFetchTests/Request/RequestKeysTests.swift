@@ -34,6 +34,8 @@ final class RequestKeysTests: XCTestCase {
         "options.retry.maxTime": { $0.options.retry.maxTime = nil },
         "options.cachePolicy": { $0.options.cachePolicy = .offline },
         "options.defaultTTL": { $0.options.defaultTTL = 1 },
+        "options.failureTTL": { $0.options.failureTTL = 1 },
+        "options.retryFailed": { $0.options.retryFailed = true },
         "options.keepOriginal": { $0.options.keepOriginal = false },
         "options.serveStaleWhileRevalidating": { $0.options.serveStaleWhileRevalidating = false },
         "options.maxRedirects": { $0.options.maxRedirects = 0 },
