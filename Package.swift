@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "CSignals", cSettings: shim),
         // Plain HTTP GETs of the remote tier over a socket, without libcurl.
         .target(name: "CNet", cSettings: shim, linkerSettings: [.linkedLibrary("pthread")]),
-        // SHA-256 by libcrypto's static archive (libssl-dev): five of its members, nothing loaded at run time.
+        // SHA-256 and SHA-512 by libcrypto's static archive (libssl-dev): seven of its members, nothing loaded at run time.
         .target(name: "CCrypto", cSettings: shim, linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a"])]),
         .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CJpeg", "CSignals", "CNet", "CCrypto"], swiftSettings: swift),
         .target(name: "ArgumentKit", swiftSettings: swift),
