@@ -295,7 +295,7 @@ final class CacheCommandTests: E2ETestCase {
 
         let r = try cache(["prune", "--expired"])
         assertExit(r, 0)
-        XCTAssertTrue(r.stdoutText.contains("removed 1 entry"), "\(r)")
+        XCTAssertTrue(r.stderr.contains("imgfetch: removed 1 entry"), "the report on stderr: \(r)")
         let left = try listed()
         XCTAssertEqual(left.count, 3, "\(left)")
         XCTAssertTrue(left.allSatisfy { $0.string("source") == longLived }, "the long-lived entries stay: \(left)")
@@ -319,7 +319,8 @@ final class CacheCommandTests: E2ETestCase {
         let footprint = left.compactMap { $0.int("bytes") }.reduce(0) { $0 + $1 + 512 }
         XCTAssertLessThanOrEqual(footprint, 1024, "at most 1K is left: \(left)")
         XCTAssertLessThanOrEqual(try stats().int("bytes") ?? .max, 1024)
-        XCTAssertTrue(r.stdoutText.contains("removed"), "\(r)")
+        XCTAssertTrue(r.stderr.contains("imgfetch: removed"), "\(r)")
+        XCTAssertTrue(r.stdout.isEmpty, "standard output carries data only: \(r)")
     }
 
     func testPruneWithABadSizeIsAUsageError() throws {

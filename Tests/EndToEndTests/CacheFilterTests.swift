@@ -121,7 +121,7 @@ final class CacheFilterTests: E2ETestCase {
         // rm with filters alone: every entry they match.
         let rm = try cache(["rm", "--format", "webp"])
         assertExit(rm, 0)
-        XCTAssertTrue(rm.stdoutText.hasPrefix("removed 1 entry"), "\(rm)")
+        XCTAssertTrue(rm.stderr.hasPrefix("imgfetch: removed 1 entry"), "\(rm)")
         XCTAssertEqual(try keys(["--format", "webp"]), [])
         XCTAssertEqual(try keys([]).count, entries.count - 1)
 
@@ -129,7 +129,7 @@ final class CacheFilterTests: E2ETestCase {
         let photo = imageURL("photo.jpg")
         let original = try cache(["rm", photo, "--originals"])
         assertExit(original, 0)
-        XCTAssertTrue(original.stdoutText.hasPrefix("removed 1 entry of "), "\(original)")
+        XCTAssertTrue(original.stderr.hasPrefix("imgfetch: removed 1 entry of "), "\(original)")
         let left = try all()
         XCTAssertEqual(left.filter { $0.string("source") == photo }.map { $0.string("variant") != "original" }, [true], "the variant stays: \(left)")
 

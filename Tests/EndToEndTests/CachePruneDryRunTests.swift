@@ -72,14 +72,14 @@ final class CachePruneDryRunTests: E2ETestCase {
         // The real run removes what the dry run said, and says what it checked.
         let real = try cache(["prune"])
         assertExit(real, 0)
-        XCTAssertTrue(real.stdoutText.hasPrefix("removed 1 entry"), "\(real)")
-        XCTAssertTrue(real.stdoutText.contains("expired entries and broken files") && real.stdoutText.contains("1 broken file"), "\(real)")
+        XCTAssertTrue(real.stderr.hasPrefix("imgfetch: removed 1 entry"), "\(real)")
+        XCTAssertTrue(real.stderr.contains("expired entries and broken files") && real.stderr.contains("1 broken file"), "\(real)")
         XCTAssertEqual(Set(try listed().compactMap { $0.string("key") }), Set(before.compactMap { $0.string("key") }).subtracting([tiny]))
         XCTAssertFalse(FileManager.default.fileExists(atPath: broken.path))
 
         let again = try cache(["prune"])
         assertExit(again, 0)
-        XCTAssertTrue(again.stdoutText.hasPrefix("expired entries and broken files: none"), "\(again)")
+        XCTAssertTrue(again.stderr.hasPrefix("imgfetch: expired entries and broken files: none"), "\(again)")
     }
 
     func testDryRunWithMaxSizeListsWhatEvictionTakesAndTheRealRunTakesTheSame() throws {

@@ -192,7 +192,8 @@ final class CacheTamperingTests: E2ETestCase {
             let control = r.stdout.filter { $0 < 0x20 && $0 != 0x0A }
             XCTAssertTrue(control.isEmpty, "cache \(args[0]) prints no control character: \(control) in\n\(r.stdoutText)")
             XCTAssertFalse(r.stdoutText.unicodeScalars.contains { (0x80...0x9F).contains($0.value) }, "no C1 control either")
-            XCTAssertTrue(r.stdoutText.contains("a\\x1b]0;owned\\x07\\x1b[2J.png"), "shown escaped:\n\(r.stdoutText)")
+            XCTAssertFalse(r.stderr.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "nor on stderr: \(r.stderr)")
+            XCTAssertTrue((r.stdoutText + r.stderr).contains("a\\x1b]0;owned\\x07\\x1b[2J.png"), "shown escaped:\n\(r.stdoutText)\(r.stderr)")
             if args == ["info", key] {
                 XCTAssertTrue(r.stdoutText.contains("\"x\\x1b[31mred\""), "the ETag escaped:\n\(r.stdoutText)")
                 XCTAssertTrue(r.stdoutText.contains("Mon\\x9b2J"), "the Last-Modified escaped:\n\(r.stdoutText)")

@@ -150,7 +150,7 @@ final class CacheTrustTests: E2ETestCase {
         XCTAssertTrue(exists(tag), "the next command tags it")
         let clear = try cache(["clear"])
         assertExit(clear, 0)
-        XCTAssertEqual(clear.stdoutText, "removed 1 entry\n")
+        XCTAssertEqual(clear.stderr, "imgfetch: removed 1 entry\n")
         XCTAssertTrue(exists(v1.appendingPathComponent("secret")), "clear removes entries only")
     }
 
@@ -162,7 +162,7 @@ final class CacheTrustTests: E2ETestCase {
         for url in others { try write("keep me\n", url) }
         let clear = try cache(["clear"])
         assertExit(clear, 0)
-        XCTAssertEqual(clear.stdoutText, "removed 1 entry\n")
+        XCTAssertEqual(clear.stderr, "imgfetch: removed 1 entry\n")
         for url in others { XCTAssertTrue(exists(url), "cache clear left \(url.path)") }
         XCTAssertEqual(try cache(["ls", "--json"]).json.count, 0)
     }
