@@ -1,4 +1,4 @@
-# imgfetch: `make demo` installs everything and shows the pipeline; `make test` runs every test.
+# imgfetch: `make demo` installs what it needs and shows the pipeline; `make test` runs every test.
 PREFIX ?= /usr/local
 SWIFT ?= swift
 # No $ORIGIN RUNPATH: the Swift stdlib is static, and a RUNPATH is a lintian error in the package
@@ -16,9 +16,14 @@ BIN = .build/release/imgfetch
 
 all: build
 
-# Debian packages the build, the tests and the demo need (installed only when missing).
+# Debian packages (and PyPI's, for tests) the goals asked for need, installed only when missing: the
+# sets of scripts/install-deps.sh, `demo` for make demo, `deb` (lintian) for make deb, `build` for
+# make, build, debug and install, `engines` for make engines-test, `test` for the test goals (test,
+# sanitize, tsan, fuzz, conformance), all of them for any other goal (make deps itself).
+deps_set = $(or $(filter demo deb,$1),$(if $(filter all build debug install,$1),build),$(if $(filter engines-test,$1),engines),$(if $(filter test sanitize tsan fuzz conformance,$1),test),test engines)
+DEPS_SETS = $(sort $(foreach g,$(or $(MAKECMDGOALS),all),$(call deps_set,$(g))))
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh $(DEPS_SETS)
 
 build: deps
 	@mkdir -p $(LINK_DIR) && echo 'INPUT(libstdc++.a)' > $(LINK_DIR)/libstdc++.so
@@ -105,7 +110,7 @@ bench-instructions: build
 
 # The Debian package imgfetch_VERSION-1_ARCH.deb of the release binary, in the working tree
 # (scripts/make-deb.sh; `apt install ./imgfetch_*.deb` installs it), then lintian's verdict on it
-# (errors fail; lintian is installed by scripts/install-deps.sh, not by DEPS=build).
+# (errors fail; lintian is installed by scripts/install-deps.sh's deb set, not by DEPS=build).
 deb: build
 	@deb=$$(scripts/make-deb.sh $(BIN)) && echo "$$deb" && \
 	  if command -v lintian >/dev/null; then lintian --allow-root --fail-on error "$$deb"; fi

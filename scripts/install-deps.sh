@@ -28,8 +28,18 @@
 #   dpkg-dev (dpkg-shlibdeps), binutils (strip, readelf): `make deb` (scripts/make-deb.sh); lintian: the
 #   package test checks the package with it; man-db: `man -w` and the man page's 80-column check
 #   g++: the C++ runtime's development files and gcc's start files, which linking the Swift binary needs
-#   DEPS=build installs only what `make build` and `make deb` need (the Containerfile's build stage):
-#   the headers, pkg-config, make, g++, dpkg-dev and binutils, no test tools
+#   Sets, named as arguments (several add up; none: all of them, as before):
+#     build    what `make build` needs: the headers, pkg-config, make, g++, dpkg-dev and binutils
+#     demo     build + python3 (`make demo`: scripts/demo.sh serves the samples with the test server)
+#     deb      build + lintian (`make deb` checks the package with it)
+#     test     build + the test tools above but Slurm's and Spark's (`make test`, `make sanitize`,
+#              `make tsan`, `make fuzz`, `make conformance`)
+#     engines  build + python3, parallel, slurm-wlm, munge, openjdk-17-jre-headless, pyspark
+#              (`make engines-test`)
+#   The Makefile's `deps` names the sets of the goals it runs. DEPS=build (the Containerfile's build
+#   stage, `make deb DEPS=build`) keeps to the build set whatever the arguments.
+#   INSTALL_DEPS_DRY_RUN=1 prints what the sets want, one a line (apt packages, then `pip: NAME==VERSION`),
+#   and installs nothing.
 #   BENCH_DEPS=1 adds what `make bench` compares against: hyperfine, curl, aria2, time (gnome-backgrounds,
 #   the wallpapers of the fidelity figures, is installed for the tests already); valgrind and
 #   libjpeg-turbo-progs (djpeg): `make bench-instructions`; python3-venv + img2dataset 1.47 (PyPI), figure
@@ -37,13 +47,41 @@
 set -euo pipefail
 # blurhash-python's module (PixelMode is its own: the pure-Python `blurhash` package uses the same name).
 placeholder_check='from blurhash import PixelMode; from thumbhash import thumbhash_to_image'
+sets=("$@")
+[[ ${#sets[@]} -gt 0 ]] || sets=(test engines)
+[[ "${DEPS:-}" != build ]] || sets=(build)
 want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev libssl-dev pkg-config make g++ dpkg-dev binutils)
-if [[ "${DEPS:-all}" != build ]]; then
-  want+=(libjpeg-turbo-progs gnome-backgrounds libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace libimage-exiftool-perl chromium nginx-light parallel lintian man-db slurm-wlm munge openjdk-17-jre-headless)
-  if ! { python3 -c 'import moto, boto3' && python3 -c "$placeholder_check" && python3 -c 'import webdataset' && python3 -c 'import pyspark'; } 2>/dev/null \
-    && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
-fi
+pip=()          # NAME==VERSION ... as pip takes them
+pip_checks=()   # the Python import that tells each pip line is installed, in the same order
+for set in "${sets[@]}"; do
+  case "$set" in
+    build) ;;
+    demo) want+=(python3) ;;
+    deb) want+=(lintian) ;;
+    test)
+      want+=(libjpeg-turbo-progs gnome-backgrounds libvips-tools python3 python3-numpy python3-pil mandoc python3-yaml jq zsh fish tmux bsdutils strace libimage-exiftool-perl chromium nginx-light parallel lintian man-db)
+      pip+=("moto[server]==5.2.1" "webdataset==1.0.2" "blurhash-python==1.2.2 thumbhash-python==1.0.1")
+      pip_checks+=('import moto.server, boto3' 'import webdataset' "$placeholder_check") ;;
+    engines)
+      want+=(python3 parallel slurm-wlm munge openjdk-17-jre-headless)
+      pip+=("pyspark==4.0.1")
+      pip_checks+=('import pyspark') ;;
+    *) echo "install-deps.sh: unknown set '$set' (build, demo, deb, test, engines)" >&2; exit 2 ;;
+  esac
+done
 if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time valgrind python3-venv); fi
+mapfile -t want < <(printf '%s\n' "${want[@]}" | awk '!seen[$0]++')
+if [[ "${INSTALL_DEPS_DRY_RUN:-0}" == 1 ]]; then
+  printf '%s\n' "${want[@]}"
+  for p in "${pip[@]}"; do for one in $p; do echo "pip: $one"; done; done
+  if [[ "${BENCH_DEPS:-0}" == 1 ]]; then echo "pip: img2dataset==1.47 (in /opt/img2dataset-1.47)"; fi
+  exit 0
+fi
+pip_missing=()
+for i in "${!pip[@]}"; do
+  python3 -c "${pip_checks[$i]}" 2>/dev/null || pip_missing+=("${pip[$i]}")
+done
+if [[ ${#pip_missing[@]} -gt 0 ]] && ! python3 -m pip --version >/dev/null 2>&1; then want+=(python3-pip); fi
 missing=()
 for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -55,29 +93,14 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# moto's S3 server for the remote cache tests (not packaged by Debian). A Debian python3 is
-# "externally managed" (PEP 668): pip then needs --break-system-packages.
-if [[ "${DEPS:-all}" != build ]] && ! python3 -c 'import moto.server, boto3' 2>/dev/null; then
-  echo "installing: moto[server]==5.2.1 (pip)" >&2
-  $SUDO python3 -m pip install -q 'moto[server]==5.2.1' 2>/dev/null \
-    || $SUDO python3 -m pip install -q --break-system-packages 'moto[server]==5.2.1'
-fi
-if [[ "${DEPS:-all}" != build ]] && ! python3 -c 'import webdataset' 2>/dev/null; then
-  echo "installing: webdataset==1.0.2 (pip)" >&2
-  $SUDO python3 -m pip install -q 'webdataset==1.0.2' 2>/dev/null \
-    || $SUDO python3 -m pip install -q --break-system-packages 'webdataset==1.0.2'
-fi
-if [[ "${DEPS:-all}" != build ]] && ! python3 -c "$placeholder_check" 2>/dev/null; then
-  echo "installing: blurhash-python==1.2.2 thumbhash-python==1.0.1 (pip)" >&2
-  $SUDO python3 -m pip install -q 'blurhash-python==1.2.2' 'thumbhash-python==1.0.1' 2>/dev/null \
-    || $SUDO python3 -m pip install -q --break-system-packages 'blurhash-python==1.2.2' 'thumbhash-python==1.0.1'
-fi
-# Spark for `make engines-test` (PyPI's pyspark brings spark-submit and Spark's jars; Java is Debian's).
-if [[ "${DEPS:-all}" != build ]] && ! python3 -c 'import pyspark' 2>/dev/null; then
-  echo "installing: pyspark==4.0.1 (pip)" >&2
-  $SUDO python3 -m pip install -q 'pyspark==4.0.1' 2>/dev/null \
-    || $SUDO python3 -m pip install -q --break-system-packages 'pyspark==4.0.1'
-fi
+# The PyPI packages the sets want (moto's S3 server, webdataset, the placeholder decoders, pyspark: not
+# packaged by Debian). A Debian python3 is "externally managed" (PEP 668): pip then needs
+# --break-system-packages.
+for p in "${pip_missing[@]}"; do
+  echo "installing: $p (pip)" >&2
+  read -ra names <<< "$p"   # a line may name two packages
+  $SUDO python3 -m pip install -q "${names[@]}" 2>/dev/null || $SUDO python3 -m pip install -q --break-system-packages "${names[@]}"
+done
 # img2dataset for figure 24 of `make bench`, in a venv of its own: its dependencies (webdataset 0.2,
 # pandas, pyarrow, opencv) would replace the versions the tests use.
 I2D_VENV=/opt/img2dataset-1.47

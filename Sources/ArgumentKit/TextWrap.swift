@@ -25,12 +25,27 @@ enum TextWrap {
         return lines
     }
 
-    /// Wraps each line of preformatted text on its own, using the line's
-    /// leading spaces as the indentation of its continuation lines.
+    /// Wraps a command's discussion: consecutive lines that start in column 0 are one paragraph,
+    /// which flows to `width` whatever its line breaks in the source (a blank line ends it); an
+    /// indented line (an example, a list item) is kept on its own, its leading spaces the indentation
+    /// of its continuation lines.
     static func wrapPreservingIndent(_ text: String, width: Int) -> [String] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).flatMap { line -> [String] in
-            let leading = line.prefix { $0 == " " }.count
-            return wrap(String(line.dropFirst(leading)), width: width, indent: leading)
+        var lines: [String] = []
+        var paragraph: [Substring] = []
+        func flush() {
+            if !paragraph.isEmpty { lines += wrap(paragraph.joined(separator: " "), width: width) }
+            paragraph = []
         }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let leading = line.prefix { $0 == " " }.count
+            if leading == 0 && !line.isEmpty {
+                paragraph.append(line)
+                continue
+            }
+            flush()
+            lines += wrap(String(line.dropFirst(leading)), width: width, indent: leading)
+        }
+        flush()
+        return lines
     }
 }

@@ -192,7 +192,28 @@ final class DocumentationTests: E2ETestCase {
                 let allowed: Set<Int32> = command.contains("--offline") || command.contains("--cache-only") ? [0, 3] : [0]
                 XCTAssertTrue(allowed.contains(r.status), "example of \(snippet.origin) exits \(r.status):\n\(command)\n\(r)")
                 XCTAssertFalse(r.stderr.contains("Try 'imgfetch"), "a usage error in the example of \(snippet.origin):\n\(command)\n\(r)")
+                assertShardsHaveLines(command, origin: snippet.origin)
             }
+        }
+    }
+
+    /// After an example with `--shard-dir DIR`: every shard's records in DIR (`*.ndjson`) hold a line,
+    /// and every tar (`*.tar`, `--shard-tar`) a member: the example shows a shard at work, not an
+    /// empty one.
+    func assertShardsHaveLines(_ command: String, origin: String) {
+        let words = command.split(separator: " ").map(String.init)
+        guard let at = words.firstIndex(of: "--shard-dir"), at + 1 < words.count else { return }
+        let dir = work.appendingPathComponent(words[at + 1])
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        XCTAssertTrue(names.contains { $0.hasSuffix(".ndjson") }, "the example of \(origin) wrote no shard records: \(command)")
+        for name in names where name.hasSuffix(".ndjson") {
+            let records = (try? Data(contentsOf: dir.appendingPathComponent(name))) ?? Data()
+            XCTAssertFalse(records.isEmpty, "\(name) of the example of \(origin) is empty: \(command)")
+        }
+        for name in names where name.hasSuffix(".tar") {
+            let list = ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/tar"), ["-tf", dir.appendingPathComponent(name).path],
+                                         environment: ["PATH": "/usr/bin:/bin"])
+            XCTAssertFalse(list.stdoutText.isEmpty, "\(name) of the example of \(origin) has no member: \(command)\n\(list.stderr)")
         }
     }
 
@@ -207,7 +228,11 @@ final class DocumentationTests: E2ETestCase {
         for (name, fixture) in [("photo.jpg", "photo.jpg"), ("a.jpg", "photo.jpg"), ("photo.png", "alpha.png")] where !fm.fileExists(atPath: file(name).path) {
             try fm.copyItem(at: E2EPaths.fixture(fixture), to: file(name))
         }
-        _ = try writeList(["# sample list", imageURL("photo.jpg"), imageURL("portrait.jpg"), "", imageURL("small.webp")], name: "urls.txt")
+        // 40 sources, so that every shard of the examples' --shard K/N (N <= 4) has lines: a shard is
+        // chosen by a hash of the source, whose URL names the server's port (with 3 lines, 2/4 was
+        // empty in ~4 runs of 10; with 40, one shard of 4 in ~100,000).
+        let tiny = (1...37).map { imageURL("tiny.jpg", "v=\($0)") }
+        _ = try writeList(["# sample list", imageURL("photo.jpg"), imageURL("portrait.jpg"), "", imageURL("small.webp")] + tiny, name: "urls.txt")
         _ = try writeList(["url,caption", imageURL("photo.jpg") + ",\"a photo, in quotes\"", imageURL("small.webp") + ",small"], name: "images.csv")
         for dir in [".zfunc", ".config/fish/completions"] {
             try fm.createDirectory(at: home.appendingPathComponent(dir), withIntermediateDirectories: true)

@@ -108,6 +108,23 @@ final class PrefetchSharingTests: E2ETestCase {
         XCTAssertEqual(warm.json.last?.int("shared"), 0)
     }
 
+    /// Duplicate lines read after their first copy finished find the entry it stored: on a cold run
+    /// that is the same retrieval, shared, not a cache hit. One line 30 times between 30 others, -j 2:
+    /// the old binary said "60 ok (26 cached, 3 shared, 0 low-data)" (hits 26) of a cold run.
+    func testDuplicatesAfterTheirFirstLineFinishedAreSharedNotCached() throws {
+        let list = try writeList((1...30).flatMap { [imageURL("tiny.jpg"), imageURL("small.webp", "v=\($0)")] })
+        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "-j", "2", "-s", "16", list.path])
+        assertExit(r, 0)
+        let summary = try XCTUnwrap(r.json.last)
+        XCTAssertEqual(summary.int("hits"), 0, "nothing was in the cache: \(summary)")
+        XCTAssertEqual(summary.int("shared"), 29, "\(summary)")
+        XCTAssertTrue(r.stderr.contains("60 ok (0 cached, 29 shared, 0 low-data)"), r.stderr)
+        let warm = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "-j", "2", "-s", "16", list.path])
+        XCTAssertEqual(warm.json.last?.int("hits"), 60, "a warm run: the cache answered each line")
+        XCTAssertEqual(warm.json.last?.int("shared"), 0)
+        XCTAssertTrue(warm.stderr.contains("60 ok (60 cached, 0 low-data)"), warm.stderr)
+    }
+
     func testIdenticalLinesStillShareOneRequest() throws {
         let path = "/slow/tiny.jpg?seconds=0.3&v=same"
         let list = try writeList(Array(repeating: server.url(path), count: 10_000))

@@ -44,6 +44,10 @@ final class ProgressBarTests: E2ETestCase {
                 XCTAssertLessThan(frame.trimmingCharacters(in: .whitespaces).count, columns, "a frame wider than \(columns) columns wraps: '\(frame)'")
             }
             XCTAssertTrue(frames.contains { $0.contains("13/13") }, "the last frame counts every source: \(frames)")
+            // One width through the run: the bar ends in one column in every frame (it was 11 to 24
+            // wide at 40 columns as parts came and went).
+            let ends = Set(frames.compactMap { frame in frame.firstIndex(of: "]").map { frame.distance(from: frame.startIndex, to: $0) } })
+            XCTAssertEqual(ends.count, 1, "\(columns) columns: the bar ends in one column: \(ends) \(frames)")
             widest[columns] = frames.map(\.count).max() ?? 0
             XCTAssertTrue(screen.contains("\u{1B}[K"), "a terminal line is erased with ESC [ K")
         }

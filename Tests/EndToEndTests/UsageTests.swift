@@ -19,6 +19,21 @@ final class UsageTests: E2ETestCase {
         try assertUsageError(["get", "--cache-dir", cacheDir.path, "-s", "abc", imageURL("tiny.jpg")])
     }
 
+    /// A size with an `x` and no side after it (or no side at all, or a side 0) is refused, naming the
+    /// value and the accepted forms; `200x` was taken as `200` (a width alone) without a word.
+    func testSizeWithAnXAndAMissingOrZeroSideIsRefused() throws {
+        for value in ["200x", "x", "200x0", "0x200", "x0", "+200", "200X"] {
+            try assertUsageError(["get", "--cache-dir", cacheDir.path, "-s", value, imageURL("tiny.jpg")])
+            let r = try imgfetch(["get", "--cache-dir", cacheDir.path, "-s", value, imageURL("tiny.jpg")])
+            XCTAssertTrue(r.stderr.contains("'\(value)'") && r.stderr.contains("WxH, W or xH"),
+                          "the message names '\(value)' and the forms: \(r.stderr)")
+        }
+        for value in ["200", "x200", "200x100", "200X100"] {
+            let r = try imgfetch(["get", "--cache-dir", cacheDir.path, "-s", value, imageURL("tiny.jpg"), "-o", work.appendingPathComponent("t.jpg").path])
+            XCTAssertEqual(r.status, 0, "'-s \(value)' is accepted: \(r)")
+        }
+    }
+
     func testQualityZero() throws {
         try assertUsageError(["get", "--cache-dir", cacheDir.path, "--quality", "0", imageURL("tiny.jpg")])
     }

@@ -94,6 +94,7 @@ enum Specs {
         positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL. Several need --output-dir.", arity: .oneOrMore, completion: .file)],
         discussion: """
         With several sources (--output-dir), the exit code is 1 when any failed (3 when every failure was not cached), else 4 after a cache error, else 0.
+
         Exit codes: 0 delivered; 1 the source failed otherwise; 2 usage error; 3 not cached and the network may not be used; 4 the cache directory cannot be used (the image is still written); 5 an HTTP error; 6 a network failure (dns, refused, timeout, reset, tls, proxy, host_down); 7 not a usable image (undecodable, over a limit, a digest mismatch); 129 after SIGHUP, 130 after SIGINT, 143 after SIGTERM.
 
         Examples:

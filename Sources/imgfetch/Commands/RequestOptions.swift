@@ -153,19 +153,23 @@ struct RequestOptions {
         return format
     }
 
-    /// `WxH`, `W`, or `xH`, each side 1...100000.
+    /// `WxH`, `W`, or `xH`, each side 1...100000 in decimal digits; an `x` needs a side after it
+    /// (`200x`, `x`, `200x0` are usage errors naming the forms).
     static func parseSize(_ text: String) throws(UsageError) -> (width: Int?, height: Int?) {
+        let forms = "expected WxH, W or xH (e.g. 320x240, 320 or x240) with sides 1-100000"
         let parts = text.lowercased().split(separator: "x", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         func side(_ s: String) throws(UsageError) -> Int? {
             if s.isEmpty { return nil }
-            guard let v = Int(s), (1...100_000).contains(v) else {
-                throw UsageError("invalid value '\(text)' for '--size': expected WxH, W or xH with sides 1-100000")
+            guard s.utf8.count <= 6, s.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let v = Int(s), (1...100_000).contains(v) else {
+                throw UsageError("invalid value '\(text)' for '--size': \(forms)")
             }
             return v
         }
         let width = try side(parts[0])
         let height = parts.count > 1 ? try side(parts[1]) : nil
-        if width == nil && height == nil { throw UsageError("invalid value '\(text)' for '--size': expected WxH, W or xH") }
+        if height == nil && (parts.count > 1 || width == nil) {
+            throw UsageError("invalid value '\(text)' for '--size': \(forms)")
+        }
         return (width, height)
     }
 

@@ -17,11 +17,15 @@ final class StatusLine {
         var color: Bool
     }
 
-    /// One piece of the line; `priority` 0 and 1 are never left out, higher ones go first.
+    /// One piece of the line; `priority` 0 and 1 are never left out, higher ones go first. A part
+    /// takes at least `width` columns, padded with spaces before its text (counts line up).
     struct Part {
         var text: String
         var priority: Int
         var colored = false
+        var width = 0
+        /// The text padded to `width`.
+        var padded: String { String(repeating: " ", count: max(0, width - text.count)) + text }
     }
 
     let style: Style
@@ -71,7 +75,7 @@ final class StatusLine {
     func render(_ parts: [Part], fraction: Double?, width: Int) -> (text: String, visible: Int) {
         var parts = parts
         func length(_ parts: [Part]) -> Int {
-            parts.reduce(0) { $0 + $1.text.count } + 2 * max(0, parts.count - 1)
+            parts.reduce(0) { $0 + max($1.text.count, $1.width) } + 2 * max(0, parts.count - 1)
         }
         // Leave out the least important parts until the text leaves room for a bar of 10, then
         // until it fits at all.
@@ -80,7 +84,7 @@ final class StatusLine {
             parts.remove(at: drop)
         }
         var text = parts.map { part in
-            style.color && part.colored ? "\u{1B}[31m" + part.text + "\u{1B}[39m" : part.text
+            style.color && part.colored && !part.text.isEmpty ? "\u{1B}[31m" + part.padded + "\u{1B}[39m" : part.padded
         }.joined(separator: "  ")
         var visible = length(parts)
         if let fraction, width - visible >= 8 {
@@ -91,7 +95,7 @@ final class StatusLine {
         }
         if visible > width {
             // Still too wide (a very narrow terminal): the plain parts, cut at the width.
-            let plain = String(parts.map(\.text).joined(separator: "  ").prefix(width))
+            let plain = String(parts.map(\.padded).joined(separator: "  ").prefix(width))
             return (plain, plain.count)
         }
         return (text, visible)

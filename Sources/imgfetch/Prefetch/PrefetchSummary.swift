@@ -7,8 +7,12 @@ struct PrefetchSummary: Sendable {
     var failed = 0
     /// Served from a cache (local or remote: `remote` of them came from the remote tier).
     var hits = 0
-    /// Lines that shared another identical line's retrieval in flight (not cache hits).
+    /// Lines that shared another identical line's retrieval (not cache hits): in flight, or a hit
+    /// of the entry that retrieval stored earlier in this run (a cold run's duplicate lines).
     var shared = 0
+    /// The keys of the entries this run made or refreshed (not hits), by their first 64 bits
+    /// (8 bytes a line, not the 64-character key), to tell a hit of one of them from a cache hit.
+    private var retrievedHere: Set<UInt64> = []
     /// Files `--no-clobber` kept as they were (`"output": "kept"`).
     var kept = 0
     var remote = 0
@@ -49,7 +53,11 @@ struct PrefetchSummary: Sendable {
         case .success(let r):
             ok += 1
             timing.add(r.timing)
-            if isShared { shared += 1 } else if r.cache != .miss { hits += 1 }
+            let key = UInt64(r.key.rawValue.prefix(16), radix: 16)
+            if isShared || (r.cache == .hit && key.map { retrievedHere.contains($0) } == true) {
+                shared += 1
+            } else if r.cache != .miss { hits += 1 }
+            if r.cache != .hit, let key { retrievedHere.insert(key) }
             if r.cache == .remote { remote += 1 }
             if r.lowData { lowData += 1 }
             if r.reading.partial, r.cache == .miss {
