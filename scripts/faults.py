@@ -6,7 +6,7 @@ Each round picks, from the seed and its number, one scenario and one stop:
 
   scenarios  get-baseline      get of a baseline JPEG trickled 4000 bytes every 3-8 ms (-s 64x64 -o)
              get-progressive   the same with a progressive JPEG (decoded while it downloads)
-             prefetch-remaining  prefetch of 8-16 lines (/slow/, JPEGs trickled every 1-3 ms) -j 4 --json
+             prefetch-remaining  prefetch of 8-16 lines (/slow/, JPEGs trickled every 1-2 ms) -j 4 --json
                                --save-remaining
              prefetch-shard    ... with --shard K/2 --shard-dir
              prefetch-tar      ... with --shard K/2 --shard-dir --shard-tar

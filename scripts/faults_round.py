@@ -44,19 +44,19 @@ def make_spec(seed, index, stops, scenarios=SCENARIOS):
         count = rng.randint(8, 16)
         for i in range(count):
             kind = rng.random()
-            # Bodies that arrive fast (a piece every 1-3 ms) while the stop cancels them: the
-            # use after free of issue 42 needed a transfer feeding its decode at that moment.
-            if kind < 0.3:
-                lines.append("/slow/photo.jpg?seconds=%.2f&v=%s-%d" % (rng.uniform(0.1, 0.4), tag, i))
+            # Mostly bodies that arrive fast (a piece every 1-2 ms) while the stop cancels them:
+            # the use after free of issue 42 needed transfers feeding their decodes at that moment.
+            if kind < 0.2:
+                lines.append("/slow/photo.jpg?seconds=%.2f&v=%s-%d" % (rng.uniform(0.1, 0.3), tag, i))
             elif kind < 0.7:
-                lines.append("/img/photo.jpg?trickle=%d&v=%s-%d" % (rng.randint(1, 3), tag, i))
+                lines.append("/img/photo.jpg?trickle=%d&v=%s-%d" % (rng.randint(1, 2), tag, i))
             else:
-                lines.append("/img/progressive.jpg?trickle=%d&v=%s-%d" % (rng.randint(1, 3), tag, i))
-        span = 0.1 + count / 4.0 * 0.3
+                lines.append("/img/progressive.jpg?trickle=%d&v=%s-%d" % (rng.randint(1, 2), tag, i))
+        span = 0.1 + count / 4.0 * 0.15
     shard = [rng.randint(1, 2), 2] if scenario in ("prefetch-shard", "prefetch-tar") else [1, 1]
     span = 0.1 + (span - 0.1) / shard[1]   # a shard runs about its share of the lines
     return {"seed": seed, "round": index, "scenario": scenario, "stop": stop, "tag": tag,
-            "paths": lines, "delay": round(rng.uniform(0.03, span), 3),
+            "paths": lines, "delay": round(rng.uniform(0.05, span), 3),
             "shard": shard,
             "free": rng.randint(100 << 10, 3 << 20)}
 
