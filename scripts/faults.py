@@ -41,6 +41,8 @@ Each round picks, from the seed and its number, one scenario and one stop:
                cache writable again) exits 0 and every line is delivered x x x x x | x x x
     resume     ... and sends `Range: bytes=N-` for each partial of N bytes kept in v1/partial/
                                                                          x x x x x | x x x
+    tier       a KEY.meta in the remote tier only beside its image (uploaded first: the commit)
+                                                                         x x x x x | x x x
 
 The suite prints its seed first, one line per violation (invariant, scenario/stop, seed, round, what
 happened, the command, the command that replays the round, the round's directory, kept), then
@@ -133,7 +135,8 @@ class Suite:
         else:
             obs = faults_round.play(spec, self.args.binary, port, tier, work)
         requests = faults_servers.origin_requests(spec["tag"], obs.get("rerun_t0", 0)) if "rerun" in obs else []
-        found = faults_checks.check(spec, obs, port, requests)
+        tier_names = faults_servers.tier_objects(self.tier, "/%s/" % spec["tag"]).keys()
+        found = faults_checks.check(spec, obs, port, requests, tier_names)
         if faults_round.STOPPING.is_set():
             return   # its processes were killed by the suite's own stop
         with self.lock:

@@ -21,6 +21,7 @@ TABLE = {
     "marker": GRACEFUL + HARD,                  # a marker only beside the records and tar it vouches for
     "next-run": GRACEFUL + HARD,                # the next run completes (exit 0, every line delivered)
     "resume": GRACEFUL + HARD,                  # ... sending Range for each partial kept
+    "tier": GRACEFUL + HARD,                    # a remote KEY.meta only beside its image (the commit)
 }
 DOCUMENTED = {"get": {0, 1, 2, 3, 4, 5, 6, 7, 129, 130, 143},
               "prefetch": {0, 1, 2, 3, 4, 129, 130, 141, 143}}
@@ -180,9 +181,10 @@ def ok_sources(records):
     return {r.get("original_source") for r in records if r.get("status") == "ok"}
 
 
-def check(spec, obs, origin_port, rerun_requests):
+def check(spec, obs, origin_port, rerun_requests, tier_names=()):
     """The violations of a round: (invariant, what happened), for the invariants TABLE applies to
-    its stop. `rerun_requests`: the origin's log entries of the round since the next run began."""
+    its stop. `rerun_requests`: the origin's log entries of the round since the next run began;
+    `tier_names`: the names of the round's objects in the remote tier."""
     stop, bad = spec["stop"], []
 
     def violation(invariant, text):
@@ -260,6 +262,11 @@ def check(spec, obs, origin_port, rerun_requests):
                                                                          if stop == "stdout" else set())
         if missing:
             violation("next-run", "%d lines never delivered: %s" % (len(missing), sorted(missing)[:2]))
+
+    images = {n.partition(".")[0] for n in tier_names if not n.endswith(".meta")}
+    for name in tier_names:
+        if name.endswith(".meta") and name[:-5] not in images:
+            violation("tier", "remote %s without its image" % name)
 
     if rerun_requests:
         ranges = sorted(e["headers"].get("range", "") for e in rerun_requests)
