@@ -115,6 +115,25 @@ def observe_shard(spec, work):
     return obs
 
 
+def kept_partials(directory):
+    """The lengths of the partials a next run resumes: KEY.part beside a KEY.pmeta (written last)
+    whose length is the part's and whose validator is set (what PartialSlot.read accepts)."""
+    lengths = []
+    for name in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
+        if not name.endswith(".pmeta"):
+            continue
+        try:
+            with open(os.path.join(directory, name), "rb") as f:
+                lines = f.read(4096).decode("utf-8", "replace").split("\n")
+            size = os.path.getsize(os.path.join(directory, name[:-6] + ".part"))
+        except OSError:
+            continue
+        fields = dict(line.partition(" ")[::2] for line in lines[1:] if " " in line)
+        if lines[0] == "imgfetch-partial 2" and fields.get("validator") and fields.get("length") == str(size) and size > 0:
+            lengths.append(size)
+    return sorted(lengths)
+
+
 def observe(spec, binary, work):
     """What a run left: `cache verify`'s verdict, the partials kept, the remaining file, the shard's
     files, get's output."""
@@ -122,10 +141,7 @@ def observe(spec, binary, work):
     verify = subprocess.run([binary, "cache", "verify", "--cache-dir", cache], stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     obs = {"verify_rc": verify.returncode, "verify_out": verify.stdout.decode("utf-8", "replace")[-600:]}
-    partial = os.path.join(cache, "v1", "partial")
-    obs["partials"] = sorted(os.path.getsize(os.path.join(partial, n)) for n in
-                             (os.listdir(partial) if os.path.isdir(partial) else [])
-                             if n.endswith(".part") and os.path.exists(os.path.join(partial, n[:-5] + ".pmeta")))
+    obs["partials"] = kept_partials(os.path.join(cache, "v1", "partial"))
     for key, name in (("left", "left.txt"), ("left2", "left2.txt")):
         path = os.path.join(work, name)
         obs[key] = open(path).read().splitlines() if os.path.exists(path) else None
