@@ -14,7 +14,8 @@ Each round picks, from the seed and its number, one scenario and one stop:
              (every prefetch has --save-remaining)
   stops      sigint, sigterm, sighup   the signal at a random moment of the run's expected span
              stdout            the reader of stdout goes away (closes the pipe) at that moment
-             end               none: the run ends by itself (end of its input)
+             end               none: the run ends by itself (a prefetch without shards reads its
+                               list from a pipe, fed a line every 0-30 ms, to the end of its input)
              kill9             SIGKILL at that moment
              enospc            the cache is a small tmpfs filled up to a random 0.1-3 MB free (in a
                                user and mount namespace of the round's own: `unshare -rm`)

@@ -78,9 +78,31 @@ def commands(spec, binary, origin, tier, work):
             base.append("--shard-tar")
     if spec["scenario"] == "prefetch-remote":
         base += ["--remote-cache", "http://127.0.0.1:%d/%s/" % (tier, spec["tag"]), "--remote-timeout", "5"]
-    fault = [os.path.join(work, "list.txt") if a == "LIST" else a for a in base]
+    listed = "-" if piped(spec) else os.path.join(work, "list.txt")
+    fault = [listed if a == "LIST" else a for a in base]
     fault += ["--save-remaining", os.path.join(work, "left.txt")]
     return fault, base   # the next run's LIST is decided after the fault run (next_command)
+
+
+def piped(spec):
+    """The stop `end` of a prefetch without shards reads its list from a pipe, line by line, to
+    the end of its input."""
+    return spec["stop"] == "end" and spec["scenario"] in ("prefetch-remaining", "prefetch-remote")
+
+
+def feed(pipe, lines, rng):
+    try:
+        for line in lines:
+            pipe.write(line.encode() + b"\n")
+            pipe.flush()
+            time.sleep(rng.uniform(0, 0.03))
+    except (BrokenPipeError, ValueError):
+        pass
+    finally:
+        try:
+            pipe.close()
+        except BrokenPipeError:
+            pass
 
 
 def next_command(spec, base, work):
@@ -95,14 +117,14 @@ def next_command(spec, base, work):
     return [listed if a == "LIST" else a for a in base] + ["--save-remaining", os.path.join(work, "left2.txt")]
 
 
-def launch(cmd, work, name):
+def launch(cmd, work, name, stdin=subprocess.DEVNULL):
     """imgfetch with SIGINT, SIGTERM and SIGHUP at their defaults (never inherited as ignored)."""
     err = open(os.path.join(work, name + ".err"), "wb")
     try:
         with LIVE_LOCK:
             if STOPPING.is_set():
                 raise RuntimeError("the suite is stopping")
-            proc = subprocess.Popen(["env", "--default-signal=INT,TERM,HUP"] + cmd, stdin=subprocess.DEVNULL,
+            proc = subprocess.Popen(["env", "--default-signal=INT,TERM,HUP"] + cmd, stdin=stdin,
                                     stdout=subprocess.PIPE, stderr=err, start_new_session=NEW_SESSION)
             LIVE.add(proc)
         return proc
@@ -125,9 +147,12 @@ def read_until(fd, stop_reading, chunks):
     os.close(fd)
 
 
-def run(cmd, work, name, stop=None, delay=0.0, act=None):
-    """Runs `cmd`, stops it with `stop` after `delay` s if it still runs; returns what it did."""
-    proc = launch(cmd, work, name)
+def run(cmd, work, name, stop=None, delay=0.0, act=None, lines=None):
+    """Runs `cmd`, stops it with `stop` after `delay` s if it still runs; returns what it did.
+    `lines`: written to its stdin, a few ms apart, then closed."""
+    proc = launch(cmd, work, name, subprocess.DEVNULL if lines is None else subprocess.PIPE)
+    if lines is not None:
+        threading.Thread(target=feed, args=(proc.stdin, lines, random.Random(delay)), daemon=True).start()
     fd = os.dup(proc.stdout.fileno())
     proc.stdout.close()
     chunks, stop_reading = [], threading.Event()
@@ -216,7 +241,8 @@ def play(spec, binary, origin, tier, work):
         if sh("mount", "--bind", cache, cache) != 0:
             return {"setup_failed": "mount --bind"}
         act = make_read_only(cache)
-    obs = {"fault": run(fault_cmd, work, "fault", stop, spec["delay"], act)}
+    listed = open(os.path.join(work, "list.txt")).read().splitlines() if piped(spec) else None
+    obs = {"fault": run(fault_cmd, work, "fault", stop, spec["delay"], act, listed)}
     obs["after_fault"] = checks.observe(spec, binary, work)
     if stop == "stdout" and not spec["scenario"].startswith("get"):
         obs["unseen_rc"] = delivered_unseen(spec, obs, fault_cmd, work)
