@@ -46,7 +46,7 @@ engines-test: build
 # FAULT_ROUNDS rounds of get or prefetch (--save-remaining, --shard-dir, --shard-tar, a remote tier)
 # stopped at a random moment by SIGINT, SIGTERM, SIGHUP, a closed stdout, kill -9, a full disk or a
 # read-only cache (the last two in a mount namespace: `unshare -rm`, skipped where user namespaces are
-# off), each checked for what it left and for a next run that finishes the job; 4 rounds at once against
+# off), each checked for what it left and for a next run that finishes the job; 3 rounds at once against
 # one test server. Prints the seed first (FAULT_SEED=S replays the run), one line per violation, and
 # exits 1 on any. FAULT_BURNERS=N runs N busy python3 loops beside it (stopped after). ~2 minutes idle.
 FAULT_ROUNDS ?= 300

@@ -84,7 +84,7 @@ def parse_args():
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--round", type=int, default=None, help="play only this round of the seed")
-    parser.add_argument("--parallel", type=int, default=4, help="rounds at once")
+    parser.add_argument("--parallel", type=int, default=3, help="rounds at once")
     parser.add_argument("--burners", type=int, default=0, help="busy python3 loops beside the suite")
     parser.add_argument("--stops", default=",".join(faults_round.STOPS), help="comma-separated stops")
     parser.add_argument("--scenarios", default=",".join(faults_round.SCENARIOS))
