@@ -23,8 +23,8 @@ Each round picks, from the seed and its number, one scenario and one stop:
                                root ignores file modes, a mount does not)
 
   invariants (faults_checks.TABLE)                       after sigint sigterm sighup stdout end | kill9 enospc rocache
-    exit       a documented status (man EXIT STATUS: 128+signal or 0 after a signal, 141 or 0 after
-               a closed stdout, 0 at the end), never 132/134/139 or
+    exit       a documented status (man EXIT STATUS: 128+signal or 0 after a signal; prefetch 141
+               or 0 after a closed stdout; 0 at the end), never 132/134/139, never
                killed by a signal                                        x x x x x | - x x
     verify     `imgfetch cache verify` clean right after the stop        x x x x x | x x x
     remaining  the --save-remaining file holds exactly the lines not done, each a line of the
@@ -46,13 +46,18 @@ Each round picks, from the seed and its number, one scenario and one stop:
                                                                          x x x x x | x x x
 
 The suite prints its seed first, one line per violation (invariant, scenario/stop, seed, round, what
-happened, the command, the command that replays the round, the round's directory, kept), then
-`faults: N rounds, M violations, S s`; it exits 1 on any violation. Replay one round:
-    scripts/faults.py --seed S --round N [--binary PATH]
+happened, the command, the command that replays the round, the round's directory, kept), a line of
+what the checks saw (rounds whose stop came while imgfetch ran, exit statuses, partials, markers,
+tars), then `faults: N rounds, M violations, S s`; it exits 1 on any violation. Replay one round:
+    scripts/faults.py --seed S --round N [--binary PATH] [--stops ...] [--scenarios ...]
 (the same choices; the moment's timing is the machine's). imgfetch starts with SIGINT, SIGTERM and
 SIGHUP at their defaults (`env --default-signal`). Everything the suite starts (the servers are
 threads of its own; imgfetch runs, namespace rounds, burners) is stopped on any exit, Ctrl-C too.
 Where user namespaces are off, enospc and rocache are skipped with a message.
+
+Files: this one (the command line, the rounds in parallel, the report), faults_round.py (the
+scenarios and stops, one round played), faults_checks.py (the table, what a round left, the
+verdict), faults_servers.py (the origin, the tier, the burners).
 """
 
 import argparse
