@@ -74,6 +74,7 @@ import threading
 import time
 import traceback
 
+sys.dont_write_bytecode = True   # no __pycache__ in the working tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import faults_checks  # noqa: E402
