@@ -108,6 +108,47 @@ final class ShardDirTests: E2ETestCase {
         XCTAssertFalse(foreign.stderr.contains("\u{1B}"))
     }
 
+    /// A signal that comes once every line is done and the marker is written changes nothing: the
+    /// run exits 0 and its summary is not an interrupted one (a marker only beside a run that exits
+    /// 0; `make faults` found one beside an exit of 129). The summary's write is held, stderr being a
+    /// full pipe, from before the signal until the signal has been taken (no longer pending).
+    func testASignalAfterTheMarkerLeavesTheRunDone() throws {
+        guard let binary = E2EPaths.binary else { throw Imgfetch.NotBuilt() }
+        list = try writeList((1...3).map { imageURL("tiny.jpg", "v=hup\($0)") })
+        let pipe = Pipe()
+        let writer = pipe.fileHandleForWriting.fileDescriptor
+        _ = fcntl(writer, 1031 /* F_SETPIPE_SZ */, 4096)
+        let flags = fcntl(writer, F_GETFL)
+        _ = fcntl(writer, F_SETFL, flags | O_NONBLOCK)
+        let filler = [UInt8](repeating: 0x2E, count: 512)
+        var held = 0
+        while case let n = write(writer, filler, filler.count), n > 0 { held += n }
+        _ = fcntl(writer, F_SETFL, flags)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["prefetch", "--cache-dir", cacheDir.path, list.path, "--shard", "1/1", "--shard-dir", shards.path]
+        process.environment = Imgfetch.baseEnvironment(home: home)
+        process.currentDirectoryURL = work
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = pipe.fileHandleForWriting
+        try process.run()
+        try pipe.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: marker(1, of: 1).path) && Date() < deadline { usleep(5_000) }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: marker(1, of: 1).path), "the shard is done")
+        kill(process.processIdentifier, SIGHUP)
+        while Date() < deadline, let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+              status.split(separator: "\n").contains(where: { ($0.hasPrefix("ShdPnd:") || $0.hasPrefix("SigPnd:")) && (UInt64($0.split(separator: "\t").last ?? "", radix: 16) ?? 0) & 1 != 0 }) {
+            usleep(2_000)
+        }
+        let stderr = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile().dropFirst(held), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, stderr)
+        XCTAssertFalse(stderr.contains("interrupted"), stderr)
+        XCTAssertEqual(try lines(records(1, of: 1)).count, 3)
+    }
+
     /// kill -9 at random moments: a marker only for a shard whose records are all there, and no
     /// file under a final name that is not whole.
     func testKilledWorkersLeaveNoMarkerForAnUnfinishedShard() throws {

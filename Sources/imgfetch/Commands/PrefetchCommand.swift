@@ -105,9 +105,12 @@ enum PrefetchCommand {
         // Its own eviction finished before the summary: the cache ends within its limit.
         var summary = run.summary
         summary.evicted.add(pipeline.cache.fitLimit())
+        // Read once: a signal after this point finds every line done and the marker written, and
+        // changes neither the summary nor the exit status (a marker only beside a run that exits 0).
+        let stoppedBy = interrupted.signal
         // The marker last, and only when every line of the shard is done.
         if let shardOutput = run.shardOutput {
-            if interrupted.happened || run.outputClosed || reader.readFailure != nil || summary.cancelled > 0 {
+            if stoppedBy != nil || run.outputClosed || reader.readFailure != nil || summary.cancelled > 0 {
                 shardOutput.abandon()
             } else if let problem = shardOutput.finish(summary, listName: listName) {
                 Console.errorLine(problem)
@@ -115,8 +118,8 @@ enum PrefetchCommand {
             }
         }
         shardLock?.release()
-        run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: interrupted.happened)
-        if let signal = interrupted.signal { return ExitCode(signal: signal) }
+        run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: stoppedBy != nil)
+        if let signal = stoppedBy { return ExitCode(signal: signal) }
         if run.outputClosed { return .outputClosed }
         if saveError { return .failed }
         if let failure = reader.readFailure {
