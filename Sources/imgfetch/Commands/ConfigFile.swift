@@ -15,8 +15,8 @@ enum ConfigFile {
 
     static func apply(to parsed: ParsedCommand, environment: (String) -> String?) throws(UsageError) -> ParsedCommand {
         guard parsed.path == ["get"] || parsed.path == ["prefetch"] else { return parsed }
-        let explicit = parsed.value("config")
-        if parsed.flag("no-config") {
+        let explicit = parsed[\.config]
+        if parsed[\.noConfig] {
             if explicit != nil { throw parsed.error("--config and --no-config cannot be used together") }
             return parsed
         }
