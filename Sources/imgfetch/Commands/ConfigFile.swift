@@ -62,7 +62,8 @@ enum ConfigFile {
     }
 
     /// Options that name where one command's output goes: never a default for every run.
-    static let notInConfig: Set<String> = ["config", "no-config", "output", "output-dir", "name"]
+    static let notInConfig = Set(OptionSpec.list(
+        OptionKeys.config, OptionKeys.noConfig, OptionKeys.output, OptionKeys.outputDir, OptionKeys.name).map(\.long))
 
     /// A path for a message: whole, control characters escaped.
     static func shown(_ path: String) -> String { ListParser.quoted(path, limit: 4096, marks: false) }
