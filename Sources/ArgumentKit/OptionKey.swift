@@ -12,10 +12,13 @@
 public struct OptionKey<Value: Sendable, Failure: Error>: OptionDeclaration {
     /// What the command declares: help, completions and the man synopsis follow it.
     public let spec: OptionSpec
-    let read: @Sendable (ParsedCommand) throws(Failure) -> Value
+    /// Reads the value of the option named by its second argument (the long name: so a flag's,
+    /// a text's and a list's reader captures nothing, and making the key allocates nothing more).
+    let read: @Sendable (ParsedCommand, String) throws(Failure) -> Value
 
-    /// A key of `spec` read by `read` (for a reading the factories do not cover).
-    public init(_ spec: OptionSpec, read: @escaping @Sendable (ParsedCommand) throws(Failure) -> Value) {
+    /// A key of `spec` read by `read`, given the command and the long name (for a reading the
+    /// factories do not cover).
+    public init(_ spec: OptionSpec, read: @escaping @Sendable (ParsedCommand, String) throws(Failure) -> Value) {
         self.spec = spec
         self.read = read
     }
@@ -45,9 +48,14 @@ public protocol OptionDeclaration: Sendable {
 }
 
 extension OptionSpec {
-    /// The specs of `keys`, in order: a command's options built from its keys.
-    public static func list(_ keys: any OptionDeclaration...) -> [OptionSpec] {
-        keys.map(\.spec)
+    /// The specs of `keys`, in order: a command's options built from its keys. A parameter pack,
+    /// not `any OptionDeclaration...`: no key is boxed in an existential (every process start
+    /// builds the command tree).
+    @inlinable
+    public static func list<each Key: OptionDeclaration>(_ keys: repeat each Key) -> [OptionSpec] {
+        var specs: [OptionSpec] = []
+        for key in repeat each keys { specs.append(key.spec) }
+        return specs
     }
 }
 
@@ -65,7 +73,7 @@ extension OptionKey where Value == Bool, Failure == Never {
     public static func flag(
         _ long: String, short: Character? = nil, help: String, hidden: Bool = false, global: Bool = false
     ) -> OptionKey {
-        OptionKey(.flag(long, short: short, help: help, hidden: hidden, global: global)) { $0.flag(long) }
+        OptionKey(.flag(long, short: short, help: help, hidden: hidden, global: global)) { $0.flag($1) }
     }
 }
 
@@ -78,7 +86,7 @@ extension OptionKey where Value == String?, Failure == Never {
     ) -> OptionKey {
         let spec = OptionSpec.value(long, short: short, valueName: valueName, help: help, defaultDescription: defaultDescription,
                                     hidden: hidden, global: global, completion: completion, required: required)
-        return OptionKey(spec) { $0.value(long) }
+        return OptionKey(spec) { $0.value($1) }
     }
 
     /// A flag that may carry a value after `=` (`--low-data`, `--low-data=auto`): read its value
@@ -86,7 +94,7 @@ extension OptionKey where Value == String?, Failure == Never {
     public static func flagOrValue(
         _ long: String, valueName: String, help: String, completion: ValueCompletion = .none
     ) -> OptionKey {
-        OptionKey(OptionSpec(long: long, valueName: valueName, help: help, kind: .flagOrValue, completion: completion)) { $0.value(long) }
+        OptionKey(OptionSpec(long: long, valueName: valueName, help: help, kind: .flagOrValue, completion: completion)) { $0.value($1) }
     }
 }
 
@@ -97,7 +105,7 @@ extension OptionKey where Value == [String], Failure == Never {
         completion: ValueCompletion = .none
     ) -> OptionKey {
         let spec = OptionSpec(long: long, short: short, valueName: valueName, help: help, kind: .repeatedValue, completion: completion)
-        return OptionKey(spec) { $0.values(long) }
+        return OptionKey(spec) { $0.values($1) }
     }
 }
 
@@ -111,7 +119,7 @@ extension OptionKey where Failure == UsageError {
     ) -> OptionKey where Value == T? {
         let spec = OptionSpec.value(long, short: short, valueName: valueName, help: help,
                                     defaultDescription: defaultDescription, completion: completion)
-        return OptionKey(spec) { (parsed: ParsedCommand) throws(UsageError) -> T? in try parsed.parse(long, parser) }
+        return OptionKey(spec) { (parsed: ParsedCommand, long: String) throws(UsageError) -> T? in try parsed.parse(long, parser) }
     }
 
     /// An integer, in `range` when given.
@@ -120,7 +128,7 @@ extension OptionKey where Failure == UsageError {
         defaultDescription: String? = nil, range: ClosedRange<Int>? = nil
     ) -> OptionKey where Value == Int? {
         let spec = OptionSpec.value(long, short: short, valueName: valueName, help: help, defaultDescription: defaultDescription)
-        return OptionKey(spec) { (parsed: ParsedCommand) throws(UsageError) -> Int? in try parsed.int(long, range: range) }
+        return OptionKey(spec) { (parsed: ParsedCommand, long: String) throws(UsageError) -> Int? in try parsed.int(long, range: range) }
     }
 
     /// A finite number, in `range` when given.
@@ -129,7 +137,7 @@ extension OptionKey where Failure == UsageError {
         defaultDescription: String? = nil, range: ClosedRange<Double>? = nil
     ) -> OptionKey where Value == Double? {
         let spec = OptionSpec.value(long, short: short, valueName: valueName, help: help, defaultDescription: defaultDescription)
-        return OptionKey(spec) { (parsed: ParsedCommand) throws(UsageError) -> Double? in try parsed.double(long, range: range) }
+        return OptionKey(spec) { (parsed: ParsedCommand, long: String) throws(UsageError) -> Double? in try parsed.double(long, range: range) }
     }
 }
 
@@ -137,7 +145,7 @@ extension ParsedCommand {
     /// The key's value, read as it declares (see ``OptionKey``): a flag, a text, a list.
     public subscript<Value>(key: OptionKey<Value, Never>) -> Value {
         readObserver?(key.spec)
-        return key.read(self)
+        return key.read(self, key.spec.long)
     }
 
     /// The key's value converted as it declares; a malformed one is a usage error. (Two subscripts,
@@ -146,7 +154,7 @@ extension ParsedCommand {
     public subscript<Value>(key: OptionKey<Value, UsageError>) -> Value {
         get throws(UsageError) {
             readObserver?(key.spec)
-            return try key.read(self)
+            return try key.read(self, key.spec.long)
         }
     }
 

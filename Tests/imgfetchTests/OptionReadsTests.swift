@@ -108,8 +108,6 @@ final class OptionReadsTests: XCTestCase {
         guard case .command(let parsed) = try Specs.root.parse(["get", "x"]) else { return XCTFail() }
         let log = ReadLog()
         let recording = parsed.recordingReads(into: log)
-        // By key, not key path: a key path to a static property of another module (the tests') crashes
-        // Swift 6.3's runtime (`_walkKeyPathPattern`); the commands' own reads are in imgfetch.
         _ = try recording[OptionKeys.jobs]
         _ = try recording[OptionKeys.sheetSize]
         _ = try recording[OptionKeys.retry]

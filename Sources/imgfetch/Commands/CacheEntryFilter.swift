@@ -32,18 +32,18 @@ struct CacheEntryFilter {
 
     init(_ parsed: ParsedCommand, now: Double = FileSystem.now()) throws(UsageError) {
         self.now = now
-        source = parsed[\.source]
+        source = parsed[OptionKeys.source]
         sourceBytes = Array((source ?? "").utf8)
-        originals = parsed[\.originals]
-        variants = parsed[\.variants]
-        largerThan = try parsed[\.largerThan]
-        smallerThan = try parsed[\.smallerThan]
-        olderThan = try parsed[\.olderThan]
-        newerThan = try parsed[\.newerThan]
-        expired = parsed[\.expired]
-        fresh = parsed[\.fresh]
+        originals = parsed[OptionKeys.originals]
+        variants = parsed[OptionKeys.variants]
+        largerThan = try parsed[OptionKeys.largerThan]
+        smallerThan = try parsed[OptionKeys.smallerThan]
+        olderThan = try parsed[OptionKeys.olderThan]
+        newerThan = try parsed[OptionKeys.newerThan]
+        expired = parsed[OptionKeys.expired]
+        fresh = parsed[OptionKeys.fresh]
         if expired && fresh { throw parsed.error("--expired and --fresh: no entry is both (give one)") }
-        if let name = parsed[\.entryFormat] {
+        if let name = parsed[OptionKeys.entryFormat] {
             guard let f = ImageFormat(name: name), f != .original, f != .auto else {
                 throw parsed.error("invalid value '\(name)' for '--format': expected \(Self.formatNames.joined(separator: ", "))")
             }

@@ -6,7 +6,7 @@ enum FeedbackOptions {
     /// Whether `get` may show its download meter: stderr is a terminal, neither `--no-progress`
     /// nor `--quiet`.
     static func showsMeter(_ parsed: ParsedCommand, quiet: Bool) -> Bool {
-        !parsed[\.noProgress] && !quiet && Console.stderrIsTerminal
+        !parsed[OptionKeys.noProgress] && !quiet && Console.stderrIsTerminal
     }
 
     /// `--save-failed FILE`, checked before any work: a directory or a dangling link is a usage error.

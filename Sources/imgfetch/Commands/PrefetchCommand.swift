@@ -15,15 +15,15 @@ enum PrefetchCommand {
     /// `-j`, `--rate`, `--per-host`.
     static func limits(_ parsed: ParsedCommand) throws(UsageError) -> Limits {
         var limits = Limits()
-        limits.transfers = try parsed[\.jobs] ?? 8
-        limits.rate = try parsed[\.rate]
-        limits.perHost = try parsed[\.perHost] ?? 0
+        limits.transfers = try parsed[OptionKeys.jobs] ?? 8
+        limits.rate = try parsed[OptionKeys.rate]
+        limits.perHost = try parsed[OptionKeys.perHost] ?? 0
         return limits
     }
 
     /// The progress bar: `--progress` or a terminal, never with `--no-progress` or `--quiet`.
     static func showsProgress(_ parsed: ParsedCommand, quiet: Bool) -> Bool {
-        !parsed[\.noProgress] && !quiet && (parsed[\.progress] || Console.stderrIsTerminal)
+        !parsed[OptionKeys.noProgress] && !quiet && (parsed[OptionKeys.progress] || Console.stderrIsTerminal)
     }
 
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
