@@ -8,7 +8,9 @@ extension ParsedCommand {
         for (name, n) in self.counts { counts[name, default: 0] += n }
         var values = defaults.optionValues
         for (name, list) in optionValues { values[name, default: []] += list }
-        return ParsedCommand(path: path, counts: counts, optionValues: values, positionals: positionals,
-                             positionalsByName: positionalsByName, knownOptions: knownOptions)
+        var merged = ParsedCommand(path: path, counts: counts, optionValues: values, positionals: positionals,
+                                   positionalsByName: positionalsByName, knownOptions: knownOptions)
+        merged.readObserver = readObserver
+        return merged
     }
 }

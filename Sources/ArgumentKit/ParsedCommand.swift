@@ -1,6 +1,7 @@
 /// The result of parsing: which command to run and its arguments.
 ///
-/// Options are looked up by long name without dashes (`value("size")`).
+/// Options are read by typed key (`parsed[Keys.size]`, see ``OptionKey``), or by long name
+/// without dashes (`value("size")`) where names are data (a config file's lines, tests).
 /// Asking for an option the command does not declare (including global
 /// options of its ancestors) is a programming error and trips an
 /// `assert` in debug builds.
@@ -20,6 +21,8 @@ public struct ParsedCommand: Sendable, Equatable {
     let knownOptions: Set<String>?
     /// Where each option's values were in the arguments, in the order of `values`.
     var locations: [String: [ValueLocation]] = [:]
+    /// Told of every typed read (a test's `observingReads`); nil: nobody.
+    var readObserver: (@Sendable (OptionSpec) -> Void)?
 
     /// Creates a parsed command directly, e.g. to unit-test command handlers.
     /// `flags` maps long names to how often they occurred.
@@ -103,7 +106,8 @@ public struct ParsedCommand: Sendable, Equatable {
     }
 
     private func check(_ long: String) {
-        assert(knownOptions?.contains(long) ?? true, "option '--\(long)' is not declared for \(path)")
+        // An observed command (a test's) reports the read instead.
+        assert(readObserver != nil || knownOptions?.contains(long) ?? true, "option '--\(long)' is not declared for \(path)")
     }
 }
 

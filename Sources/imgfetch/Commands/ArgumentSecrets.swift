@@ -12,7 +12,7 @@ enum ArgumentSecrets {
     /// Overwrites, with spaces, every byte after the first colon of each `-u`/`--user` value that
     /// `parsed` (parsed from `CommandLine.arguments` without the program name) found.
     static func blank(_ parsed: ParsedCommand) {
-        for location in parsed.valueLocations("user") {
+        for location in parsed.valueLocations(OptionKeys.user) {
             let index = location.argument + 1
             guard index > 0, index < Int(CommandLine.argc), let argument = CommandLine.unsafeArgv[index] else { continue }
             let length = strlen(argument)

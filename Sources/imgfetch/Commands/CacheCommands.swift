@@ -7,7 +7,7 @@ import ImageFetch
 /// `imgfetch cache ls|info|rm|clear|prune|verify|stats|path|gallery|sheet`.
 enum CacheCommands {
     static func run(_ parsed: ParsedCommand) throws(UsageError) -> ExitCode {
-        let directory = try RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
+        let directory = try RequestOptions.cacheDirectory(parsed[OptionKeys.cacheDir], environment: Console.environment)
         let cache = DiskCache(directory: directory, sizeLimit: nil)
         let command = parsed.path.dropFirst().first
         if command == "path" {
@@ -27,7 +27,7 @@ enum CacheCommands {
         case "rm": return try remove(parsed, cache)
         case "clear":
             let n = cache.clear()
-            if parsed.flag("json") { Console.line(removalSummary(entries: n, bytes: nil).text) }
+            if parsed[OptionKeys.json] { Console.line(removalSummary(entries: n, bytes: nil).text) }
             Console.errorLine("removed \(n) entr\(n == 1 ? "y" : "ies")")
             return .ok
         case "prune": return try CachePruneCommand.run(parsed, cache)
@@ -35,9 +35,7 @@ enum CacheCommands {
         case "stats": return try stats(parsed, cache)
         case "scan":
             // The background scan `get` starts: the candidate list, then the cache fitted to the limit.
-            var limit = try parsed.parse("cache-size-limit", ValueParsers.byteSize)
-            if limit == nil { limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", Console.environment, ValueParsers.byteSize) }
-            let sizeLimit: Int64? = limit.map { $0 == 0 ? nil : $0 } ?? (1 << 30)
+            let sizeLimit = try Self.sizeLimit(parsed)
             // In the background of the commands that started it: the lowest CPU priority.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
             DiskCache(directory: directory, sizeLimit: sizeLimit).scanCandidates()
@@ -48,12 +46,19 @@ enum CacheCommands {
         }
     }
 
+    /// `cache stats`' and `cache scan`'s `--cache-size-limit`, else IMGFETCH_CACHE_SIZE_LIMIT, else 1G; nil: none (0).
+    static func sizeLimit(_ parsed: ParsedCommand) throws(UsageError) -> Int64? {
+        var limit = try parsed[OptionKeys.cacheSizeLimit]
+        if limit == nil { limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", Console.environment, ValueParsers.byteSize) }
+        return limit.map { $0 == 0 ? nil : $0 } ?? (1 << 30)
+    }
+
     /// Whether the command removes files: `clear`, `rm`, `prune`, `verify --repair` (`scan` evicts as
     /// a store does, from any cache a store may write to).
     static func removes(_ parsed: ParsedCommand) -> Bool {
         switch parsed.path.dropFirst().first {
         case "clear", "rm", "prune": true
-        case "verify": parsed.flag("repair")
+        case "verify": parsed[OptionKeys.repair]
         default: false
         }
     }
@@ -112,7 +117,7 @@ enum CacheCommands {
         for e in entries {
             let now = FileSystem.now()
             let decision = e.freshnessDecision(at: now)
-            if parsed.flag("json") {
+            if parsed[OptionKeys.json] {
                 var o = record(e, cache)
                 o.add("freshness", object: freshnessRecord(decision))
                 Console.line(o.text)
@@ -139,7 +144,7 @@ enum CacheCommands {
     static func remove(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
         let filter = try CacheEntryFilter(parsed)
         let arguments = parsed.positionalValues("SOURCE|KEY")
-        let json = parsed.flag("json")
+        let json = parsed[OptionKeys.json]
         if arguments.isEmpty {
             guard !filter.isEmpty else {
                 throw parsed.error("missing SOURCE|KEY: name what to remove (sources, keys, - for standard input), or filter (--older-than 30d, ...)")
@@ -231,7 +236,7 @@ enum CacheCommands {
 
     static func verify(_ parsed: ParsedCommand, _ cache: DiskCache) -> ExitCode {
         let processor = VipsProcessor()
-        let repair = parsed.flag("repair"), json = parsed.flag("json")
+        let repair = parsed[OptionKeys.repair], json = parsed[OptionKeys.json]
         let (checked, problems) = cache.verify(repair: repair, decodes: { processor.decodeFailure($0) })
         for p in problems {
             if json {
@@ -260,11 +265,9 @@ enum CacheCommands {
     static func stats(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
         let s = cache.statistics()
         let totals = cache.evictionTotals()
-        var limit = try parsed.parse("cache-size-limit", ValueParsers.byteSize)
-        if limit == nil { limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", Console.environment, ValueParsers.byteSize) }
-        let sizeLimit: Int64? = limit.map { $0 == 0 ? nil : $0 } ?? (1 << 30)
+        let sizeLimit = try Self.sizeLimit(parsed)
         let down = HostDownMarks(cacheDirectory: cache.directory).all()
-        if parsed.flag("json") {
+        if parsed[OptionKeys.json] {
             var o = JSONObject()
             o.add("directory", cache.directory)
             o.add("entries", s.entries)

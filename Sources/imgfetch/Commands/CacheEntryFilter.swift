@@ -23,36 +23,27 @@ struct CacheEntryFilter {
     /// Formats `--format` takes.
     static let formatNames = ImageFormat.registry.map(\.format.rawValue)
 
-    static let options: [OptionSpec] = [
-        .value("source", valueName: "TEXT", help: "Only entries whose source contains TEXT (byte for byte, case-sensitive)."),
-        .flag("originals", help: "Only sources' originals (kept beside their variants, or asked for as they are)."),
-        .flag("variants", help: "Only processed variants."),
-        .value("larger-than", valueName: "SIZE", help: "Only entries whose image is more than SIZE bytes (K, M, G suffixes)."),
-        .value("smaller-than", valueName: "SIZE", help: "Only entries whose image is less than SIZE bytes (K, M, G suffixes)."),
-        .value("older-than", valueName: "DURATION", help: "Only entries stored more than DURATION ago (s, m, h, d): by the time the entry was stored (created in --json, AGE in the listing), not its last access."),
-        .value("newer-than", valueName: "DURATION", help: "Only entries stored less than DURATION ago (s, m, h, d), by the same stored time."),
-        .flag("expired", help: "Only entries past their expiry time."),
-        .flag("fresh", help: "Only fresh entries: usable without asking the server (fresh in --json)."),
-        .value("format", valueName: "F", help: "Only entries of format F: \(formatNames.joined(separator: ", ")) (jpg for jpeg).", completion: .choices(formatNames)),
-    ]
+    static let options = OptionSpec.list(
+        OptionKeys.source, OptionKeys.originals, OptionKeys.variants, OptionKeys.largerThan, OptionKeys.smallerThan,
+        OptionKeys.olderThan, OptionKeys.newerThan, OptionKeys.expired, OptionKeys.fresh, OptionKeys.entryFormat)
 
     /// The names of the options above, for "any filter given?".
     static let names = options.map(\.long)
 
     init(_ parsed: ParsedCommand, now: Double = FileSystem.now()) throws(UsageError) {
         self.now = now
-        source = parsed.value("source")
+        source = parsed[OptionKeys.source]
         sourceBytes = Array((source ?? "").utf8)
-        originals = parsed.flag("originals")
-        variants = parsed.flag("variants")
-        largerThan = try parsed.parse("larger-than", ValueParsers.byteSize)
-        smallerThan = try parsed.parse("smaller-than", ValueParsers.byteSize)
-        olderThan = try parsed.parse("older-than", ValueParsers.duration)
-        newerThan = try parsed.parse("newer-than", ValueParsers.duration)
-        expired = parsed.flag("expired")
-        fresh = parsed.flag("fresh")
+        originals = parsed[OptionKeys.originals]
+        variants = parsed[OptionKeys.variants]
+        largerThan = try parsed[OptionKeys.largerThan]
+        smallerThan = try parsed[OptionKeys.smallerThan]
+        olderThan = try parsed[OptionKeys.olderThan]
+        newerThan = try parsed[OptionKeys.newerThan]
+        expired = parsed[OptionKeys.expired]
+        fresh = parsed[OptionKeys.fresh]
         if expired && fresh { throw parsed.error("--expired and --fresh: no entry is both (give one)") }
-        if let name = parsed.value("format") {
+        if let name = parsed[OptionKeys.entryFormat] {
             guard let f = ImageFormat(name: name), f != .original, f != .auto else {
                 throw parsed.error("invalid value '\(name)' for '--format': expected \(Self.formatNames.joined(separator: ", "))")
             }

@@ -17,9 +17,9 @@ enum CacheGalleryCommand {
     static let marker = ".imgfetch-gallery"
 
     static func run(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
-        let pageSize = try parsed.parse("page-size", ValueParsers.positiveInt) ?? defaultPageSize
-        let copy = parsed.flag("copy"), originals = parsed.flag("originals")
-        let output = absolute(parsed.value("output") ?? "imgfetch-gallery")
+        let pageSize = try parsed[OptionKeys.pageSize] ?? defaultPageSize
+        let copy = parsed[OptionKeys.copy], originals = parsed[OptionKeys.originals]
+        let output = absolute(parsed[OptionKeys.galleryOutput] ?? "imgfetch-gallery")
         let cacheRoot = realPath(cache.directory) ?? absolute(cache.directory)
         // Only a directory the gallery made (its marker file) or an empty one is written into: the
         // pages replace index.html and remove page-N.html, which may be a user's own files.

@@ -8,9 +8,9 @@ enum CacheListCommand {
     static let sortFields = ["key", "age", "size", "source", "access"]
 
     static func run(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
-        let sort = try parsed.parse("sort", ValueParsers.oneOf(sortFields)) ?? sortFields[0]
+        let sort = try parsed[OptionKeys.sort] ?? sortFields[0]
         let filter = try CacheEntryFilter(parsed)
-        let json = parsed.flag("json")
+        let json = parsed[OptionKeys.json]
         let output = StreamingOutput()
         let now = filter.now
         if !json { output.write(header) }

@@ -7,9 +7,9 @@ import ImageFetch
 /// prints one record per entry (the `cache ls` record plus `reason` and `removed`), then a summary.
 enum CachePruneCommand {
     static func run(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
-        let maxSize = try parsed.parse("max-size", ValueParsers.byteSize)
+        let maxSize = try parsed[OptionKeys.maxSize]
         let filter = try CacheEntryFilter(parsed)
-        let dryRun = parsed.flag("dry-run"), json = parsed.flag("json")
+        let dryRun = parsed[OptionKeys.dryRun], json = parsed[OptionKeys.json]
         // No filter: the expired entries, unless only --max-size was given (as before filters).
         let selects: ((CacheEntry) -> Bool)? = !filter.isEmpty ? filter.matches
             : maxSize == nil ? { [now = filter.now] in $0.isExpired(at: now) } : nil

@@ -7,7 +7,7 @@ import ImageFetch
 enum CacheRemoteCommands {
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
         let command = parsed.path.dropFirst().first ?? ""
-        let directory = try RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: Console.environment)
+        let directory = try RequestOptions.cacheDirectory(parsed[OptionKeys.cacheDir], environment: Console.environment)
         guard let settings = try RemoteSettings.make(from: parsed, environment: Console.environment) else {
             throw UsageError("cache \(command) needs --remote-cache URL (or IMGFETCH_REMOTE_CACHE)", commandPath: parsed.path)
         }
@@ -28,7 +28,7 @@ enum CacheRemoteCommands {
             if limit == nil { limit = 1 << 30 }
             // The same cap as a lookup's (get's --max-bytes and its default).
             var maxBytes = FetchOptions().maxBytes
-            if let v = try parsed.parse("max-bytes", ValueParsers.byteSize) {
+            if let v = try parsed[OptionKeys.maxBytes] {
                 guard v > 0 else { throw UsageError("invalid value '0' for '--max-bytes': expected a size of at least 1 byte", commandPath: parsed.path) }
                 maxBytes = v
             }

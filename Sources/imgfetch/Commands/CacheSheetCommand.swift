@@ -10,7 +10,7 @@ enum CacheSheetCommand {
     static let defaultLimit = 100
 
     static func run(_ parsed: ParsedCommand, _ cache: DiskCache) throws(UsageError) -> ExitCode {
-        guard let output = parsed.value("output") else {
+        guard let output = parsed[OptionKeys.sheetOutput] else {
             throw UsageError("cache sheet needs -o FILE (.jpg, .png or .webp)", commandPath: ["cache", "sheet"])
         }
         let suffixes = ["jpg": ".jpg", "jpeg": ".jpg", "png": ".png", "webp": ".webp"]
@@ -22,17 +22,17 @@ enum CacheSheetCommand {
         do { _ = try FileSystem.outputKind(output) } catch {
             throw UsageError("invalid value '\(output)' for '-o': \(error.message)", commandPath: ["cache", "sheet"])
         }
-        let limit = try parsed.parse("limit", ValueParsers.positiveInt) ?? defaultLimit
+        let limit = try parsed[OptionKeys.limit] ?? defaultLimit
         var layout = ContactSheetLayout()
-        layout.columns = try parsed.parse("columns", ValueParsers.positiveInt) ?? layout.columns
-        layout.size = try parsed.parse("size", ValueParsers.positiveInt) ?? layout.size
+        layout.columns = try parsed[OptionKeys.columns] ?? layout.columns
+        layout.size = try parsed[OptionKeys.sheetSize] ?? layout.size
         guard layout.columns <= 100, layout.size <= 1024, limit <= 10_000 else {
             throw UsageError("at most 100 columns, --size 1024 and --limit 10000", commandPath: ["cache", "sheet"])
         }
 
         // The newest `limit` entries, kept in bounded memory while the listing streams; originals
         // (full-size, and beside their variants) only when asked for.
-        let originals = parsed.flag("originals")
+        let originals = parsed[OptionKeys.originals]
         var newest: [CacheEntry] = []
         var leftOut = 0
         cache.forEachEntry { entry in

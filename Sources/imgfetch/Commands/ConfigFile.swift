@@ -15,8 +15,8 @@ enum ConfigFile {
 
     static func apply(to parsed: ParsedCommand, environment: (String) -> String?) throws(UsageError) -> ParsedCommand {
         guard parsed.path == ["get"] || parsed.path == ["prefetch"] else { return parsed }
-        let explicit = parsed.value("config")
-        if parsed.flag("no-config") {
+        let explicit = parsed[OptionKeys.config]
+        if parsed[OptionKeys.noConfig] {
             if explicit != nil { throw parsed.error("--config and --no-config cannot be used together") }
             return parsed
         }
@@ -62,7 +62,8 @@ enum ConfigFile {
     }
 
     /// Options that name where one command's output goes: never a default for every run.
-    static let notInConfig: Set<String> = ["config", "no-config", "output", "output-dir", "name"]
+    static let notInConfig = Set(OptionSpec.list(
+        OptionKeys.config, OptionKeys.noConfig, OptionKeys.output, OptionKeys.outputDir, OptionKeys.name).map { $0.long })
 
     /// A path for a message: whole, control characters escaped.
     static func shown(_ path: String) -> String { ListParser.quoted(path, limit: 4096, marks: false) }

@@ -15,7 +15,7 @@ extension GetCommand {
                 do { _ = try FileSystem.outputKind(output) } catch {
                     throw UsageError("invalid value '\(output)' for '-o': \(error.message)", commandPath: ["get"])
                 }
-                return .file(output, createDirs: parsed.flag("create-dirs"), keepingExisting: parsed.flag("no-clobber"))
+                return .file(output, createDirs: parsed[OptionKeys.createDirs], keepingExisting: parsed[OptionKeys.noClobber])
             }
             guard output == "-" || !json else { return .none }
             if Console.stdoutIsTerminal {

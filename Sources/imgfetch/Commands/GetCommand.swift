@@ -6,7 +6,7 @@ enum GetCommand {
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
         let sourceTexts = parsed.positionalValues("SOURCE")
         let sourceText = sourceTexts.first ?? ""
-        let output = parsed.value("output")
+        let output = parsed[OptionKeys.output]
         if let outputDir = try OutputDirectory.from(parsed) {
             if output != nil { throw UsageError("-o and --output-dir cannot be used together", commandPath: ["get"]) }
             return try await runMany(sourceTexts, parsed: parsed, outputDir: outputDir)

@@ -9,38 +9,38 @@ import Glibc
 enum NetworkSettings {
     static func parse(_ parsed: ParsedCommand, environment: (String) -> String?) throws(UsageError) -> NetworkOptions {
         var n = NetworkOptions()
-        n.headers = try parsed.values("header").map { text throws(UsageError) in try header(text, option: "--header") }
-        n.userAgent = try parsed.value("user-agent").map { v throws(UsageError) in try fieldValue(v, option: "--user-agent") }
-        n.referer = try parsed.value("referer").map { v throws(UsageError) in try fieldValue(v, option: "--referer") }
-        if let v = parsed.value("cookie") {
+        n.headers = try parsed[OptionKeys.header].map { text throws(UsageError) in try header(text, option: "--header") }
+        n.userAgent = try parsed[OptionKeys.userAgent].map { v throws(UsageError) in try fieldValue(v, option: "--user-agent") }
+        n.referer = try parsed[OptionKeys.referer].map { v throws(UsageError) in try fieldValue(v, option: "--referer") }
+        if let v = parsed[OptionKeys.cookie] {
             // curl's rule: a value with '=' is cookies to send, one without is a cookie file.
             if v.contains("=") { n.cookie = try cookie(v, option: "--cookie") } else { n.cookieFile = try cookieFile(v) }
         }
-        n.cookieJar = try parsed.value("cookie-jar").map { v throws(UsageError) in try cookieJar(v) }
-        n.user = try parsed.value("user").map { v throws(UsageError) in try user(v, option: "--user") }
-        if let file = parsed.value("netrc-file") {
+        n.cookieJar = try parsed[OptionKeys.cookieJar].map { v throws(UsageError) in try cookieJar(v) }
+        n.user = try parsed[OptionKeys.user].map { v throws(UsageError) in try user(v, option: "--user") }
+        if let file = parsed[OptionKeys.netrcFile] {
             n.netrcFile = try readableFile(file, option: "--netrc-file")
-        } else if parsed.flag("netrc") {
+        } else if parsed[OptionKeys.netrc] {
             let home = environment("HOME").flatMap { $0.isEmpty ? nil : $0 } ?? "/root"
             n.netrcFile = try readableFile(home + "/.netrc", option: "--netrc")
         }
-        let cacert = try parsed.value("cacert").map { v throws(UsageError) in try readableFile(v, option: "--cacert") }
-        let capath = parsed.value("capath")
+        let cacert = try parsed[OptionKeys.cacert].map { v throws(UsageError) in try readableFile(v, option: "--cacert") }
+        let capath = parsed[OptionKeys.capath]
         if let capath, !FileSystem.isDirectory(capath) {
             throw UsageError("invalid value '\(Source.abbreviated(capath))' for '--capath': not a directory")
         }
-        n.tls = TLSOptions.resolve(cacert: cacert, capath: capath, insecure: parsed.flag("insecure"), environment: environment)
-        n.proxy = try parsed.value("proxy").map { v throws(UsageError) in try fieldValue(v, option: "--proxy") }
-        n.noProxy = try parsed.value("noproxy").map { v throws(UsageError) in try fieldValue(v, option: "--noproxy") }
-        n.resolve = try parsed.values("resolve").map { v throws(UsageError) in try resolveEntry(v) }
-        n.deniedAddresses = try parsed.values("deny-address").map { v throws(UsageError) in
+        n.tls = TLSOptions.resolve(cacert: cacert, capath: capath, insecure: parsed[OptionKeys.insecure], environment: environment)
+        n.proxy = try parsed[OptionKeys.proxy].map { v throws(UsageError) in try fieldValue(v, option: "--proxy") }
+        n.noProxy = try parsed[OptionKeys.noproxy].map { v throws(UsageError) in try fieldValue(v, option: "--noproxy") }
+        n.resolve = try parsed[OptionKeys.resolve].map { v throws(UsageError) in try resolveEntry(v) }
+        n.deniedAddresses = try parsed[OptionKeys.denyAddress].map { v throws(UsageError) in
             guard let range = AddressRange(parsing: v) else {
                 throw UsageError("invalid value '\(ListParser.quoted(v, limit: 80, marks: false))' for '--deny-address': expected an IP address or ADDRESS/PREFIX (10.0.0.0/8, fd00::/8)")
             }
             return range
         }
-        n.denyPrivateAddresses = parsed.flag("deny-private-addresses")
-        n.locationTrusted = parsed.flag("location-trusted")
+        n.denyPrivateAddresses = parsed[OptionKeys.denyPrivateAddresses]
+        n.locationTrusted = parsed[OptionKeys.locationTrusted]
         if !n.deniedRanges.isEmpty {
             // Through a proxy the address connected to is the proxy's: the guard would check nothing.
             func env(_ name: String) -> String? { environment(name).flatMap { $0.isEmpty ? nil : $0 } }
@@ -51,19 +51,19 @@ enum NetworkSettings {
                 throw UsageError("\(option) checks the address connected to, which through a proxy is the proxy's: give --noproxy '*' or no proxy (-x, http_proxy, https_proxy, all_proxy)")
             }
         }
-        if let v = try parsed.parse("limit-rate", ValueParsers.byteSize) {
+        if let v = try parsed[OptionKeys.limitRate] {
             guard v > 0 else { throw UsageError("invalid value '0' for '--limit-rate': expected at least 1 byte per second") }
             n.limitRate = v
         }
-        n.speedLimit = try parsed.int("speed-limit", range: 1...Int(Int32.max)).map(Int64.init)
-        n.speedTime = try parsed.int("speed-time", range: 1...86_400)
+        n.speedLimit = try parsed[OptionKeys.speedLimit].map(Int64.init)
+        n.speedTime = try parsed[OptionKeys.speedTime]
         return n
     }
 
     /// `--limit-rate-total`: the whole run's bytes per second (every transfer, origin and tier); nil
     /// when not given.
     static func totalRate(_ parsed: ParsedCommand) throws(UsageError) -> Int64? {
-        guard let v = try parsed.parse("limit-rate-total", ValueParsers.byteSize) else { return nil }
+        guard let v = try parsed[OptionKeys.limitRateTotal] else { return nil }
         guard v > 0 else { throw UsageError("invalid value '0' for '--limit-rate-total': expected at least 1 byte per second") }
         return v
     }

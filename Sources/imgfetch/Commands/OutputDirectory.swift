@@ -37,22 +37,22 @@ final class OutputDirectory {
     /// The `--output-dir`, `--name` and `--create-dirs` of `parsed`; nil without `--output-dir`.
     /// The directory must exist unless `--create-dirs` (then it is made now).
     static func from(_ parsed: ParsedCommand) throws(UsageError) -> OutputDirectory? {
-        guard let dir = parsed.value("output-dir") else {
-            if parsed.value("name") != nil { throw parsed.error("--name needs --output-dir") }
+        guard let dir = parsed[OptionKeys.outputDir] else {
+            if parsed[OptionKeys.name] != nil { throw parsed.error("--name needs --output-dir") }
             return nil
         }
         guard !dir.isEmpty else { throw parsed.error("invalid value '' for '--output-dir': expected a directory") }
         let template: OutputTemplate
-        do { template = try OutputTemplate(parsed.value("name") ?? OutputTemplate.defaultText) } catch {
+        do { template = try OutputTemplate(parsed[OptionKeys.name] ?? OutputTemplate.defaultText) } catch {
             throw parsed.error("invalid value for '--name': \(error.message)")
         }
-        let create = parsed.flag("create-dirs")
+        let create = parsed[OptionKeys.createDirs]
         if create {
             do { try FileSystem.makeDirectories(dir) } catch { throw parsed.error("cannot create --output-dir: \(error.message)") }
         } else if !FileSystem.isDirectory(dir) {
             throw parsed.error("invalid value '\(ListParser.quoted(dir, limit: 200, marks: false))' for '--output-dir': not a directory (--create-dirs makes it)")
         }
-        return OutputDirectory(directory: dir, template: template, createDirs: create, noClobber: parsed.flag("no-clobber"))
+        return OutputDirectory(directory: dir, template: template, createDirs: create, noClobber: parsed[OptionKeys.noClobber])
     }
 
     /// Writes `result` under the name `template` gives it (claimed for `line`): its path, or the

@@ -12,17 +12,28 @@ import Glibc
 /// from one sequence, on one task (`PrefetchRun`): counts, order, output files, progress and
 /// records need no lock.
 enum PrefetchCommand {
+    /// `-j`, `--rate`, `--per-host`.
+    static func limits(_ parsed: ParsedCommand) throws(UsageError) -> Limits {
+        var limits = Limits()
+        limits.transfers = try parsed[OptionKeys.jobs] ?? 8
+        limits.rate = try parsed[OptionKeys.rate]
+        limits.perHost = try parsed[OptionKeys.perHost] ?? 0
+        return limits
+    }
+
+    /// The progress bar: `--progress` or a terminal, never with `--no-progress` or `--quiet`.
+    static func showsProgress(_ parsed: ParsedCommand, quiet: Bool) -> Bool {
+        !parsed[OptionKeys.noProgress] && !quiet && (parsed[OptionKeys.progress] || Console.stderrIsTerminal)
+    }
+
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
         let settings = try RequestOptions(parsed)
         let outputDir = try OutputDirectory.from(parsed)
         settings.warnOfUnverifiedTLS()
-        var limits = Limits()
-        limits.transfers = try parsed.int("jobs", range: 1...256) ?? 8
-        limits.rate = try parsed.double("rate", range: 0.001...100_000)
-        limits.perHost = try parsed.int("per-host", range: 1...256) ?? 0
+        let limits = try limits(parsed)
         let shard = try ShardSetting.from(parsed)
         let saveFailed = try FeedbackOptions.saveFailedPath(parsed)
-        let saveRemaining = try FeedbackOptions.saveFailedPath(parsed, option: "save-remaining")
+        let saveRemaining = try FeedbackOptions.saveFailedPath(parsed, key: OptionKeys.saveRemaining)
         let listPath = parsed.positional("LIST")
         let listName = (listPath == nil || listPath == "-") ? "stdin" : listPath!
         let table = try TableSettings.from(parsed, listPath: listPath)
@@ -40,8 +51,7 @@ enum PrefetchCommand {
         // One vips thread per image and one image per core: no hand-offs between vips' own threads.
         VipsBridge.setConcurrency(1)
 
-        let showProgress = !parsed.flag("no-progress") && !settings.quiet
-            && (parsed.flag("progress") || Console.stderrIsTerminal)
+        let showProgress = showsProgress(parsed, quiet: settings.quiet)
         // Counted ahead only in a regular file: counting a pipe or FIFO would read it away.
         let progress = showProgress ? ProgressBar(total: reader.countSources()) : nil
         let remote = try settings.remote?.remoteCache(limits: limits)

@@ -19,7 +19,7 @@ struct RemoteSettings {
     /// tier as `http_proxy` and `no_proxy` do.
     static func make(from parsed: ParsedCommand, environment: (String) -> String?,
                      proxy: String? = nil, noProxy: String? = nil) throws(UsageError) -> RemoteStoreSettings? {
-        let given = parsed.value("remote-cache").flatMap { $0.isEmpty ? nil : $0 }
+        let given = parsed[OptionKeys.remoteCache].flatMap { $0.isEmpty ? nil : $0 }
         guard let url = given ?? environment("IMGFETCH_REMOTE_CACHE").flatMap({ $0.isEmpty ? nil : $0 }) else { return nil }
         let name = given != nil ? "'--remote-cache'" : "IMGFETCH_REMOTE_CACHE"
         let lower = url.lowercased()
@@ -27,7 +27,7 @@ struct RemoteSettings {
               HTTPHeaders.validValue(url) != nil, !url.contains(" ") else {
             throw UsageError("invalid value '\(Source.abbreviated(url))' for \(name): expected http://HOST/PREFIX/, https://HOST/PREFIX/ or s3://BUCKET/PREFIX")
         }
-        var endpoint = parsed.value("s3-endpoint")
+        var endpoint = parsed[OptionKeys.s3Endpoint]
         if let e = endpoint {
             let l = e.lowercased()
             guard l.hasPrefix("http://") || l.hasPrefix("https://"), HTTPHeaders.validValue(e) != nil, !e.contains(" ") else {
@@ -36,8 +36,8 @@ struct RemoteSettings {
         }
         if endpoint?.isEmpty == true { endpoint = nil }
         func env(_ n: String) -> String? { environment(n).flatMap { $0.isEmpty ? nil : $0 } }
-        let cacert = try parsed.value("remote-cacert").map { v throws(UsageError) in try NetworkSettings.readableFile(v, option: "--remote-cacert") }
-        let tls = TLSOptions.resolve(cacert: cacert, capath: nil, insecure: parsed.flag("remote-insecure"), environment: environment)
+        let cacert = try parsed[OptionKeys.remoteCacert].map { v throws(UsageError) in try NetworkSettings.readableFile(v, option: "--remote-cacert") }
+        let tls = TLSOptions.resolve(cacert: cacert, capath: nil, insecure: parsed[OptionKeys.remoteInsecure], environment: environment)
         return RemoteStoreSettings(url: url, s3Endpoint: endpoint, accessKeyID: env("AWS_ACCESS_KEY_ID"),
                                    secretAccessKey: env("AWS_SECRET_ACCESS_KEY"), sessionToken: env("AWS_SESSION_TOKEN"),
                                    region: env("AWS_REGION"), tls: tls,
@@ -82,9 +82,9 @@ struct RemoteSettings {
     /// file may set them for runs that name a store in the environment).
     static func tier(from parsed: ParsedCommand, environment: (String) -> String?,
                      proxy: String? = nil, noProxy: String? = nil) throws(UsageError) -> RemoteSettings? {
-        let mode = try parsed.parse("remote-cache-mode", ValueParsers.oneOf(RemoteCacheMode.allCases.map(\.rawValue)))
+        let mode = try parsed[OptionKeys.remoteCacheMode]
             .flatMap(RemoteCacheMode.init(rawValue:)) ?? .readWrite
-        let timeout = try parsed.double("remote-timeout", range: 0...86_400) ?? 30
+        let timeout = try parsed[OptionKeys.remoteTimeout] ?? 30
         guard var store = try make(from: parsed, environment: environment, proxy: proxy, noProxy: noProxy) else { return nil }
         // Each request to the tier is bounded by the same time (at least 1 s): a store that accepts
         // connections and never answers costs at most that before the origin is used.

@@ -5,7 +5,7 @@ import ImageFetch
 extension RequestOptions {
     /// `--accept avif,webp,jpeg`: the candidates of `-f auto` (nil: the default ones). Only with `-f auto`.
     static func accept(_ parsed: ParsedCommand, format: ImageFormat) throws(UsageError) -> [ImageFormat]? {
-        guard let text = parsed.value("accept") else { return nil }
+        guard let text = parsed[OptionKeys.accept] else { return nil }
         guard format == .auto else { throw UsageError("--accept names the candidates of -f auto: add -f auto") }
         let names = AutoFormat.acceptable.map(\.rawValue).joined(separator: ", ")
         var formats: [ImageFormat] = []
@@ -27,7 +27,7 @@ extension RequestOptions {
 
     /// `--placeholder blurhash,thumbhash` (either or both).
     static func placeholders(_ parsed: ParsedCommand) throws(UsageError) -> Set<PlaceholderKind> {
-        guard let text = parsed.value("placeholder") else { return [] }
+        guard let text = parsed[OptionKeys.placeholder] else { return [] }
         var kinds = Set<PlaceholderKind>()
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             let name = item.trimmedItem

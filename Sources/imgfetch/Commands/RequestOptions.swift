@@ -32,15 +32,15 @@ struct RequestOptions {
 
     init(_ parsed: ParsedCommand, outputPath: String? = nil, environment: (String) -> String? = Console.environment) throws(UsageError) {
         var processing = Processing()
-        if let size = parsed.value("size") {
+        if let size = parsed[OptionKeys.size] {
             let box = try RequestOptions.parseSize(size)
             processing.width = box.width
             processing.height = box.height
         }
-        if let fit = try parsed.parse("fit", ValueParsers.oneOf(["inside", "cover"])) {
+        if let fit = try parsed[OptionKeys.fit] {
             processing.fit = Processing.Fit(rawValue: fit) ?? .inside
         }
-        if let name = parsed.value("format") {
+        if let name = parsed[OptionKeys.format] {
             guard let format = ImageFormat(name: name) else {
                 throw UsageError("invalid value '\(name)' for '--format': expected \(ImageFormat.namesForHelp)")
             }
@@ -49,13 +49,13 @@ struct RequestOptions {
         } else if let outputPath, let format = try RequestOptions.format(ofOutput: outputPath) {
             processing.format = format
         }
-        processing.quality = try parsed.int("quality", range: 1...100)
-        if let v = try parsed.parse("max-output-bytes", ValueParsers.byteSize) {
+        processing.quality = try parsed[OptionKeys.quality]
+        if let v = try parsed[OptionKeys.maxOutputBytes] {
             guard v > 0 else { throw UsageError("invalid value '0' for '--max-output-bytes': expected a size of at least 1 byte") }
             processing.maxOutputBytes = v
         }
-        processing.linear = parsed.flag("linear")
-        if let text = parsed.value("background") {
+        processing.linear = parsed[OptionKeys.linear]
+        if let text = parsed[OptionKeys.background] {
             guard let color = RGBColor(parsing: text) else {
                 throw UsageError("invalid value '\(text)' for '--background': expected a colour name (\(RGBColor.names.map(\.0).joined(separator: ", "))) or hex #RRGGBB")
             }
@@ -64,34 +64,34 @@ struct RequestOptions {
         processing.accept = try RequestOptions.accept(parsed, format: processing.format)
         try RequestOptions.parseThumbnailOptions(parsed, into: &processing)
         self.processing = processing
-        allowJXL = parsed.flag("allow-jxl")
+        allowJXL = parsed[OptionKeys.allowJXL]
 
         var options = FetchOptions()
         options.placeholders = try RequestOptions.placeholders(parsed)
-        if let v = try parsed.int("retry", range: 0...100) { options.retry.maxRetries = v }
-        if let v = try parsed.double("retry-delay", range: 0...3600) { options.retry.baseDelay = v }
-        if let v = try parsed.double("retry-max-time", range: 0...86_400) { options.retry.maxTime = v }
-        if let v = try parsed.double("timeout", range: 0.001...86_400) { options.timeout = v }
-        if let v = try parsed.double("connect-timeout", range: 0.001...86_400) { options.connectTimeout = v }
-        if let v = try parsed.int("host-down-after", range: 0...1_000_000) { origins.downAfter = v }
-        if let v = try parsed.parse("host-down-ttl", ValueParsers.duration) { origins.downTTL = min(v, 7 * 86400) }
-        if let v = try parsed.parse("max-bytes", ValueParsers.byteSize) {
+        if let v = try parsed[OptionKeys.retry] { options.retry.maxRetries = v }
+        if let v = try parsed[OptionKeys.retryDelay] { options.retry.baseDelay = v }
+        if let v = try parsed[OptionKeys.retryMaxTime] { options.retry.maxTime = v }
+        if let v = try parsed[OptionKeys.timeout] { options.timeout = v }
+        if let v = try parsed[OptionKeys.connectTimeout] { options.connectTimeout = v }
+        if let v = try parsed[OptionKeys.hostDownAfter] { origins.downAfter = v }
+        if let v = try parsed[OptionKeys.hostDownTTL] { origins.downTTL = min(v, 7 * 86400) }
+        if let v = try parsed[OptionKeys.maxBytes] {
             guard v > 0 else { throw UsageError("invalid value '0' for '--max-bytes': expected a size of at least 1 byte") }
             options.maxBytes = v
         }
-        if let v = try parsed.parse("max-pixels", RequestOptions.pixelCount) { options.maxPixels = v }
-        if let v = try parsed.int("max-frames", range: 1...1_000_000) { maxFrames = v }
-        if let v = try parsed.parse("ttl", ValueParsers.duration) { options.defaultTTL = v }
-        if let v = try parsed.parse("failure-ttl", ValueParsers.duration) { options.failureTTL = v }
-        options.retryFailed = parsed.flag("retry-failed")
-        options.keepOriginal = !parsed.flag("no-keep-original")
-        options.saveData = !parsed.flag("no-save-data")
-        if parsed.flag("partial-progressive") && parsed.flag("no-partial-progressive") {
+        if let v = try parsed[OptionKeys.maxPixels] { options.maxPixels = v }
+        if let v = try parsed[OptionKeys.maxFrames] { maxFrames = v }
+        if let v = try parsed[OptionKeys.ttl] { options.defaultTTL = v }
+        if let v = try parsed[OptionKeys.failureTTL] { options.failureTTL = v }
+        options.retryFailed = parsed[OptionKeys.retryFailed]
+        options.keepOriginal = !parsed[OptionKeys.noKeepOriginal]
+        options.saveData = !parsed[OptionKeys.noSaveData]
+        if parsed[OptionKeys.partialProgressive] && parsed[OptionKeys.noPartialProgressive] {
             throw UsageError("--partial-progressive and --no-partial-progressive cannot be used together")
         }
-        if parsed.flag("partial-progressive") { options.partialProgressive = .always }
-        if parsed.flag("no-partial-progressive") { options.partialProgressive = .never }
-        let policies = ["force-refresh", "cache-only", "offline"].filter { parsed.flag($0) }
+        if parsed[OptionKeys.partialProgressive] { options.partialProgressive = .always }
+        if parsed[OptionKeys.noPartialProgressive] { options.partialProgressive = .never }
+        let policies = [OptionKeys.forceRefresh, OptionKeys.cacheOnly, OptionKeys.offline].filter { parsed[$0] }.map { $0.long }
         if policies.count > 1 {
             throw UsageError("--\(policies[0]) and --\(policies[1]) cannot be used together")
         }
@@ -108,22 +108,22 @@ struct RequestOptions {
         // The overall cap is the curl engine's: the tier's reads go through it too.
         if totalRate != nil { remote?.store.directReads = false }
 
-        lowDataSource = try parsed.value("low-data-source").map { text throws(UsageError) in try RequestOptions.source(text, option: "--low-data-source") }
-        alternatives = try parsed.values("alt").map { text throws(UsageError) in try RequestOptions.source(text, option: "--alt") }
-        lowDataMode = try LowDataSetting.resolve(flag: parsed.flag("low-data"), value: parsed.value("low-data"), environment: environment)
+        lowDataSource = try parsed[OptionKeys.lowDataSource].map { text throws(UsageError) in try RequestOptions.source(text, option: "--low-data-source") }
+        alternatives = try parsed[OptionKeys.alt].map { text throws(UsageError) in try RequestOptions.source(text, option: "--alt") }
+        lowDataMode = try LowDataSetting.resolve(flag: parsed.given(OptionKeys.lowData), value: parsed[OptionKeys.lowData], environment: environment)
         networkConditions = lowDataMode.network
 
-        cacheDirectory = try RequestOptions.cacheDirectory(parsed.value("cache-dir"), environment: environment)
-        var limit = try parsed.parse("cache-size-limit", ValueParsers.byteSize)
+        cacheDirectory = try RequestOptions.cacheDirectory(parsed[OptionKeys.cacheDir], environment: environment)
+        var limit = try parsed[OptionKeys.cacheSizeLimit]
         if limit == nil { limit = try RequestOptions.fromEnvironment("IMGFETCH_CACHE_SIZE_LIMIT", environment, ValueParsers.byteSize) }
         if let limit {
             cacheSizeLimit = limit == 0 ? nil : limit
         } else {
             cacheSizeLimit = 1 << 30
         }
-        json = parsed.flag("json")
-        quiet = parsed.flag("quiet")
-        verbose = parsed.flag("verbose")
+        json = parsed[OptionKeys.json]
+        quiet = parsed[OptionKeys.quiet]
+        verbose = parsed[OptionKeys.verbose]
     }
 
     /// `-k`'s and `--remote-insecure`'s warnings, each naming what is not verified, every time

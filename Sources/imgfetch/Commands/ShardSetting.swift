@@ -17,7 +17,7 @@ enum ShardSetting {
 
     /// The `--shard` of `parsed`; nil without one.
     static func from(_ parsed: ParsedCommand, environment: Environment = Console.environment) throws(UsageError) -> Shard? {
-        guard let slice = try parsed.parse("shard", { (text: String) throws(UsageError) in try resolve(text, environment: environment) })
+        guard let slice = try parsed.parse(OptionKeys.shard, { (text: String) throws(UsageError) in try resolve(text, environment: environment) })
         else { return nil }
         return Shard(index: slice.k, count: slice.n)
     }

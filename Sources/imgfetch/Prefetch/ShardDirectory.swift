@@ -33,9 +33,9 @@ struct ShardDirectory {
     /// `--shard-dir` and `--redo` of `parsed`, checked: nil without `--shard-dir`. `options` are the
     /// output-deciding options in a stable text form (`digestedOptions`).
     static func from(_ parsed: ParsedCommand, shard: Shard?, listPath: String?, options: [String]) throws(UsageError) -> ShardDirectory? {
-        let redo = parsed.flag("redo")
-        let tar = parsed.flag("shard-tar")
-        guard let directory = parsed.value("shard-dir") else {
+        let redo = parsed[OptionKeys.redo]
+        let tar = parsed[OptionKeys.shardTar]
+        guard let directory = parsed[OptionKeys.shardDir] else {
             if redo { throw UsageError("--redo needs --shard-dir DIR (it runs a shard whose marker is there again)", commandPath: ["prefetch"]) }
             if tar { throw UsageError("--shard-tar needs --shard-dir DIR (the tar is written there, beside the shard's records)", commandPath: ["prefetch"]) }
             return nil

@@ -27,13 +27,13 @@ struct TableSettings: Sendable {
 
     static func from(_ parsed: ParsedCommand, listPath: String?) throws(UsageError) -> TableSettings {
         var settings = TableSettings(format: .from(path: listPath))
-        if let name = parsed.value("input-format") {
+        if let name = parsed[OptionKeys.inputFormat] {
             guard let format = ListFormat(rawValue: name) else {
                 throw UsageError("invalid value '\(name)' for '--input-format': expected lines, csv, tsv or jsonl", commandPath: ["prefetch"])
             }
             settings.format = format
         }
-        let url = parsed.value("url-column"), keep = parsed.value("keep-columns"), key = parsed.value("key-column")
+        let url = parsed[OptionKeys.urlColumn], keep = parsed[OptionKeys.keepColumns], key = parsed[OptionKeys.keyColumn]
         if !settings.format.isTable, url != nil || keep != nil || key != nil {
             throw UsageError("--url-column, --keep-columns and --key-column need a table: --input-format csv, tsv or jsonl (or a list named .csv, .tsv, .jsonl)", commandPath: ["prefetch"])
         }
