@@ -27,6 +27,9 @@ enum PrefetchCommand {
     }
 
     static func run(_ parsed: ParsedCommand) async throws(UsageError) -> ExitCode {
+        // First: a signal from here on is the run's to answer (its summary, --save-remaining), not
+        // an exit that leaves nothing; what it stops is given once the work exists (`whenStopped`).
+        let interrupted = Interrupts.onSignal()
         let settings = try RequestOptions(parsed)
         let outputDir = try OutputDirectory.from(parsed)
         settings.warnOfUnverifiedTLS()
@@ -41,7 +44,7 @@ enum PrefetchCommand {
                                                  options: ShardDirectory.digestedOptions(settings) + table.digestLines)
         // Held from the marker's check to its write: one run of the shard at a time.
         let shardLock = try shardPlace?.lock()
-        if let shardPlace, try alreadyDone(shardPlace, quiet: settings.quiet) { return .ok }
+        if let shardPlace, try alreadyDone(shardPlace, quiet: settings.quiet) { return interrupted.signal.map(ExitCode.init(signal:)) ?? .ok }
         let reader: ListReader
         do { reader = try ListReader(path: listPath, format: table.format) } catch {
             throw UsageError("cannot read the list \(error.message)", commandPath: ["prefetch"])
@@ -69,7 +72,7 @@ enum PrefetchCommand {
             results.cancel()
             if let remote { Task { await remote.uploader.cancel() } }   // queued uploads are abandoned
         }
-        let interrupted = Interrupts.onSignal { _ in stop() }
+        interrupted.whenStopped { _ in stop() }
         let run = PrefetchRun(settings: settings, listName: listName, progress: progress, outputDir: outputDir)
         run.keepsUndelivered = saveRemaining != nil && !rereadsList
         run.namesRows = table.format.isTable
@@ -181,6 +184,18 @@ extension PrefetchCommand {
 final class Interrupts: Sendable {
     /// The first signal received; 0 for none.
     private let first = Atomic<Int32>(0)
+    /// What the first signal stops, once there is something to stop (`whenStopped`).
+    private let action = Lock<(@Sendable (Int32) -> Void)?>(nil)
+
+    /// `stop` runs on the first signal, or at once when one came already.
+    func whenStopped(_ stop: @escaping @Sendable (Int32) -> Void) {
+        let already = action.withLock { current -> Int32? in
+            current = stop
+            let sig = first.load(ordering: .acquiring)
+            return sig == 0 ? nil : sig
+        }
+        if let already { stop(already) }
+    }
 
     var happened: Bool { signal != nil }
     /// The first signal received (SIGINT, SIGTERM or SIGHUP), if any.
@@ -191,18 +206,22 @@ final class Interrupts: Sendable {
 
     static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
-    static func onSignal(_ stop: @escaping @Sendable (Int32) -> Void) -> Interrupts {
+    static func onSignal(_ stop: (@Sendable (Int32) -> Void)? = nil) -> Interrupts {
         let interrupts = Interrupts()
+        if let stop { interrupts.whenStopped(stop) }
         for sig in handled where ifs_signal_was_ignored(sig) == 0 {
             Glibc.signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
-                let again = !interrupts.first.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing).exchanged
+                // Under the action's lock, as `whenStopped` reads it: one of the two runs the stop.
+                let (again, stop) = interrupts.action.withLock { action in
+                    (!interrupts.first.compareExchange(expected: 0, desired: sig, ordering: .acquiringAndReleasing).exchanged, action)
+                }
                 if again {
                     TemporaryFiles.removeAll()
                     _exit(ExitCode(signal: sig).rawValue)
                 }
-                stop(sig)
+                stop?(sig)
             }
             source.resume()
             sources.append(source)
