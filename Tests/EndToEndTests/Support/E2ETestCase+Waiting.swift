@@ -10,13 +10,21 @@ extension E2ETestCase {
     func waitFor(_ what: @autoclosure () -> String, timeout: TimeInterval = 20,
                  file: StaticString = #filePath, line: UInt = #line,
                  _ condition: () throws -> Bool) rethrows -> Bool {
+        if try Waiting.until(timeout: timeout, condition) { return true }
+        XCTFail("waited \(Int(timeout)) s for \(what())", file: file, line: line)
+        return false
+    }
+}
+
+/// The one wait loop of the end-to-end tests (`waitFor`, and the test servers' own waits).
+enum Waiting {
+    /// Checks `condition` every 20 ms until it holds (true) or `timeout` seconds have passed (false).
+    static func until(timeout: TimeInterval, _ condition: () throws -> Bool) rethrows -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if try condition() { return true }
-            if Date() >= deadline { break }
+            if Date() >= deadline { return false }
             Thread.sleep(forTimeInterval: 0.02)
         }
-        XCTFail("waited \(Int(timeout)) s for \(what())", file: file, line: line)
-        return false
     }
 }
