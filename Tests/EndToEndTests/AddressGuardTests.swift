@@ -118,6 +118,10 @@ final class AddressGuardTests: E2ETestCase {
 
         assertExit(try imgfetch(["get", "--cache-dir", work.appendingPathComponent("a").path, "--remote-cache", tier,
                                  url, "-o", file("a.jpg").path]), 0)
+        // nginx logs a request after answering it.
+        waitFor("an upload in the store's log: \(store.requests())") {
+            store.requests().contains { $0.method == "PUT" }
+        }
         XCTAssertGreaterThan(store.requests().filter { $0.method == "PUT" }.count, 0)
         // The tier on 127.0.0.1 is read although every private address is denied to the origin.
         let hit = try imgfetch(["get", "--cache-dir", work.appendingPathComponent("b").path, "--remote-cache", tier,

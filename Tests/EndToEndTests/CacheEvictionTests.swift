@@ -150,11 +150,21 @@ final class CacheEvictionTests: E2ETestCase {
         }
         for i in 0..<4 { assertExit(try get(args + ["-o", file("b\(i).jpg").path, imageURL("portrait.jpg", "v=b\(i)")]), 0) }
         assertExit(try cache(["scan", "--cache-size-limit", "400K"]), 0)
-        Thread.sleep(forTimeInterval: 0.5)   // a background scan a get started
+        waitFor("the background scans the gets started to end") { !backgroundScanRuns() }
         XCTAssertEqual(try String(contentsOf: precious, encoding: .utf8), "precious\n", "no link's target is written")
         XCTAssertFalse(fm.fileExists(atPath: absent.path), "no link's target is created")
         let (s, footprint) = try stats(limit: "400K")
         XCTAssertLessThanOrEqual(footprint, 400 << 10, "\(s)")
         assertExit(try cache(["verify"]), 0)
+    }
+
+    /// Whether an `imgfetch cache scan` of this test's cache runs (the detached scan a get starts).
+    private func backgroundScanRuns() -> Bool {
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { Int($0) != nil } ?? []
+        return pids.contains { pid in
+            let words = (FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()).split(separator: 0)
+                .map { String(decoding: $0, as: UTF8.self) }
+            return words.count > 3 && words[1] == "cache" && words[2] == "scan" && words.contains { $0.contains(root.lastPathComponent) }
+        }
     }
 }

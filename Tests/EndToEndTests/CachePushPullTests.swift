@@ -40,6 +40,10 @@ final class CachePushPullTests: E2ETestCase {
         assertExit(push, 0)
         XCTAssertTrue(push.stderr.contains("pushed 6, skipped 0"), push.stderr)
         // Each entry: HEAD of the metadata, PUT of the image, then PUT of the metadata (the commit).
+        // nginx logs a request after answering it.
+        waitFor("12 uploads in the store's log: \(nginx.requests())") {
+            nginx.requests().filter { $0.method == "PUT" }.count >= 12
+        }
         let puts = nginx.requests().filter { $0.method == "PUT" }.map(\.uri)
         XCTAssertEqual(puts.count, 12)
         for (index, uri) in puts.enumerated() where uri.hasSuffix(".meta") {
@@ -121,6 +125,10 @@ final class CachePushPullTests: E2ETestCase {
         // One entry per source (each written to a file of its own format: the source's bytes):
         // only small.webp's is pushed.
         XCTAssertTrue(push.stderr.contains("pushed 1, skipped 2"), push.stderr)
+        // nginx logs a request after answering it.
+        waitFor("2 uploads in the store's log: \(nginx.requests())") {
+            nginx.requests().filter { $0.method == "PUT" }.count >= 2
+        }
         let puts = nginx.requests().filter { $0.method == "PUT" }.map(\.uri)
         XCTAssertEqual(puts.count, 2, "\(puts)")
         XCTAssertTrue(puts.allSatisfy { $0.hasSuffix(".webp") || $0.hasSuffix(".meta") }, "\(puts)")

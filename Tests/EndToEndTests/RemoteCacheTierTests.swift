@@ -20,6 +20,10 @@ final class RemoteCacheTierTests: E2ETestCase {
         let a = try imgfetch(["prefetch", "--cache-dir", cache("a"), "-s", "64", "--remote-cache", tier, list.path])
         assertExit(a, 0)
         XCTAssertTrue(a.stderr.contains("2 ok (0 cached, 0 remote, 0 low-data)"), a.stderr)
+        // nginx logs a request after answering it.
+        waitFor("8 uploads in the store's log: \(store.requests())") {
+            store.requests().filter { $0.method == "PUT" }.count >= 8
+        }
         let puts = store.requests().filter { $0.method == "PUT" }
         XCTAssertEqual(puts.count, 8, "variant and original, image and meta each: \(puts)")
         let origin = try server.totalRequests()
@@ -82,6 +86,10 @@ final class RemoteCacheTierTests: E2ETestCase {
         XCTAssertEqual(store.requests().filter { $0.method == "PUT" }.count, 0, "\(store.requests())")
         assertExit(try imgfetch(["get", "--cache-dir", cache("a"), "--remote-cache", tier, "-b", "session=s3cret",
                                  imageURL("photo.jpg", "cc=public%2C%20max-age%3D600"), "-o", file("c.jpg").path]), 0)
+        // nginx logs a request after answering it.
+        waitFor("2 uploads in the store's log: \(store.requests())") {
+            store.requests().filter { $0.method == "PUT" }.count >= 2
+        }
         XCTAssertEqual(store.requests().filter { $0.method == "PUT" }.count, 2,
                        "a public response is shared: its one entry (a JPEG to a .jpg file is the source's bytes), image and meta")
     }
@@ -102,6 +110,10 @@ final class RemoteCacheTierTests: E2ETestCase {
 
         assertExit(try imgfetch(["get", "--cache-dir", cache("a"), "--remote-cache", tier, "-H", "X-Api-Key: k1",
                                  imageURL("photo.jpg", "cc=public%2C%20max-age%3D600"), "-o", file("b.jpg").path]), 0)
+        // nginx logs a request after answering it.
+        waitFor("2 uploads in the store's log: \(store.requests())") {
+            store.requests().filter { $0.method == "PUT" }.count >= 2
+        }
         XCTAssertEqual(store.requests().filter { $0.method == "PUT" }.count, 2,
                        "a public response is shared: its one entry (a JPEG to a .jpg file is its own bytes), image and meta")
 

@@ -110,6 +110,10 @@ final class RemoteTierFailureTests: E2ETestCase {
         XCTAssertEqual(summary.int("ok"), plain.json.last?.int("ok"))
         XCTAssertGreaterThan(summary.int("remote_upload_failures") ?? 0, 0, "\(tiered)")
         XCTAssertTrue(tiered.stderr.contains("upload failed"), tiered.stderr)
+        // nginx logs a request after answering it.
+        waitFor("an upload in the store's log: \(store.requests())") {
+            store.requests().contains { $0.method == "PUT" }
+        }
         let puts = store.requests().filter { $0.method == "PUT" }
         XCTAssertFalse(puts.isEmpty)
         XCTAssertTrue(puts.allSatisfy { $0.status >= 400 }, "\(puts)")

@@ -24,6 +24,15 @@ final class RemoteTierProxyTests: E2ETestCase {
         let first = try imgfetch(["get", "--cache-dir", cache("a"), "--remote-cache", tier, "-x", proxy.url, "-s", "64",
                                   "--json", url, "-o", file("a.jpg").path], env: noProxyCleared)
         assertExit(first, 0)
+        // nginx logs a request after answering it: wait until its log holds what the proxy forwarded.
+        func tierRequests(_ method: String) -> (viaProxy: Int, direct: Int) {
+            (proxy.forwarded.filter { $0.contains(tier) && $0.hasPrefix("\(method) ") }.count,
+             store.requests().filter { $0.method == method }.count)
+        }
+        waitFor("the store's log to show the uploads and lookups the proxy forwarded: \(proxy.forwarded) vs \(store.requests())") {
+            let puts = tierRequests("PUT"), gets = tierRequests("GET")
+            return puts.viaProxy == puts.direct && gets.viaProxy == gets.direct
+        }
         let direct = store.requests()
         let viaProxy = proxy.forwarded.filter { $0.contains(tier) }
         XCTAssertEqual(viaProxy.filter { $0.hasPrefix("PUT ") }.count, direct.filter { $0.method == "PUT" }.count,

@@ -54,6 +54,7 @@ final class RemoteTierTrustTests: E2ETestCase {
 
         let trusted = try run(2, cache: "b", ["--cacert", certs.caCertificate, "--remote-cacert", certs.caCertificate])
         assertExit(trusted, 0)
+        waitFor("an upload in the store's log: \(store.requests())") { puts > 0 }
         XCTAssertGreaterThan(puts, 0, "--remote-cacert trusts the tier: \(store.requests())")
         XCTAssertFalse(trusted.stderr.contains("warning: --"), trusted.stderr)
     }
@@ -62,6 +63,7 @@ final class RemoteTierTrustTests: E2ETestCase {
         // The tier is filled by a verified run; then a run with -k (and no tier CA) must not read it
         // (anyone on the path could have answered for it) nor write to it.
         assertExit(try run(1, cache: "a", ["--cacert", certs.caCertificate, "--remote-cacert", certs.caCertificate]), 0)
+        waitFor("an upload in the store's log: \(store.requests())") { puts > 0 }
         let filled = puts
         XCTAssertGreaterThan(filled, 0)
         let k = try run(1, cache: "b", ["-k"])
@@ -77,6 +79,7 @@ final class RemoteTierTrustTests: E2ETestCase {
         XCTAssertEqual(warnings(k2), [], "the tier is trusted")
         let hit = try run(1, cache: "d", ["-k", "--remote-cacert", certs.caCertificate])
         XCTAssertEqual(record(hit)?["cache"] as? String, "remote", hit.stdoutText)
+        waitFor("the tier's answer in its log: \(store.requests())") { answered > before }
         XCTAssertGreaterThan(answered, before, "the trusted tier is asked")
         XCTAssertEqual(puts, filled, "nothing fetched with -k is uploaded: \(store.requests())")
     }
@@ -100,6 +103,7 @@ final class RemoteTierTrustTests: E2ETestCase {
             .write(to: config, atomically: true, encoding: .utf8)
         let trusted = try imgfetch(["get", "--cache-dir", cache("b"), "--config", config.path, "--json", url(2), "-o", file("b.jpg").path])
         assertExit(trusted, 0)
+        waitFor("an upload in the store's log: \(store.requests())") { puts > 0 }
         XCTAssertGreaterThan(puts, 0, "config remote-cacert: \(store.requests())")
     }
 

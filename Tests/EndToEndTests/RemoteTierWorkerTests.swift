@@ -54,6 +54,9 @@ final class RemoteTierWorkerTests: E2ETestCase {
             XCTAssertEqual(r.json.last?.int("ok"), 8, "worker \(i): \(r)")
             XCTAssertEqual(r.json.last?.int("remote_upload_failures") ?? 0, 0, "worker \(i): \(r)")
         }
+        waitFor("64 uploads in the store's log (nginx logs a request after answering it)") {
+            store.requests().filter { $0.method == "PUT" }.count >= 64
+        }
         let puts = store.requests().filter { $0.method == "PUT" }
         XCTAssertEqual(puts.count, 64, "each worker: 8 images, variant and original, image and meta")
         XCTAssertEqual(Set(puts.map(\.uri)).count, 32, "the same 32 objects, each uploaded twice")

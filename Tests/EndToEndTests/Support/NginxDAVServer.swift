@@ -27,6 +27,10 @@ final class NginxDAVServer {
     struct StartError: Error, CustomStringConvertible { var description: String }
 
     let port: Int
+    /// A plain http server of stub_status (request counts), unlogged, for `requests()`.
+    private let statusPort: Int
+    private var statusAsked = 0
+    private let mode: Mode
     /// `http`, or `https` with `tls`.
     let scheme: String
     /// The temporary directory holding everything.
@@ -73,7 +77,7 @@ final class NginxDAVServer {
         }
         var lastError = ""
         for _ in 0..<5 {
-            let port = try LocalPorts.free()
+            let port = try LocalPorts.free(), statusPort = try LocalPorts.free()
             let d = dir.path
             let user = getuid() == 0 ? "user nobody nogroup;" : ""
             let config = """
@@ -101,6 +105,11 @@ final class NginxDAVServer {
                 \(location)
                         }
                     }
+                    server {
+                        listen 127.0.0.1:\(statusPort);
+                        access_log off;
+                        location / { stub_status; }
+                    }
                 }
 
                 """
@@ -114,6 +123,8 @@ final class NginxDAVServer {
             try process.run()
             if LocalPorts.waitListening(port, process: process, seconds: 10) {
                 self.port = port
+                self.statusPort = statusPort
+                self.mode = mode
                 self.scheme = tls == nil ? "http" : "https"
                 self.directory = dir
                 self.root = root
@@ -148,14 +159,35 @@ final class NginxDAVServer {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Every request answered so far, `(method, uri, status)`, oldest first.
+    /// Every request answered so far, `(method, uri, status)`, oldest first. nginx logs a request
+    /// after answering it, so a client may be done before its last request is in the log: this
+    /// first waits (up to 10 s) until the log holds as many requests as nginx has received
+    /// (stub_status's count, less its own; a hanging store's are never done: not waited for).
     func requests() -> [(method: String, uri: String, status: Int)] {
-        let text = (try? String(contentsOf: directory.appendingPathComponent("logs/access.log"), encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { line in
+        if case .slow = mode {} else {
+            _ = Waiting.until(timeout: 10) { logLines().count >= received() ?? 0 }
+        }
+        return logLines().compactMap { line in
             let f = line.split(separator: " ")
             guard f.count == 3, let status = Int(f[2]) else { return nil }
             return (String(f[0]), String(f[1]), status)
         }
+    }
+
+    private func logLines() -> [Substring] {
+        let text = (try? String(contentsOf: directory.appendingPathComponent("logs/access.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n")
+    }
+
+    /// The requests nginx has received but the status requests (stub_status: "Active connections:
+    /// N", "server accepts handled requests", then the three counts), or nil when it did not answer.
+    private func received() -> Int? {
+        guard let r = try? TestServer.rawGet(port: statusPort, path: "/") else { return nil }
+        statusAsked += 1
+        guard r.status == 200 else { return nil }
+        let lines = String(decoding: r.body, as: UTF8.self).split(separator: "\n")
+        guard lines.count > 2, let total = lines[2].split(separator: " ").compactMap({ Int($0) }).last else { return nil }
+        return total - statusAsked
     }
 
     /// The stored file at `path` under the document root (`"p/x.meta"`), or nil.
