@@ -33,9 +33,9 @@ final class PrefetchRun {
     /// A tabular list: problems name the row (`LIST: row N:`).
     var namesRows = false
     private(set) var undelivered: [(line: Int, text: [UInt8])] = []
-    /// Lines that failed because their origin is marked down, by origin: the first is said as it
-    /// happens, the count at the end (`-v`: each line).
-    private var downSkips: [String: Int] = [:]
+    /// Lines that failed because their origin is marked down, by origin: their count and the
+    /// mark's words, said in one line at the end (`-v`: a line each, as they fail).
+    private var downSkips: [String: (count: Int, message: String)] = [:]
 
     init(settings: RequestOptions, listName: String, progress: ProgressBar?, outputDir: OutputDirectory?) {
         self.settings = settings
@@ -126,10 +126,7 @@ final class PrefetchRun {
             if let record { shardOutput?.take(record: record, failure: failure) }
             if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
             if failure.error.cause == .hostDown, !settings.verbose, let origin = completion.request?.source.origin {
-                downSkips[origin, default: 0] += 1
-                if downSkips[origin] == 1 {
-                    problems.append(Report.problem(of: failure, source: source) + "; its other lines fail without a line each (-v lists them)")
-                }
+                downSkips[origin, default: (0, failure.error.message)].count += 1
             } else {
                 problems.append(Report.problem(of: failure, source: source))
             }
@@ -184,10 +181,11 @@ final class PrefetchRun {
         for warning in warnings { Console.err("imgfetch: warning: " + TerminalText.escaped(warning) + "\n") }
     }
 
-    /// One line per origin marked down with more than one line failed for it: how many.
+    /// One line per origin marked down: the mark, and how many lines failed for it without a request.
     func reportDownOrigins() {
-        for (origin, count) in downSkips.sorted(by: { $0.key < $1.key }) where count > 1 {
-            Console.errorLine("\(origin): marked down, \(count) lines failed without a request")
+        for (_, skipped) in downSkips.sorted(by: { $0.key < $1.key }) {
+            let lines = skipped.count == 1 ? "1 line" : "\(skipped.count) lines"
+            Console.errorLine("\(skipped.message); \(lines) failed without a request (-v lists each)")
         }
     }
 
