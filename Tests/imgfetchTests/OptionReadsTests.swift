@@ -40,7 +40,7 @@ final class OptionReadsTests: XCTestCase {
                     _ = FeedbackOptions.showsMeter(parsed, quiet: false)
                     _ = try? GetCommand.Destination.from(parsed, output: "\(self.directory)/out.jpg", json: false)
                 } else {
-                    _ = try? PrefetchCommand.limits(parsed)
+                    if let settings = try? RequestOptions(parsed, environment: env) { _ = try? Runs.limits(settings, batch: parsed) }
                     _ = PrefetchCommand.showsProgress(parsed, quiet: false)
                     _ = try? ShardSetting.from(parsed, environment: env)
                     _ = try? FeedbackOptions.saveFailedPath(parsed)

@@ -15,11 +15,11 @@ extension GetCommand {
                 throw UsageError("\(Source.abbreviated(text)): \(error.message)")
             }
         }
-        let remote = try settings.remote?.remoteCache()
-        let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
-        let interrupted = Interrupts.stoppingLoads(of: pipeline)
-        defer { CookieJarFile.write(settings.network) }
-        defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
+        let run = try Runs.start(settings, limits: try Runs.limits(settings), deferredScans: true)
+        let (pipeline, remote) = (run.pipeline, run.remote)
+        let interrupted = Interrupts.stopping(run)
+        defer { CookieJarFile.write(settings.network, engine: run.engine) }
+        defer { BackgroundScan.startIfWanted(pipeline.cache) }
         var failures: [FetchError] = [], cacheErrors = 0
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         for (index, source) in sources.enumerated() {

@@ -26,15 +26,15 @@ enum GetCommand {
         // Decide where the image goes before doing any work.
         let destination = try Destination.from(parsed, output: output, json: settings.json)
 
-        let remote = try settings.remote?.remoteCache()
-        let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
-        let interrupted = Interrupts.stoppingLoads(of: pipeline)
-        defer { CookieJarFile.write(settings.network) }
+        let run = try Runs.start(settings, limits: try Runs.limits(settings), deferredScans: true)
+        let (pipeline, remote) = (run.pipeline, run.remote)
+        let interrupted = Interrupts.stopping(run)
+        defer { CookieJarFile.write(settings.network, engine: run.engine) }
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
         Report.lowDataDecision(settings)
         if let signal = interrupted.signal { return ExitCode(signal: signal) }
-        defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
+        defer { BackgroundScan.startIfWanted(pipeline.cache) }
         switch outcome {
         case .failure(let failure):
             Report.failure(failure, source: source.description, settings: settings)
