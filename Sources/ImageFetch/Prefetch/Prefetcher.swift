@@ -1,16 +1,17 @@
-/// Runs many retrievals at once for `prefetch`: requests in, results out, as they finish. At most
-/// `Limits.retrievals` run at once (memory stays bounded whatever the list length) and identical
-/// requests in flight share one retrieval (`RequestPlan.retrievalKey`: the whole request). It holds
-/// nothing of its caller's: the caller tags each request (a list line's number) and reads the
-/// results from one sequence, on one task.
+/// A run's batch (`FetchRun.events`): requests in, results out, as they finish. At most
+/// `inFlight` retrievals run at once (`Limits.retrievals`, given by the run: memory stays bounded
+/// whatever the list length) and identical requests in flight share one retrieval
+/// (`RequestPlan.retrievalKey`: the whole request). It holds nothing of its caller's: the caller
+/// tags each request (a list line's number) and reads the results from one sequence, on one task.
 public final class Prefetcher: Sendable {
     public let pipeline: ImagePipeline
-    public let limits: Limits
+    /// Retrievals in flight at most.
+    let inFlight: Int
     private let retrievals = TaskCoalescer<ImageRequest, Result<ImageResult, RetrievalFailure>>()
 
-    public init(pipeline: ImagePipeline, limits: Limits) {
+    init(pipeline: ImagePipeline, inFlight: Int) {
         self.pipeline = pipeline
-        self.limits = limits
+        self.inFlight = max(1, inFlight)
     }
 
     /// One request and the caller's tag for it (a list line's number, its output name: never part
@@ -39,10 +40,10 @@ public final class Prefetcher: Sendable {
     /// retrievals in flight (each then ends as `cancelled`, still delivered) and reads no more requests.
     public func results<Requests: AsyncSequence & Sendable, Tag: Sendable>(for requests: Requests) -> Results<Tag>
         where Requests.Element == Item<Tag> {
-        Results.start(capacity: limits.retrievals) { [self] channel in
+        Results.start(capacity: inFlight) { [self] channel in
             await withTaskGroup(of: Void.self) { group in
                 var running = 0
-                let limit = limits.retrievals
+                let limit = inFlight
                 var previous: RequestPlan?   // the driver's own: lines of one processing share its encoding
                 do {
                     for try await item in requests {

@@ -47,7 +47,7 @@ public final class FetchRun: Sendable {
                                  pool: ProcessingPool(width: limits.processing), remote: remote, network: settings.network,
                                  origins: origins)
         pipeline.activity.listen { reader.wake() }
-        prefetcher = Prefetcher(pipeline: pipeline, limits: limits)
+        prefetcher = Prefetcher(pipeline: pipeline, inFlight: limits.retrievals)
         self.engine = engine
         self.remote = remote
         self.reader = reader
