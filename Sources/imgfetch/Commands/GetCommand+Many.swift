@@ -36,9 +36,7 @@ extension GetCommand {
             // Uploads that failed meanwhile: a warning line each, as they come.
             if let remote { Report.warnings(await remote.uploader.takeWarnings(), settings: settings) }
         }
-        if let remote, let timeout = settings.remote?.timeout {
-            Report.warnings(await remote.uploader.finish(timeout: timeout), settings: settings)
-        }
+        await Report.finishUploads(run, settings: settings)
         Report.lowDataDecision(settings)
         pipeline.cache.fitLimit()
         if !failures.isEmpty { return FailureClass.exitCode(for: failures) }

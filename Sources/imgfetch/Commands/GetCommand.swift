@@ -27,7 +27,7 @@ enum GetCommand {
         let destination = try Destination.from(parsed, output: output, json: settings.json)
 
         let run = try Runs.start(settings, limits: try Runs.limits(settings), deferredScans: true)
-        let (pipeline, remote) = (run.pipeline, run.remote)
+        let pipeline = run.pipeline
         let interrupted = Interrupts.stopping(run)
         defer { CookieJarFile.write(settings.network, engine: run.engine) }
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
@@ -48,14 +48,14 @@ enum GetCommand {
             // The cache ends within its limit (another process's store may have left it over).
             result.evicted.add(pipeline.cache.fitLimit())
             // The image is out; its upload (if any) is waited for, its failure a warning of the record.
-            if let remote, let timeout = settings.remote?.timeout {
-                result.warnings += await remote.uploader.finish(timeout: timeout)
+            if run.remote != nil, let timeout = settings.remote?.timeout {
+                result.warnings += await run.finish(uploadTimeout: timeout).uploadWarnings
             }
             Report.success(result, settings: settings, kept: kept)
             // Within a stale-while-revalidate window: the image is out; now bring the entry up to date.
             if result.needsRevalidation {
                 _ = await pipeline.revalidate(settings.request(for: source))
-                await Report.finishUploads(remote, settings: settings)
+                await Report.finishUploads(run, settings: settings)
             }
             return result.cacheError == nil ? .ok : .cacheUnusable
         }

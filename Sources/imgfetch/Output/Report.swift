@@ -68,10 +68,10 @@ enum Report {
         if settings.verbose { Console.errorLine(source + ": timing " + ResultRecord.phasesLine(failure.timing)) }
     }
 
-    /// Waits for the uploads still queued (at most --remote-timeout) and prints their warnings.
-    static func finishUploads(_ remote: RemoteCache?, settings: RequestOptions) async {
-        guard let remote, let timeout = settings.remote?.timeout else { return }
-        warnings(await remote.uploader.finish(timeout: timeout), settings: settings)
+    /// The run's end (`FetchRun.finish`): waits for the uploads still queued (at most --remote-timeout) and prints their warnings.
+    static func finishUploads(_ run: FetchRun, settings: RequestOptions) async {
+        guard run.remote != nil, let timeout = settings.remote?.timeout else { return }
+        warnings(await run.finish(uploadTimeout: timeout).uploadWarnings, settings: settings)
     }
 
     /// The remote tier's warnings (failed or abandoned uploads), a line each unless quiet.
