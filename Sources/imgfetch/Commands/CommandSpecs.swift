@@ -29,7 +29,7 @@ enum Specs {
         name: "get", abstract: "Fetch one image, to stdout or -o FILE (several with --output-dir DIR).",
         usage: "imgfetch get [options] SOURCE...",
         options: OptionSpec.list(OptionKeys.output)
-            + retrieval(formatDefault: "-o FILE's extension, else original") + network + remoteCache + outputDir
+            + retrieval(formatDefault: "-o FILE's extension, else original") + network + remoteCache + outputDir + politeness
             + OptionSpec.list(OptionKeys.noProgress.helped(OptionKeys.meterHelp)),
         positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL. Several need --output-dir.", arity: .oneOrMore, completion: .file)],
         discussion: """
@@ -46,7 +46,7 @@ enum Specs {
     static let prefetch = CommandSpec(
         name: "prefetch", abstract: "Warm the cache from a list of sources (default: stdin).",
         usage: "imgfetch prefetch [options] [LIST | -]",
-        options: retrieval(formatDefault: "original") + network + remoteCache + outputDir
+        options: retrieval(formatDefault: "original") + network + remoteCache + outputDir + politeness
             + OptionSpec.list(
                 OptionKeys.jobs, OptionKeys.rate, OptionKeys.perHost, OptionKeys.shard, OptionKeys.progress, OptionKeys.noProgress,
                 OptionKeys.saveFailed)

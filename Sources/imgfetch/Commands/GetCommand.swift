@@ -14,7 +14,8 @@ enum GetCommand {
         if sourceTexts.count > 1 {
             throw UsageError("several sources need --output-dir DIR (-o writes one file)", commandPath: ["get"])
         }
-        let settings = try RequestOptions(parsed, outputPath: output)
+        var settings = try RequestOptions(parsed, outputPath: output)
+        settings.politeness = try PolitenessSettings.from(parsed, settings: settings, robotsByDefault: false, dataset: false)
         settings.warnOfUnverifiedTLS()
         let source: Source
         do { source = try Source(parsing: sourceText) } catch {

@@ -15,6 +15,7 @@ enum Pipelines {
         return ImagePipeline.make(cache: DiskCache(directory: settings.cacheDirectory, sizeLimit: settings.cacheSizeLimit,
                                                    deferredScans: deferredScans),
                                   network: settings.networkConditions, limits: limits, maxFrames: settings.maxFrames, remote: remote,
-                                  hostMarks: HostDownMarks(cacheDirectory: settings.cacheDirectory))
+                                  hostMarks: HostDownMarks(cacheDirectory: settings.cacheDirectory),
+                                  politeness: settings.politeness, policyFiles: PolicyFileStore(cacheDirectory: settings.cacheDirectory))
     }
 }

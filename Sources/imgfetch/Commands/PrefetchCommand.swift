@@ -30,7 +30,9 @@ enum PrefetchCommand {
         // First: a signal from here on is the run's to answer (its summary, --save-remaining), not
         // an exit that leaves nothing; what it stops is given once the work exists (`whenStopped`).
         let interrupted = Interrupts.onSignal()
-        let settings = try RequestOptions(parsed)
+        var settings = try RequestOptions(parsed)
+        settings.politeness = try PolitenessSettings.from(parsed, settings: settings, robotsByDefault: true,
+                                                          dataset: parsed[OptionKeys.shardDir] != nil)
         let outputDir = try OutputDirectory.from(parsed)
         settings.warnOfUnverifiedTLS()
         let limits = try limits(parsed)

@@ -62,7 +62,9 @@ enum Report {
     }
 
     static func failure(_ failure: RetrievalFailure, source: String, settings: RequestOptions) {
-        if settings.json { Console.line(ResultRecord.failure(failure, source: source).text) }
+        if settings.json {
+            Console.line((failure.error.policySkip != nil ? ResultRecord.skipped(failure, source: source) : ResultRecord.failure(failure, source: source)).text)
+        }
         if !settings.quiet { for warning in failure.warnings { Console.errorLine("warning: " + warning) } }
         Console.errorLine(problem(of: failure, source: source))
         if settings.verbose { Console.errorLine(source + ": timing " + ResultRecord.phasesLine(failure.timing)) }

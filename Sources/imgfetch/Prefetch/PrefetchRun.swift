@@ -114,6 +114,13 @@ final class PrefetchRun {
             }
             problems = Report.problems(of: result, settings: settings)
             if settings.verbose { problems.append(Report.verbose(result, file: file?.path, kept: file?.kept == true)) }
+        case (_, .failure(let failure)?) where failure.error.policySkip != nil:
+            summary.record(.failure(failure))   // skipped by policy: not a failure, not in --save-failed
+            delivered.insert(completion.tag.line)
+            let source = completion.request?.source.description ?? ""
+            if recordsWanted { record = ResultRecord.adding(completion.tag.cells, to: ResultRecord.skipped(failure, source: source, line: completion.tag.line)).text }
+            if let record { shardOutput?.take(record: record, failure: nil) }
+            if settings.verbose { problems.append(Report.problem(of: failure, source: source)) }
         case (_, .failure(let failure)?) where failure.error == .cancelled:
             summary.record(.failure(failure))   // abandoned by an interrupt: counted, not reported line by line
             keepUndelivered(completion.tag)
@@ -213,6 +220,8 @@ final class PrefetchRun {
             o.add("partial_bytes_saved", s.partialSaved)
             o.add("malformed", s.malformed)
             o.add("skipped", s.skippedByShard)
+            o.add("skipped_robots", s.skippedByRobots)
+            o.add("skipped_opt_out", s.skippedByOptOut)
             o.add("cancelled", s.cancelled)
             o.add("evicted", s.evicted.count)
             o.add("evicted_bytes", s.evicted.bytes)
@@ -230,6 +239,8 @@ final class PrefetchRun {
             if s.kept > 0 { line += ", \(s.kept) kept (--no-clobber)" }
             if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
             if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
+            if s.skippedByRobots > 0 { line += ", \(s.skippedByRobots) skipped by robots.txt" }
+            if s.skippedByOptOut > 0 { line += ", \(s.skippedByOptOut) skipped by opt-outs" }
             if s.cancelled > 0 { line += ", \(s.cancelled) cancelled" }
             if s.partial > 0 { line += ", \(s.partial) partial read\(s.partial == 1 ? "" : "s") (\(Formatting.size(s.partialSaved)) not downloaded)" }
             if s.evicted.count > 0 { line += ", \(s.evicted.count) evicted (\(Formatting.size(s.evicted.bytes)))" }
