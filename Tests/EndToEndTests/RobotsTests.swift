@@ -67,6 +67,25 @@ final class RobotsTests: E2ETestCase {
         XCTAssertEqual(log, ["/robots.txt"], "only robots.txt, once, was requested")
     }
 
+    func testAnUnreachableOriginsLinesFailOnceSaidAndItsRobotsFetchCountsTowardTheBreaker() throws {
+        let port = try LocalPorts.free()
+        let dead = (1...6).map { "http://127.0.0.1:\(port)/d\($0).jpg" }
+        let list = try writeList(dead + [imageURL("tiny.jpg")])
+        let first = try prefetch(["--json", "--host-down-after", "1", list.path])
+        XCTAssertEqual(first.status, 1, "\(first)")
+        for url in dead {
+            XCTAssertEqual(record(first, url)["robots"] as? String, "unavailable", "\(first)")
+            XCTAssertEqual((record(first, url)["error"] as? [String: Any])?.string("cause"), "refused")
+        }
+        XCTAssertEqual(record(first, imageURL("tiny.jpg"))["status"] as? String, "ok", "another origin still runs")
+        let said = first.stderrLines.filter { $0.contains("robots.txt is unavailable") }
+        XCTAssertEqual(said.count, 1, "one line for the origin:\n\(first.stderr)")
+        XCTAssertTrue(said.first?.contains("6 lines failed without a request") == true, first.stderr)
+        // Its one robots.txt fetch marked it down (--host-down-after 1): the next run does not try it.
+        let again = try prefetch(["--json", list.path])
+        for url in dead { XCTAssertEqual((record(again, url)["error"] as? [String: Any])?.string("cause"), "host_down", "\(again)") }
+    }
+
     func testAMissingRobotsTxtAllowsEverything() throws {
         try serveRobots("gone", status: 404)
         let urls = [imageURL("tiny.jpg"), imageURL("small.webp")]

@@ -14,14 +14,11 @@ public struct PolicyFileStore: Sendable {
     static let maxFiles = 4096
 
     /// One stored answer: the URL asked, when it was fetched, its HTTP status (2xx: `body` is the
-    /// file; 4xx: no file; 429, 5xx or 0 for no answer: unavailable, `cause` and `message` say
-    /// why), and the body.
+    /// file; 4xx: no file; 429 or 5xx: unavailable), and the body.
     public struct Stored: Sendable, Equatable {
         public var url: String
         public var fetched: Double
         public var status: Int
-        public var cause = "-"
-        public var message = ""
         public var body: [UInt8]
         public init(url: String, fetched: Double, status: Int, body: [UInt8]) {
             self.url = url
@@ -54,7 +51,6 @@ public struct PolicyFileStore: Sendable {
         let names = FileSystem.list(directory).filter(PolicyFileStore.isDataName)
         if names.count >= PolicyFileStore.maxFiles { removeOldest(names) }
         let header = "imgfetch-policy 1\n\(stored.url)\n\(stored.fetched)\n\(stored.status)\n"
-            + "\(HostDownMarks.line(stored.cause))\n\(HostDownMarks.line(stored.message))\n"
         let bytes = Array(header.utf8) + stored.body.prefix(PolicyFileStore.maxBodyBytes)
         return (try? FileSystem.writeAtomically(bytes, to: path(stored.url), temporaryDirectory: directory, sync: false)) != nil
     }
@@ -92,18 +88,13 @@ public struct PolicyFileStore: Sendable {
         for i in bytes.indices where bytes[i] == 10 {
             lines.append(String(decoding: bytes[start..<i], as: UTF8.self))
             start = i + 1
-            if lines.count == 6 { break }
+            if lines.count == 4 { break }
         }
-        guard lines.count == 6, lines[0] == "imgfetch-policy 1",
+        guard lines.count == 4, lines[0] == "imgfetch-policy 1",
               lines[1].hasPrefix("http://") || lines[1].hasPrefix("https://"), lines[1].utf8.count <= 4096,
               lines[1].utf8.allSatisfy({ $0 > 32 && $0 < 127 }),
               let fetched = Double(lines[2]), fetched.isFinite, fetched >= 0,
-              let status = Int(lines[3]), status == 0 || (100...599).contains(status),
-              lines[4].utf8.count <= 300, lines[5].utf8.count <= 300,
-              (lines[4] + lines[5]).utf8.allSatisfy({ $0 >= 32 && $0 < 127 }) else { return nil }
-        var stored = Stored(url: lines[1], fetched: fetched, status: status, body: Array(bytes[start...]))
-        stored.cause = lines[4]
-        stored.message = lines[5]
-        return stored
+              let status = Int(lines[3]), (100...599).contains(status) else { return nil }
+        return Stored(url: lines[1], fetched: fetched, status: status, body: Array(bytes[start...]))
     }
 }

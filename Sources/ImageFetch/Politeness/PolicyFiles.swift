@@ -5,8 +5,9 @@
 /// loader, so it is paced and gated like every other request to the origin (`OriginGatedLoader`:
 /// the host-down breaker counts it), follows up to `maxRedirects` redirects, and reads at most
 /// `maxBytes`. 2xx and 4xx (but 429) are answers; 429, 5xx and no answer make the file
-/// `unavailable`, unless a copy younger than `staleLimit` is kept (RFC 9309 §2.3.1.4); an
-/// unavailable answer is kept `unavailableFor`, so other processes do not ask again at once.
+/// `unavailable`, unless a copy younger than `staleLimit` is kept (RFC 9309 §2.3.1.4); a 429 or
+/// 5xx is kept `unavailableFor`, so other processes do not ask again at once (no answer is not:
+/// the dead-host breaker, which counted the fetch, decides for the next ones).
 public final class PolicyFiles: Sendable {
     public enum Outcome: Sendable, Equatable {
         /// The origin answered: 2xx with the file's `body`, or 4xx (no file, `body` empty).
@@ -87,10 +88,9 @@ public final class PolicyFiles: Sendable {
             if let kept, kept.status > 0, kept.status < 500, kept.status != 429, clock() - kept.fetched < PolicyFiles.staleLimit {
                 return .answered(status: kept.status, body: kept.body)
             }
-            var failed = PolicyFileStore.Stored(url: url, fetched: fetched, status: PolicyFiles.status(of: error), body: [])
-            failed.cause = error.cause.rawValue
-            failed.message = error.message
-            store.write(failed)
+            // An HTTP answer is kept; no answer is not: the next process asks the origin's breaker again.
+            let status = PolicyFiles.status(of: error)
+            if status > 0 { store.write(PolicyFileStore.Stored(url: url, fetched: fetched, status: status, body: [])) }
         }
         return outcome
     }
@@ -103,10 +103,7 @@ public final class PolicyFiles: Sendable {
         if PolicyFiles.isAnswer(stored.status) {
             return age < PolicyFiles.freshFor ? .answered(status: stored.status, body: stored.body) : nil
         }
-        guard age < PolicyFiles.unavailableFor else { return nil }
-        let cause = FailureCause(rawValue: stored.cause) ?? .network
-        if stored.status > 0 { return .unavailable(.httpStatus(stored.status, retryAfter: nil)) }
-        return .unavailable(.unreachable(stored.message.isEmpty ? cause.words : stored.message, cause: cause))
+        return age < PolicyFiles.unavailableFor ? .unavailable(.httpStatus(stored.status, retryAfter: nil)) : nil
     }
 
     static func isAnswer(_ status: Int) -> Bool { (200...499).contains(status) && status != 429 }

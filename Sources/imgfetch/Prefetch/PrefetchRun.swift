@@ -33,8 +33,8 @@ final class PrefetchRun {
     /// A tabular list: problems name the row (`LIST: row N:`).
     var namesRows = false
     private(set) var undelivered: [(line: Int, text: [UInt8])] = []
-    /// Lines that failed because their origin is marked down, by origin: their count and the
-    /// mark's words, said in one line at the end (`-v`: a line each, as they fail).
+    /// Lines that failed because their origin is marked down or its robots.txt is unavailable, by
+    /// origin: their count and the first's words, said in one line at the end (`-v`: a line each).
     private var downSkips: [String: (count: Int, message: String)] = [:]
 
     init(settings: RequestOptions, listName: String, progress: ProgressBar?, outputDir: OutputDirectory?) {
@@ -132,7 +132,8 @@ final class PrefetchRun {
             if recordsWanted { record = ResultRecord.adding(completion.tag.cells, to: ResultRecord.failure(failure, source: source, line: completion.tag.line)).text }
             if let record { shardOutput?.take(record: record, failure: failure) }
             if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
-            if failure.error.cause == .hostDown, !settings.verbose, let origin = completion.request?.source.origin {
+            if failure.error.cause == .hostDown || failure.error.robotsUnavailable, !settings.verbose,
+               let origin = completion.request?.source.origin {
                 downSkips[origin, default: (0, failure.error.message)].count += 1
             } else {
                 problems.append(Report.problem(of: failure, source: source))
