@@ -116,6 +116,16 @@ final class RobotsTests: E2ETestCase {
         XCTAssertEqual(try server.requestLog().filter { $0.path.hasPrefix("/img/tiny") }.count, 0)
     }
 
+    func testCrawlDelaySpacesTheOriginsRequests() throws {
+        try serveRobots("User-agent: *\nCrawl-delay: 1\n")
+        let urls = (0..<3).map { imageURL("tiny.jpg", "c=\($0)") }
+        let r = try prefetch(["--json", "-j", "4", try writeList(urls).path])
+        XCTAssertEqual(r.status, 0, "\(r)")
+        let starts = try server.requestLog().filter { $0.path.hasPrefix("/img/") }.map(\.t).sorted()
+        XCTAssertEqual(starts.count, 3)
+        for (a, b) in zip(starts, starts.dropFirst()) { XCTAssertGreaterThan(b - a, 0.9, "requests \(starts) closer than the Crawl-delay") }
+    }
+
     func testGetHonoursRobotsOnlyWhenAskedAndExits9WhenDisallowed() throws {
         try serveRobots("User-agent: *\nDisallow: /img/tiny\n")
         let out = file("out.jpg")

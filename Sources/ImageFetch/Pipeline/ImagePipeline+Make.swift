@@ -16,7 +16,7 @@ extension ImagePipeline {
         let shared = CoalescingLoader(loader)
         // robots.txt and tdmrep.json go through the same loader: paced, gated and counted like the origin's other requests.
         let polite = politeness.isActive
-            ? Politeness(policy: politeness, files: PolicyFiles(store: policyFiles, loader: shared), schedule: origins.schedule) : nil
+            ? Politeness(policy: politeness, files: PolicyFiles(store: policyFiles, loader: shared, remote: remote), schedule: origins.schedule) : nil
         return ImagePipeline(cache: cache, loader: shared, processor: VipsProcessor(maxFrames: maxFrames),
                              pool: ProcessingPool(width: limits.processing), remote: remote, network: network,
                              origins: origins, politeness: polite)

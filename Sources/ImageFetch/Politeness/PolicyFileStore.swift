@@ -50,10 +50,19 @@ public struct PolicyFileStore: Sendable {
         guard (try? FileSystem.makeDirectories(directory)) != nil, isUsable else { return false }
         let names = FileSystem.list(directory).filter(PolicyFileStore.isDataName)
         if names.count >= PolicyFileStore.maxFiles { removeOldest(names) }
-        let header = "imgfetch-policy 1\n\(stored.url)\n\(stored.fetched)\n\(stored.status)\n"
-        let bytes = Array(header.utf8) + stored.body.prefix(PolicyFileStore.maxBodyBytes)
-        return (try? FileSystem.writeAtomically(bytes, to: path(stored.url), temporaryDirectory: directory, sync: false)) != nil
+        return (try? FileSystem.writeAtomically(PolicyFileStore.encode(stored), to: path(stored.url), temporaryDirectory: directory,
+                                                sync: false)) != nil
     }
+
+    /// The bytes of a stored answer (the file, and the remote tier's object).
+    static func encode(_ stored: Stored) -> [UInt8] {
+        let header = "imgfetch-policy 1\n\(stored.url)\n\(stored.fetched)\n\(stored.status)\n"
+        return Array(header.utf8) + stored.body.prefix(PolicyFileStore.maxBodyBytes)
+    }
+
+    /// The remote tier's object name of `url`'s answer: the URL's digest, `.policy` (never a
+    /// name `cache pull` takes for an entry).
+    static func remoteName(_ url: String) -> String { SHA256.hex(url) + ".policy" }
 
     /// The lock of `url`, taken without waiting: `.acquired` (this process fetches), `.held` (another
     /// does: wait and read again), or `.unsupported`; nil when the file cannot be made.

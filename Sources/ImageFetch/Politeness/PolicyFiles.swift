@@ -1,13 +1,14 @@
 /// Fetches the per-origin policy files (robots.txt, `/.well-known/tdmrep.json`): once per URL in
 /// this process (later asks share the first's answer), and once per cache across processes: the
 /// answer is kept in the cache directory (`PolicyFileStore`) for `freshFor`; the process that takes
-/// the URL's lock fetches, the others wait for its answer. A fetch goes through the pipeline's
-/// loader, so it is paced and gated like every other request to the origin (`OriginGatedLoader`:
-/// the host-down breaker counts it), follows up to `maxRedirects` redirects, and reads at most
-/// `maxBytes`. 2xx and 4xx (but 429) are answers; 429, 5xx and no answer make the file
-/// `unavailable`, unless a copy younger than `staleLimit` is kept (RFC 9309 §2.3.1.4); a 429 or
-/// 5xx is kept `unavailableFor`, so other processes do not ask again at once (no answer is not:
-/// the dead-host breaker, which counted the fetch, decides for the next ones).
+/// the URL's lock fetches, the others wait for its answer; with a remote cache tier, the holder
+/// takes the tier's copy when it has one, and puts there what it fetched. A fetch goes through
+/// the pipeline's loader, so it is paced and gated like every other request to the origin
+/// (`OriginGatedLoader`: the host-down breaker counts it), follows up to `maxRedirects`
+/// redirects, and reads at most `maxBytes`. 2xx and 4xx (but 429) are answers; 429, 5xx and no
+/// answer make the file `unavailable`, unless a copy younger than `staleLimit` is kept (RFC 9309
+/// §2.3.1.4); a 429 or 5xx is kept `unavailableFor`, so other processes do not ask again at once
+/// (no answer is not: the dead-host breaker, which counted the fetch, decides for the next ones).
 public final class PolicyFiles: Sendable {
     public enum Outcome: Sendable, Equatable {
         /// The origin answered: 2xx with the file's `body`, or 4xx (no file, `body` empty).
@@ -27,17 +28,21 @@ public final class PolicyFiles: Sendable {
 
     let store: PolicyFileStore?
     let loader: any DataLoading
+    /// The remote cache tier: an answer another cache fetched is taken from it, one fetched here is
+    /// put there (as the tier's mode allows); nil: none.
+    let remote: RemoteCache?
     let sleeper: any Sleeping
     let holder: String
     private let memo = Lock<[String: Outcome]>([:])
     private let flights = TaskCoalescer<String, Outcome>()
     private let clock: @Sendable () -> Double
 
-    public init(store: PolicyFileStore?, loader: any DataLoading, sleeper: any Sleeping = TaskSleeper(),
+    public init(store: PolicyFileStore?, loader: any DataLoading, remote: RemoteCache? = nil, sleeper: any Sleeping = TaskSleeper(),
                 holder: String = LockFile.processHolder(started: HTTPDate.iso8601(FileSystem.now())),
                 now: @escaping @Sendable () -> Double = { FileSystem.now() }) {
         self.store = store
         self.loader = loader
+        self.remote = remote
         self.sleeper = sleeper
         self.holder = holder
         self.clock = now
@@ -76,11 +81,17 @@ public final class PolicyFiles: Sendable {
         defer { lock?.release() }
         let kept = store.read(url)
         if let usable = usable(kept) { return usable }   // written while this one waited
+        if let answer = await fromTier(url) {
+            store.write(answer)
+            return .answered(status: answer.status, body: answer.body)
+        }
         let fetched = clock()
         let outcome = await network(url, like: request)
         switch outcome {
         case .answered(let status, let body):
-            store.write(PolicyFileStore.Stored(url: url, fetched: fetched, status: status, body: body))
+            let answer = PolicyFileStore.Stored(url: url, fetched: fetched, status: status, body: body)
+            store.write(answer)
+            await toTier(answer)
         case .unavailable(.cancelled):
             break
         case .unavailable(let error):
@@ -106,6 +117,22 @@ public final class PolicyFiles: Sendable {
         return age < PolicyFiles.unavailableFor ? .unavailable(.httpStatus(stored.status, retryAfter: nil)) : nil
     }
 
+    /// The tier's copy of `url`'s answer when it is one younger than `freshFor` (hostile: parsed
+    /// as a file of the cache directory is, its URL the one asked for), else nil.
+    private func fromTier(_ url: String) async -> PolicyFileStore.Stored? {
+        guard let remote, remote.mode != .write,
+              let bytes = try? await remote.store.get(PolicyFileStore.remoteName(url), maxBytes: Int64(PolicyFileStore.maxFileBytes)),
+              let stored = PolicyFileStore.parse(bytes), stored.url == url, PolicyFiles.isAnswer(stored.status) else { return nil }
+        let age = clock() - stored.fetched
+        return age >= -300 && age < PolicyFiles.freshFor ? stored : nil
+    }
+
+    /// Puts an answer fetched here in the tier, for the other caches (a failure only costs them a fetch).
+    private func toTier(_ answer: PolicyFileStore.Stored) async {
+        guard let remote, remote.mode != .read else { return }
+        try? await remote.store.put(PolicyFileStore.remoteName(answer.url), PolicyFileStore.encode(answer), contentType: "text/plain")
+    }
+
     static func isAnswer(_ status: Int) -> Bool { (200...499).contains(status) && status != 429 }
 
     static func status(of error: FetchError) -> Int {
@@ -113,12 +140,22 @@ public final class PolicyFiles: Sendable {
         return 0
     }
 
-    /// One fetch over the network, its redirects followed.
+    /// One fetch over the network, its redirects followed: with the request's User-Agent, TLS,
+    /// proxy, addresses and speed, never its own headers, cookies or credentials (the answer is
+    /// the origin's, kept and shared as such).
     private func network(_ url: String, like request: LoadRequest) async -> Outcome {
+        var network = request.network
+        network.headers = []
+        network.referer = nil
+        network.cookie = nil
+        network.cookieFile = nil
+        network.cookieJar = nil
+        network.user = nil
+        network.netrcFile = nil
         var target = url
         for _ in 0...PolicyFiles.maxRedirects {
             var load = LoadRequest(source: .http(target), connectTimeout: request.connectTimeout, timeout: request.timeout,
-                                   maxBytes: PolicyFiles.maxBytes, network: request.network)
+                                   maxBytes: PolicyFiles.maxBytes, network: network)
             load.errorResponses = true
             load.allowsConstrainedNetworkAccess = true
             let response: LoadResponse

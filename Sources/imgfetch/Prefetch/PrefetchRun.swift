@@ -159,7 +159,7 @@ final class PrefetchRun {
     /// how many are in flight.
     func refresh(force: Bool = false) {
         // Malformed lines and other shards' lines are done too: the total counts every source line.
-        let done = summary.total + summary.malformed + summary.skippedByShard
+        let done = summary.total + summary.malformed + summary.skippedByShard + summary.skippedByRobots + summary.skippedByOptOut
         progress?.update(done: done, failed: summary.failed, bytes: summary.bytesDownloaded, transfers: transfers?.reading(),
                          force: force)
     }
