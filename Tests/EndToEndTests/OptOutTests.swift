@@ -36,14 +36,16 @@ final class OptOutTests: E2ETestCase {
             (imageURL("alpha.png", "x&tdm=0"), nil),   // the response's own 0 overrides the file
             (imageURL("small.gif"), "robots.txt content-usage: train-ai=n"),
             (imageURL("small.webp"), nil),
+            (imageURL("small.webp", "usage=" + q("train-ai=n,,")), nil),   // malformed: ignored, a -v note
         ]
     }
 
     func testEachSignalSkipsItsImageWithHonorOptOutsAndNotOtherwise() throws {
         let cases = try signals()
         let list = try writeList(cases.map(\.url))
-        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--honor-opt-outs", list.path])
+        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "-v", "--honor-opt-outs", list.path])
         XCTAssertEqual(r.status, 0, "skips are not failures:\n\(r)")
+        XCTAssertTrue(r.stderr.contains("Content-Usage \"train-ai=n,,\" does not parse: ignored"), r.stderr)
         for c in cases {
             XCTAssertEqual(status(r, c.url), c.rule == nil ? "ok" : "skipped", "\(c.url)\n\(r)")
             XCTAssertEqual(rule(r, c.url), c.rule, c.url)

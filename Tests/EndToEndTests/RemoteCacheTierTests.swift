@@ -46,6 +46,27 @@ final class RemoteCacheTierTests: E2ETestCase {
         XCTAssertEqual(store.requests().count, before)
     }
 
+    /// robots.txt is asked for once by all the caches of one tier: a second cache that starts after
+    /// the first's upload landed takes the tier's copy, even for images the tier does not have.
+    func testASecondCacheTakesRobotsTxtFromTheTier() throws {
+        let store = try NginxDAVServer()
+        let tier = store.url("/r/")
+        _ = try TestServer.rawGet(port: server.port, path: "/__robots?body=User-agent%3A%20%2A%0ADisallow%3A%20%2Fimg%2Ftiny")
+        let a = try imgfetch(["prefetch", "--cache-dir", cache("a"), "--remote-cache", tier, "--json",
+                              try writeList([imageURL("photo.jpg", "v=a")], name: "a.txt").path])
+        assertExit(a, 0)
+        waitFor("robots.txt's answer in the store: \(store.requests())") {
+            store.requests().contains { $0.method == "PUT" && $0.uri.hasSuffix(".policy") }
+        }
+        let b = try imgfetch(["prefetch", "--cache-dir", cache("b"), "--remote-cache", tier, "--json",
+                              try writeList([imageURL("small.webp", "v=b"), imageURL("tiny.jpg", "v=b")], name: "b.txt").path])
+        assertExit(b, 0)
+        XCTAssertEqual(records(b).first { ($0["source"] as? String)?.contains("tiny.jpg") == true }?["status"] as? String, "skipped",
+                       "the tier's copy decides: \(b)")
+        XCTAssertEqual(try server.requestCount("/robots.txt"), 1, "the second cache asked the origin for robots.txt")
+        XCTAssertEqual(try server.requestCount(imagePath("small.webp", "v=b")), 1, "an image the tier lacks comes from the origin")
+    }
+
     func testACorruptObjectIsRefusedAndTheOriginUsed() throws {
         let store = try NginxDAVServer()
         let tier = store.url("/t/")

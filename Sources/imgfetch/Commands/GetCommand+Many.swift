@@ -41,6 +41,7 @@ extension GetCommand {
             Report.warnings(await remote.uploader.finish(timeout: timeout), settings: settings)
         }
         Report.lowDataDecision(settings)
+        Report.politenessNotes(pipeline, settings: settings)
         pipeline.cache.fitLimit()
         if !failures.isEmpty { return FailureClass.exitCode(for: failures) }
         return cacheErrors > 0 ? .cacheUnusable : .ok

@@ -34,6 +34,7 @@ enum GetCommand {
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
         Report.lowDataDecision(settings)
+        Report.politenessNotes(pipeline, settings: settings)
         if let signal = interrupted.signal { return ExitCode(signal: signal) }
         defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
         switch outcome {

@@ -105,6 +105,7 @@ enum PrefetchCommand {
         progress?.finish()
         run.reportDownOrigins()
         Report.lowDataDecision(settings)
+        Report.politenessNotes(pipeline, settings: settings)
         // Also after Ctrl-C or SIGTERM: the lines that failed so far.
         var saveError = false
         if let saveFailed, let problem = run.saveFailed(to: saveFailed) {
