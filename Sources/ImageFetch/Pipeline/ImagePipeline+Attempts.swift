@@ -5,9 +5,13 @@ extension ImagePipeline {
     func load(_ hop: RequestPlan.SourcePlan, redirectedFrom: Source?, origin: Source?, stale: CachedImage?, staleKey: CacheKey,
               retrieval: inout Retrieval) async throws(FetchError) -> Hop {
         let source = hop.source
-        let load = loadRequest(hop, redirectedFrom: redirectedFrom, stale: stale, retrieval: retrieval)
-        // robots.txt first: a disallowed path, or an origin whose robots.txt is unavailable, is never requested.
-        if let politeness, source.isNetwork { try await politeness.admit(source, like: load) }
+        var load = loadRequest(hop, redirectedFrom: redirectedFrom, stale: stale, retrieval: retrieval)
+        // robots.txt first: a disallowed path, or an origin whose robots.txt is unavailable, is never
+        // requested; then what the opt-outs decide on the response's headers (the transfer stops there).
+        if let politeness, source.isNetwork {
+            try await politeness.admit(source, like: load)
+            load.optOutCheck = await politeness.check(source, like: load)
+        }
         loader.prepare(for: source)
         processor.prepare(for: source, route: hop.route)
         var attempt = 0
@@ -83,11 +87,9 @@ extension ImagePipeline {
         if let location = response.redirectLocation {
             return .redirect(try followRedirect(from: source, keys: hop.keys, to: location, response: response, options: options))
         }
-        // Decided on the headers: an opted-out image is neither processed nor stored.
-        if let politeness, politeness.policy.optOuts, source.isNetwork,
-           let skip = await politeness.optOut(response.headers, source: source, like: load) {
-            throw .skipped(skip)
-        }
+        // Decided on the headers (a 304's, or a response the engine's check did not see): neither
+        // processed nor stored.
+        if let skip = load.optOutCheck?.decide(response.headers) { throw .skipped(skip) }
         return .image(try await complete(response, hop: hop, stale: stale, staleKey: staleKey, options: options, streamed: streamed,
                                          sharing: sharing(source, origin: origin, network: network),
                                          lowDataOf: retrieval.lowDataOrigin))

@@ -1,8 +1,8 @@
 /// What a run honours before and while it fetches from an origin (`PolitenessPolicy`): the
 /// origin's robots.txt (RFC 9309), and in a dataset run the opt-out signals (`OptOutSignals`,
 /// TDMRep's `/.well-known/tdmrep.json`). Asked by the pipeline for http(s) sources only, right
-/// before a request (`admit`) and when its response's headers are in (`optOut`); the remote
-/// tier's own requests never come here. The per-origin files come from `PolicyFiles` (once per
+/// before a request (`admit`; `check`: the opt-out decision its response's headers complete);
+/// the remote tier's own requests never come here. The per-origin files come from `PolicyFiles` (once per
 /// origin per cache); robots.txt's `Crawl-delay` becomes the origin's minimum interval in its
 /// `OriginSchedule` (bounded by `OriginSchedule.maxInterval`).
 public final class Politeness: Sendable {
@@ -31,36 +31,16 @@ public final class Politeness: Sendable {
         }
     }
 
-    /// The opt-out a response to `source` carries (its headers, TDMRep's file, robots.txt's
-    /// `Content-Usage`), or nil; only when the policy honours opt-outs.
-    public func optOut(_ headers: HTTPHeaders, source: Source, like load: LoadRequest) async -> PolicySkip? {
+    /// The opt-out decision of a request to `source` (`OptOutCheck`): the origin's tdmrep.json
+    /// and robots.txt `Content-Usage` for its path, fetched now; its response's headers decide the
+    /// rest. Nil unless the policy honours opt-outs.
+    public func check(_ source: Source, like load: LoadRequest) async -> OptOutCheck? {
         guard policy.optOuts, case .http(let url) = source, let root = PolicyFiles.root(of: url) else { return nil }
-        if let directive = OptOutSignals.robotsTag(headers, agent: policy.agent) { return PolicySkip(cause: .optOut, rule: directive) }
         let path = PolicyFiles.pathAndQuery(of: url)
-        switch OptOutSignals.tdmReservation(headers) {
-        case true?: return PolicySkip(cause: .optOut, rule: "tdm-reservation: 1")
-        case false?: break   // the response's own `0` overrides the origin's file
-        case nil:
-            if let rule = await tdmrep(root, like: load)?.rule(path: path), rule.reserved {
-                return PolicySkip(cause: .optOut, rule: "tdmrep.json: location \(rule.location)")
-            }
-        }
-        if let field = headers["content-usage"] {
-            switch OptOutSignals.usage(field, category: policy.usage) {
-            case (true?, _): return PolicySkip(cause: .optOut, rule: "Content-Usage: \(field)")
-            case (false?, _): return nil   // the response's own statement overrides robots.txt's
-            case (nil, true): note("\(url): Content-Usage \"\(HostDownMarks.line(field))\" does not parse: ignored")
-            case (nil, false): break
-            }
-        }
-        if policy.robots, let robots = parsed.withLock({ $0[root] }), let preference = robots.usagePreference(path: path) {
-            switch OptOutSignals.usage(preference, category: policy.usage) {
-            case (true?, _): return PolicySkip(cause: .optOut, rule: "robots.txt content-usage: \(preference)")
-            case (nil, true): note("\(root)\(Politeness.robotsPath): content-usage \"\(HostDownMarks.line(preference))\" does not parse: ignored")
-            default: break
-            }
-        }
-        return nil
+        let tdmrep = await tdmrep(root, like: load)?.rule(path: path)
+        let preference = policy.robots ? parsed.withLock({ $0[root] })?.usagePreference(path: path) : nil
+        return OptOutCheck(agent: policy.agent, usage: policy.usage, tdmrep: tdmrep, robotsPreference: preference,
+                           notes: { [weak self] text in self?.note("\(url): \(text)") })
     }
 
     /// The notes said with `-v` (a malformed field, an unusable tdmrep.json), once each, taken.
@@ -102,25 +82,4 @@ public final class Politeness: Sendable {
             return nil
         }
     }
-}
-
-/// What a run honours (`Politeness`): robots.txt (`prefetch` by default, `get --robots`), the
-/// opt-out signals (a dataset run), the usage category the run declares, and the product token
-/// robots.txt groups and scoped X-Robots-Tag fields are matched against.
-public struct PolitenessPolicy: Sendable, Hashable {
-    public var robots = false
-    public var optOuts = false
-    /// `train-ai` (default) or `train-genai`.
-    public var usage = "train-ai"
-    /// The User-Agent's product token, lowercased (`imgfetch`).
-    public var agent = "imgfetch"
-
-    public init(robots: Bool = false, optOuts: Bool = false, usage: String = "train-ai", agent: String = "imgfetch") {
-        self.robots = robots
-        self.optOuts = optOuts
-        self.usage = usage
-        self.agent = agent
-    }
-
-    public var isActive: Bool { robots || optOuts }
 }
