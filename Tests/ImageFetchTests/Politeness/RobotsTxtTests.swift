@@ -75,6 +75,10 @@ final class RobotsTxtTests: XCTestCase {
             ("/*.php$", ["/filename.php", "/folder/filename.php"], ["/filename.php?parameters", "/filename.php/", "/filename.php5", "/windows.PHP"]),
             ("/fish", ["/fish", "/fish.html", "/fish/salmon.html", "/fishheads", "/fishheads/yummy.html", "/fish.php?id=anything"],
              ["/Fish.asp", "/catfish", "/?id=fish", "/desert/fish"]),
+            ("/a*b*c$", ["/abc", "/a-b-c", "/abbc", "/abcbc"], ["/abcd", "/acb", "/ab"]),
+            ("/a**b", ["/ab", "/axxb/c"], ["/a"]),
+            ("/*$", ["/", "/x/y"], []),
+            ("/x$", ["/x"], ["/x/", "/xy"]),
         ]
         for (pattern, matching, notMatching) in cases {
             let r = robots("user-agent: *\ndisallow: \(pattern)\n", agent: "imgfetch")
