@@ -43,9 +43,14 @@ public final class FetchRun: Sendable {
         let origins = OriginGate(policy: limits.origins, marks: settings.hostMarks)
         var loader: any DataLoading = OriginGatedLoader(SourceLoader(network: settings.network, engine: engine), gate: origins)
         if let rate = limits.rate { loader = RateLimitedLoader(loader, limiter: RateLimiter(perSecond: rate)) }
-        pipeline = ImagePipeline(cache: settings.cache, loader: CoalescingLoader(loader), processor: VipsProcessor(maxFrames: settings.maxFrames),
+        let shared = CoalescingLoader(loader)
+        // robots.txt and tdmrep.json go through the same loader: paced, gated and counted like the origin's other requests.
+        let polite = settings.politeness.isActive
+            ? Politeness(policy: settings.politeness, files: PolicyFiles(store: settings.policyFiles, loader: shared, remote: remote),
+                         schedule: origins.schedule) : nil
+        pipeline = ImagePipeline(cache: settings.cache, loader: shared, processor: VipsProcessor(maxFrames: settings.maxFrames),
                                  pool: ProcessingPool(width: limits.processing), remote: remote, network: settings.network,
-                                 origins: origins)
+                                 origins: origins, politeness: polite)
         pipeline.activity.listen { reader.wake() }
         prefetcher = Prefetcher(pipeline: pipeline, inFlight: limits.retrievals)
         self.engine = engine

@@ -18,6 +18,10 @@ public struct FetchSettings: Sendable {
     public var allowsJXL = false
     /// libvips threads per image (`VipsBridge.setConcurrency`); nil: libvips' default.
     public var vipsThreadsPerImage: Int?
+    /// What the run honours of the origins' wishes (robots.txt, opt-outs).
+    public var politeness = PolitenessPolicy()
+    /// Where the origins' robots.txt and tdmrep.json are kept (nil: in this process only).
+    public var policyFiles: PolicyFileStore?
 
     public init(cache: any ImageCaching) { self.cache = cache }
 }

@@ -7,7 +7,8 @@ extension GetCommand {
     /// failed, the class every failure shares (`FailureClass`: 3, 5, 6, 7) else 1; else 4 after a
     /// cache error, else 0.
     static func runMany(_ texts: [String], parsed: ParsedCommand, outputDir: OutputDirectory) async throws(UsageError) -> ExitCode {
-        let settings = try RequestOptions(parsed)
+        var settings = try RequestOptions(parsed)
+        settings.politeness = try PolitenessSettings.from(parsed, settings: settings, robotsByDefault: false, dataset: false)
         settings.warnOfUnverifiedTLS()
         var sources: [Source] = []
         for text in texts {
@@ -38,6 +39,7 @@ extension GetCommand {
         }
         await Report.finishUploads(run, settings: settings)
         Report.lowDataDecision(settings)
+        Report.politenessNotes(pipeline, settings: settings)
         pipeline.cache.fitLimit()
         if !failures.isEmpty { return FailureClass.exitCode(for: failures) }
         return cacheErrors > 0 ? .cacheUnusable : .ok

@@ -14,7 +14,8 @@ enum GetCommand {
         if sourceTexts.count > 1 {
             throw UsageError("several sources need --output-dir DIR (-o writes one file)", commandPath: ["get"])
         }
-        let settings = try RequestOptions(parsed, outputPath: output)
+        var settings = try RequestOptions(parsed, outputPath: output)
+        settings.politeness = try PolitenessSettings.from(parsed, settings: settings, robotsByDefault: false, dataset: false)
         settings.warnOfUnverifiedTLS()
         let source: Source
         do { source = try Source(parsing: sourceText) } catch {
@@ -33,6 +34,7 @@ enum GetCommand {
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
         Report.lowDataDecision(settings)
+        Report.politenessNotes(pipeline, settings: settings)
         if let signal = interrupted.signal { return ExitCode(signal: signal) }
         defer { BackgroundScan.startIfWanted(pipeline.cache) }
         switch outcome {

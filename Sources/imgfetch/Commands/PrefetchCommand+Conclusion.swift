@@ -5,10 +5,11 @@ extension PrefetchCommand.Job {
     /// Once the run's events have ended: the bar removed, the down origins said, the failed and
     /// remaining lines written (also after a signal), the cache fitted to its limit, the shard's
     /// marker (only when every line is done), the summary; then the exit status.
-    func conclude(_ run: PrefetchRun, reader: ListReader, cache: any ImageCaching, interrupted: Interrupts, ms: Double) -> ExitCode {
+    func conclude(_ run: PrefetchRun, reader: ListReader, pipeline: ImagePipeline, interrupted: Interrupts, ms: Double) -> ExitCode {
         run.progress?.finish()
         run.reportDownOrigins()
         Report.lowDataDecision(settings)
+        Report.politenessNotes(pipeline, settings: settings)
         // Also after Ctrl-C or SIGTERM: the lines that failed so far.
         var saveError = false
         if let saveFailed, let problem = run.saveFailed(to: saveFailed) {
@@ -23,7 +24,7 @@ extension PrefetchCommand.Job {
         }
         // Its own eviction finished before the summary: the cache ends within its limit.
         var summary = run.summary
-        summary.evicted.add(cache.fitLimit())
+        summary.evicted.add(pipeline.cache.fitLimit())
         // Read once: a signal after this point finds every line done and the marker written, and
         // changes neither the summary nor the exit status (a marker only beside a run that exits 0).
         let stoppedBy = interrupted.signal

@@ -6,7 +6,7 @@ extension PrefetchCommand {
     /// settings, the limits, the list and its format, the shard and its directory (its lock held
     /// from the marker's check to its write: one run of the shard at a time), the files it writes.
     struct Job {
-        let settings: RequestOptions
+        var settings: RequestOptions
         let outputDir: OutputDirectory?
         let limits: Limits
         let shard: Shard?
@@ -20,6 +20,8 @@ extension PrefetchCommand {
 
         init(_ parsed: ParsedCommand) throws(UsageError) {
             settings = try RequestOptions(parsed)
+            settings.politeness = try PolitenessSettings.from(parsed, settings: settings, robotsByDefault: true,
+                                                              dataset: parsed[OptionKeys.shardDir] != nil)
             outputDir = try OutputDirectory.from(parsed)
             settings.warnOfUnverifiedTLS()
             limits = try Runs.limits(settings, batch: parsed)

@@ -46,7 +46,7 @@ enum PrefetchCommand {
         run.notices(ending.notices)
         run.uploadWarnings(ending.uploadWarnings)
         if let uploads = ending.uploads { run.uploads = uploads }
-        return job.conclude(run, reader: reader, cache: fetch.cache, interrupted: interrupted,
+        return job.conclude(run, reader: reader, pipeline: fetch.pipeline, interrupted: interrupted,
                             ms: (FileSystem.monotonic() - started) * 1000)
     }
 }

@@ -33,6 +33,8 @@ enum Runs {
         fetch.maxFrames = settings.maxFrames
         fetch.remote = settings.remote.map { RemoteTierSettings(store: $0.store, mode: $0.mode) }
         fetch.hostMarks = HostDownMarks(cacheDirectory: settings.cacheDirectory)
+        fetch.politeness = settings.politeness
+        fetch.policyFiles = PolicyFileStore(cacheDirectory: settings.cacheDirectory)
         if settings.network.usesCookieEngine { fetch.cookies = settings.network.cookieFile?.cookies.map(\.line) ?? [] }
         fetch.allowsJXL = settings.allowJXL
         if batch { fetch.vipsThreadsPerImage = 1 }
