@@ -128,8 +128,18 @@ static void ifj_read_header(j_decompress_ptr d, struct ifj_error *jerr) {
     jerr->in_header = 0;
 }
 
-/* EXIF orientation from an APP1 marker: 1 when absent or unreadable-but-harmless, 0 when malformed. */
-static int ifj_exif_orientation(const unsigned char *d, unsigned int len) {
+/* The resolution fields of EXIF's IFD0, as libvips 8.14 reads them (vips_image_resolution_from_exif,
+ * through libexif): X and Y as single RATIONALs, the unit a single SHORT (absent: inches). */
+struct ifj_exif_res {
+    double x, y;
+    int have_x, have_y, unit;
+    int unknown;             /* a field libvips' reading was not checked for (another type, a zero
+                                denominator, a second APP1...): the resolution is not known */
+};
+
+/* EXIF orientation from an APP1 marker: 1 when absent or unreadable-but-harmless, 0 when malformed.
+ * Fills *r with IFD0's resolution fields. */
+static int ifj_exif_orientation(const unsigned char *d, unsigned int len, struct ifj_exif_res *r) {
     if (len < 14 || memcmp(d, "Exif\0\0", 6) != 0) return 1;
     const unsigned char *t = d + 6;
     unsigned int n = len - 6;
@@ -141,14 +151,58 @@ static int ifj_exif_orientation(const unsigned char *d, unsigned int len) {
     unsigned int ifd = U32(t + 4);
     if (n < 8 || ifd > n - 2) return 0;  /* written so that a hostile offset cannot wrap around */
     unsigned int count = U16(t + ifd);
+    int orientation = -1;   /* the first orientation entry's; -1 before it */
     for (unsigned int i = 0; i < count; i++) {
         size_t e = (size_t)ifd + 2 + (size_t)i * 12;
-        if (e > (size_t)n - 12 || n < 12) return 0;
-        if (U16(t + e) == 0x0112) return (int)U16(t + e + 8);
+        if (e > (size_t)n - 12 || n < 12) {
+            /* Past the entries' end: malformed before the orientation; after it, the resolution is unknown. */
+            if (orientation < 0) return 0;
+            r->unknown = 1;
+            return orientation;
+        }
+        const unsigned tag = U16(t + e), type = U16(t + e + 2), components = U32(t + e + 4);
+        if (tag == 0x0112 && orientation < 0) orientation = (int)U16(t + e + 8);
+        if (tag == 0x011A || tag == 0x011B) {
+            const unsigned off = U32(t + e + 8);
+            if (type == 3) continue;    /* a SHORT: libvips cannot read it as a resolution (measured) */
+            if (type != 5 || components != 1 || off > n - 8 || n < 8 || U32(t + off + 4) == 0) { r->unknown = 1; continue; }
+            const double v = (double)U32(t + off) / (double)U32(t + off + 4);
+            if (tag == 0x011A) { r->x = v; r->have_x = 1; } else { r->y = v; r->have_y = 1; }
+        }
+        if (tag == 0x0128) {
+            if (type != 3 || components != 1) r->unknown = 1;
+            else r->unit = (int)U16(t + e + 8);
+        }
     }
-    return 1;
+    return orientation < 0 ? 1 : orientation;
 #undef U16
 #undef U32
+}
+
+/* The resolution libvips 8.14's jpegload gives the image, in pixels per metre as its pngsave writes
+ * them (rint(res * 1000), res in pixels per mm): EXIF's when IFD0 has both X and Y and a known unit
+ * (1 none: pixels per mm as they are, 2 inch, 3 cm), else JFIF's, else 72 dpi (JFIF's density unit
+ * 0 gives the aspect ratio only). 0 when it is not known. */
+static void ifj_resolution(const struct jpeg_decompress_struct *d, const struct ifj_exif_res *exif, ifj_result *res) {
+    double xres = 72.0 / 25.4, yres = 72.0 / 25.4;
+    if (d->saw_JFIF_marker && d->X_density != 1U && d->Y_density != 1U) {
+        switch (d->density_unit) {
+        case 0: if (d->Y_density > 0) yres = xres * d->X_density / d->Y_density; break;
+        case 1: xres = d->X_density / 25.4; yres = d->Y_density / 25.4; break;
+        case 2: xres = d->X_density / 10.0; yres = d->Y_density / 10.0; break;
+        default: break;
+        }
+    }
+    const int unit = exif->unit;
+    if (exif->have_x && exif->have_y && unit >= 1 && unit <= 3) {
+        const double div = unit == 2 ? 25.4 : (unit == 3 ? 10.0 : 1.0);
+        xres = unit == 1 ? exif->x : exif->x / div;
+        yres = unit == 1 ? exif->y : exif->y / div;
+    }
+    res->x_ppm = res->y_ppm = 0;
+    if (exif->unknown || !(xres * 1000 < 2e9) || !(yres * 1000 < 2e9)) return;
+    res->x_ppm = (int)rint(xres * 1000);
+    res->y_ppm = (int)rint(yres * 1000);
 }
 
 int ifj_available(void) {
@@ -236,7 +290,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     /* volatile: these change after setjmp and are read after a longjmp. */
     unsigned char *volatile pixels = NULL;
     unsigned char *volatile small = NULL;
-    struct ifj_resizer *volatile resizer = NULL;
+    struct ifc_resizer *volatile resizer = NULL;
     unsigned char *outbuf = NULL;
     unsigned long outlen = 0;
     volatile int compressing = 0;
@@ -251,7 +305,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
         if (created) p_jpeg_destroy_decompress(&d);
         free((void *)pixels);
         free((void *)small);
-        ifj_resizer_free((struct ifj_resizer *)resizer);
+        ifc_resizer_free((struct ifc_resizer *)resizer);
         memset(res, 0, sizeof *res);
         /* Read through a volatile lvalue: set by the handlers after setjmp. */
         return ((volatile struct ifj_error *)&jerr)->corrupt && !compressing ? IFJ_CORRUPT : IFJ_DECLINED;
@@ -263,11 +317,16 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     p_jpeg_save_markers(&d, JPEG_APP0 + 2, 0xFFFF);  /* ICC profile */
     ifj_read_header(&d, &jerr);
 
-    int declined = 0;
+    int declined = 0, exif_blocks = 0;
+    struct ifj_exif_res exif = { 0, 0, 0, 0, 2, 0 };
     for (jpeg_saved_marker_ptr m = d.marker_list; m != NULL; m = m->next) {
         if (m->marker == JPEG_APP0 + 2) declined = 1;                                   /* colour-managed by vips */
-        if (m->marker == JPEG_APP0 + 1 && ifj_exif_orientation(m->data, m->data_length) != 1) declined = 1;
+        if (m->marker == JPEG_APP0 + 1 && m->data_length >= 6 && memcmp(m->data, "Exif\0\0", 6) == 0) exif_blocks++;
+        if (m->marker == JPEG_APP0 + 1 && ifj_exif_orientation(m->data, m->data_length, &exif) != 1) declined = 1;
     }
+    if (exif_blocks > 1) exif.unknown = 1;   /* which one libvips reads was not checked */
+    ifj_resolution(&d, &exif, res);
+    if (opts->square_resolution && (res->x_ppm <= 0 || res->x_ppm != res->y_ppm)) declined = 1;
     int ch = d.num_components;
     if (d.arith_code || d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK || (ch != 1 && ch != 3)) declined = 1;
     double w = d.image_width, h = d.image_height;
@@ -319,7 +378,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
      * each row into the resizer as it comes. */
     int resizing = !(rw == dw && rh == dh);
     if (resizing) {
-        resizer = ifj_resizer_new(dw, dh, oc, rw, rh);
+        resizer = ifc_resizer_new(dw, dh, oc, rw, rh);
         pixels = malloc((size_t)dw * (size_t)oc);   /* one row */
         if (resizer == NULL || pixels == NULL) longjmp(jerr.jump, 1);
     } else {
@@ -331,12 +390,18 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
         int y = (int)d.output_scanline;
         JSAMPROW row = (JSAMPROW)pixels + (resizing ? 0 : (size_t)y * (size_t)dw * (size_t)oc);
         if (p_jpeg_read_scanlines(&d, &row, 1) != 1) longjmp(jerr.jump, 1);
-        if (resizing) ifj_resizer_row((struct ifj_resizer *)resizer, y, row);
+        if (resizing) ifc_resizer_row((struct ifc_resizer *)resizer, y, row);
     }
     p_jpeg_finish_decompress(&d);
-    const unsigned char *final = resizing ? ifj_resizer_pixels((struct ifj_resizer *)resizer) : (const unsigned char *)pixels;
+    const unsigned char *final = resizing ? ifc_resizer_pixels((struct ifc_resizer *)resizer) : (const unsigned char *)pixels;
+    if (opts->small_side > 0) {
+        /* Placeholders: the thumbnail's own pixels, before they are encoded. */
+        small = ifj_small_rgba(final + ((size_t)cy * (size_t)rw + (size_t)cx) * (size_t)oc, ow, oh, rw, oc,
+                               opts->small_side, &res->small_width, &res->small_height);
+        if (small == NULL) longjmp(jerr.jump, 1);
+    }
     if (opts->pixels) {
-        /* The (cropped) pixels themselves, for placeholders. */
+        /* The (cropped) pixels themselves, for placeholders or another encoder. */
         unsigned char *copy = malloc((size_t)ow * (size_t)oh * (size_t)oc);
         if (copy == NULL) longjmp(jerr.jump, 1);
         for (int y = 0; y < oh; y++) {
@@ -345,19 +410,13 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
         }
         p_jpeg_destroy_decompress(&d);
         free((void *)pixels);
-        ifj_resizer_free((struct ifj_resizer *)resizer);
+        ifc_resizer_free((struct ifc_resizer *)resizer);
         res->data = copy;
         res->length = (size_t)ow * (size_t)oh * (size_t)oc;
         res->width = ow;
         res->height = oh;
+        res->small = (void *)small;
         return IFJ_OK;
-    }
-
-    if (opts->small_side > 0) {
-        /* Placeholders: the thumbnail's own pixels, before they are encoded. */
-        small = ifj_small_rgba(final + ((size_t)cy * (size_t)rw + (size_t)cx) * (size_t)oc, ow, oh, rw, oc,
-                               opts->small_side, &res->small_width, &res->small_height);
-        if (small == NULL) longjmp(jerr.jump, 1);
     }
     c.err = ifj_error_init(&jerr);
     p_jpeg_CreateCompress(&c, JPEG_LIB_VERSION, sizeof c);
@@ -383,7 +442,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     p_jpeg_destroy_compress(&c);
     p_jpeg_destroy_decompress(&d);
     free((void *)pixels);
-    ifj_resizer_free((struct ifj_resizer *)resizer);
+    ifc_resizer_free((struct ifc_resizer *)resizer);
     res->data = outbuf;
     res->length = (size_t)outlen;
     res->width = ow;
