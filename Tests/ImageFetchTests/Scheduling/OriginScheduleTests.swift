@@ -56,4 +56,36 @@ final class OriginScheduleTests: XCTestCase {
         clock.advance(OriginSchedule.decisionLimit)
         XCTAssertEqual(schedule.delay(before: "http://c:80"), 0, "a retrieval that never decides holds no longer")
     }
+
+    /// An unexplained throttle, timeout or reset backs the whole origin off: `base`, doubled per
+    /// strike in a row, plus at most a quarter at random, at most `cap`; another answer starts the
+    /// strikes again; the summary's account adds the time each hold added.
+    func testStrikesBackTheOriginOffExponentiallyUpToTheCapAndAnAnswerResetsThem() {
+        let clock = Clock()
+        let random = Lock(0.0)
+        let schedule = OriginSchedule(backoff: .init(base: 2, cap: 10), monotonic: { clock.now.withLock { $0 } },
+                                      random: { random.withLock { $0 } })
+        XCTAssertEqual(schedule.struck("http://a:80"), 2)
+        XCTAssertEqual(schedule.delay(before: "http://a:80"), 2)
+        XCTAssertEqual(schedule.delay(before: "http://b:80"), 0, "other origins go on")
+        random.withLock { $0 = 0.999 }
+        XCTAssertEqual(schedule.struck("http://a:80"), 4 + 0.999, accuracy: 1e-9)
+        XCTAssertEqual(schedule.struck("http://a:80"), 8 + 2 * 0.999, accuracy: 1e-9)
+        XCTAssertEqual(schedule.struck("http://a:80"), 10, "capped")
+        XCTAssertEqual(schedule.struck("http://a:80"), 10, "capped")
+        clock.advance(10)
+        XCTAssertEqual(schedule.delay(before: "http://a:80"), 0)
+        schedule.cleared("http://a:80")
+        random.withLock { $0 = 0 }
+        XCTAssertEqual(schedule.struck("http://a:80"), 2, "an answer between: the first strike again")
+        let held = schedule.heldOrigins()
+        XCTAssertEqual(held.map(\.origin), ["http://a:80"])
+        XCTAssertEqual(held[0].seconds, 12, accuracy: 1e-9, "10 s of overlapping holds, then 2 s")
+        XCTAssertEqual(held[0].times, 5, "holds that began or grew (the second strike at the cap grew nothing)")
+
+        let off = OriginSchedule(backoff: .init(base: 0, cap: 10), monotonic: { clock.now.withLock { $0 } })
+        XCTAssertEqual(off.struck("http://a:80"), 0)
+        XCTAssertEqual(off.delay(before: "http://a:80"), 0, "base 0: no backoff")
+        XCTAssertEqual(off.heldOrigins(), [])
+    }
 }
