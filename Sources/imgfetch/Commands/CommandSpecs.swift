@@ -17,7 +17,7 @@ enum Specs {
             + thumbnail
             + OptionSpec.list(
                 K.lowData, K.lowDataSource, K.partialProgressive, K.noPartialProgressive, K.noSaveData, K.alt, K.retry, K.retryDelay,
-                K.retryMaxTime, K.hostDownAfter, K.hostDownTTL, K.timeout, K.connectTimeout, K.maxBytes, K.maxPixels, K.maxFrames,
+                K.retryMaxTime, K.hostDownAfter, K.hostDownTTL, K.backoffBase, K.backoffMax, K.timeout, K.connectTimeout, K.maxBytes, K.maxPixels, K.maxFrames,
                 K.forceRefresh, K.cacheOnly, K.offline, K.ttl, K.failureTTL, K.retryFailed, K.cacheSizeLimit, K.noKeepOriginal,
                 K.json, K.quiet, K.verbose)
             + outputChoice
@@ -49,13 +49,13 @@ enum Specs {
         options: retrieval(formatDefault: "original") + network + remoteCache + outputDir
             + OptionSpec.list(
                 OptionKeys.jobs, OptionKeys.rate, OptionKeys.perHost, OptionKeys.shard, OptionKeys.progress, OptionKeys.noProgress,
-                OptionKeys.saveFailed)
+                OptionKeys.saveFailed, OptionKeys.stallTimeout)
             + shards + tables,
         positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line, or a table (--input-format); - or nothing reads stdin.", arity: .optional, completion: .file)],
         discussion: """
         List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]... [header=VALUE]... [user-agent=VALUE] [referer=VALUE] [cookie=VALUE] [user=USER:PASSWORD] [name=TEMPLATE]; a value with blanks is double-quoted (header="Referer: https://a.example/"); list lines are redacted in every message; blank lines and # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark are accepted. Each line starts as soon as it arrives (a pipe is followed line by line). A malformed line (or one over 64 KiB) is reported as LIST:LINE: message and skipped.
 
-        Exit codes: 0 every source delivered; 1 a source failed or a line was malformed; 2 usage error or an unreadable list; 3 every failure was a source not cached while the network may not be used; 4 the cache directory cannot be used; 129 after SIGHUP, 130 after SIGINT, 141 when stdout is closed (| head), 143 after SIGTERM (after the summary).
+        Exit codes: 0 every source delivered; 1 a source failed or a line was malformed; 2 usage error or an unreadable list; 3 every failure was a source not cached while the network may not be used; 4 the cache directory cannot be used; 8 stalled (--stall-timeout: nothing progressed; the lines not delivered are in --save-remaining); 129 after SIGHUP, 130 after SIGINT, 141 when stdout is closed (| head), 143 after SIGTERM (after the summary).
 
         Examples:
           imgfetch prefetch urls.txt -s 320x320 -j 8 --rate 50

@@ -30,7 +30,8 @@ enum PrefetchCommand {
         // First: a signal from here on is the run's to answer (its summary, --save-remaining), not
         // an exit that leaves nothing; what it stops is given once the work exists (`whenStopped`).
         let interrupted = Interrupts.onSignal()
-        let settings = try RequestOptions(parsed)
+        var settings = try RequestOptions(parsed)
+        settings.network.boundSpeed()   // a batch never waits on a trickle: --speed-limit's defaults
         let outputDir = try OutputDirectory.from(parsed)
         settings.warnOfUnverifiedTLS()
         let limits = try limits(parsed)
@@ -73,6 +74,7 @@ enum PrefetchCommand {
             if let remote { Task { await remote.uploader.cancel() } }   // queued uploads are abandoned
         }
         interrupted.whenStopped { _ in stop() }
+        let watchdog = try stallWatchdog(parsed, meter: pipeline.activity.meter, reader: reader, stop: stop)
         let run = PrefetchRun(settings: settings, listName: listName, progress: progress, outputDir: outputDir)
         run.keepsUndelivered = saveRemaining != nil && !rereadsList
         run.namesRows = table.format.isTable
@@ -89,10 +91,16 @@ enum PrefetchCommand {
         while let event = await results.nextEvent() {
             run.notices(await pipeline.activity.takeNotices())
             guard case .completion(let completion) = event else { run.refresh(); continue }
+            watchdog?.completed()
             if run.take(completion) { stop() }   // stdout's reader went away (`| head -1`): as an interrupt
             if let remote { run.uploadWarnings(await remote.uploader.takeWarnings()) }
         }
         ticker.cancel()
+        watchdog?.stop()
+        // A stall stops the run as an interrupt does, with its own exit code.
+        let stalled = watchdog?.fired == true
+        run.stalledAfter = stalled ? watchdog?.timeout : nil
+        run.heldOrigins = pipeline.origins?.schedule.heldOrigins() ?? []
         run.drain()
         run.notices(await pipeline.activity.takeNotices())
         // Before exiting: the uploads still queued, at most --remote-timeout (none after an interrupt).
@@ -111,7 +119,7 @@ enum PrefetchCommand {
         }
         if let saveRemaining, let problem = saveRemainingLines(saveRemaining, run: run, listPath: rereadsList ? listPath : nil, shard: shard,
                                                                 table: table.format.isTable ? table : nil,
-                                                                interrupted: interrupted.happened, quiet: settings.quiet) {
+                                                                interrupted: interrupted.happened || stalled, quiet: settings.quiet) {
             Console.errorLine(problem)
             saveError = true
         }
@@ -123,7 +131,7 @@ enum PrefetchCommand {
         let stoppedBy = interrupted.signal
         // The marker last, and only when every line of the shard is done.
         if let shardOutput = run.shardOutput {
-            if stoppedBy != nil || run.outputClosed || reader.readFailure != nil || summary.cancelled > 0 {
+            if stoppedBy != nil || stalled || run.outputClosed || reader.readFailure != nil || summary.cancelled > 0 {
                 shardOutput.abandon()
             } else if let problem = shardOutput.finish(summary, listName: listName) {
                 Console.errorLine(problem)
@@ -134,6 +142,7 @@ enum PrefetchCommand {
         run.printSummary(summary, ms: (FileSystem.monotonic() - started) * 1000, interrupted: stoppedBy != nil)
         if let signal = stoppedBy { return ExitCode(signal: signal) }
         if run.outputClosed { return .outputClosed }
+        if stalled { return .stalled }
         if saveError { return .failed }
         if let failure = reader.readFailure {
             Console.errorLine("cannot read the list \(listName): \(failure)")
@@ -146,6 +155,17 @@ enum PrefetchCommand {
 }
 
 extension PrefetchCommand {
+    /// `--stall-timeout` (default `StallWatchdog.defaultTimeout`, 0: none): started, its stall
+    /// pointed at the run's stop path.
+    static func stallWatchdog(_ parsed: ParsedCommand, meter: TransferMeter, reader: ListReader,
+                              stop: @escaping @Sendable () -> Void) throws(UsageError) -> StallWatchdog? {
+        let timeout = try parsed[OptionKeys.stallTimeout] ?? StallWatchdog.defaultTimeout
+        guard timeout > 0 else { return nil }
+        let watchdog = StallWatchdog(timeout: timeout, progress: { meter.reading().total }, idle: { reader.isWaiting }, onStall: stop)
+        watchdog.start()
+        return watchdog
+    }
+
     /// True (after saying so) when `place`'s marker says this shard is done with the same digest;
     /// a marker of another digest is a usage error naming both.
     /// `--save-remaining FILE`: a list file is read again; from stdin, only what was read is known.

@@ -16,6 +16,9 @@ enum ExitCode: Int32 {
     case network = 6
     /// `get`: what arrived is not a usable image (`FailureClass.image`).
     case unusableImage = 7
+    /// `prefetch`: stopped by its watchdog (`--stall-timeout`): no line completed and no byte
+    /// arrived for that long; what was not delivered is in `--save-remaining`.
+    case stalled = 8
     /// Stopped by SIGHUP (128 + 1): the terminal or the session went away.
     case hangup = 129
     /// Interrupted by SIGINT (128 + 2, as shells report it).
