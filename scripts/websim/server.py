@@ -6,7 +6,7 @@ Usage: server.py PORT BLACKHOLE_PORT
 A wildcard listener on 0.0.0.0:PORT answers every 127.x.y.z and tells the origin by getsockname;
 a second listener on 0.0.0.0:BLACKHOLE_PORT is never accepted from (backlog 1): its accept queue is
 kept full, so connections to it time out. Prints "ready" when listening. GET /__stats on 127.0.0.1
-gives JSON of what every origin was asked; /__reset clears it.
+gives JSON of what every origin was asked, /__last the time of the last request; /__reset clears them.
 """
 import asyncio
 import json
@@ -125,6 +125,8 @@ async def serve(reader, writer):
                 if path == "/__stats":
                     body = json.dumps({"origins": STATS, "last": LAST["t"]}).encode()
                     writer.write(response(200, [("Content-Type", "application/json"), ("Connection", "close")], body))
+                elif path == "/__last":
+                    writer.write(response(200, [("Connection", "close")], b"%.3f" % LAST["t"]))
                 elif path == "/__reset":
                     STATS.clear()
                     LAST["t"] = 0.0

@@ -84,15 +84,32 @@ def run_side(name, commands, server_pid, cwd):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     sampler = TreeSampler([server_pid])
     start = time.time()
-    procs = [subprocess.Popen(c, cwd=cwd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(cwd, "%s-%d.err" % (name, i)), "w"))
+    procs = [subprocess.Popen(c, cwd=cwd, stdout=subprocess.DEVNULL, stderr=open(os.path.join(cwd, "%s-%d.err" % (name, i)), "w"),
+                              start_new_session=True)
              for i, c in enumerate(commands)]
+    # A side still running HANG_AFTER seconds after the last request any origin received hangs: its
+    # process groups are killed and the hang recorded.
+    hang_after = float(env("WEBSIM_HANG_AFTER", "120"))
+    hung = None
+    while any(p.poll() is None for p in procs):
+        time.sleep(1)
+        last = float(control("/__last"))
+        quiet = time.time() - max(last, start)
+        if quiet > hang_after:
+            hung = quiet
+            for p in procs:
+                if p.poll() is None:
+                    try:
+                        os.killpg(p.pid, 9)
+                    except ProcessLookupError:
+                        pass
     codes = [p.wait() for p in procs]
     end = time.time()
     peak = sampler.stop()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     stats = json.loads(control("/__stats"))
-    return {"wall": end - start, "cpu": cpu, "peak_rss": peak, "stats": stats, "end": end, "codes": codes}
+    return {"wall": end - start, "cpu": cpu, "peak_rss": peak, "stats": stats, "end": end, "codes": codes, "hung": hung}
 
 
 def web_figures(stats, origins):
@@ -224,6 +241,7 @@ def main():
         ("most requests to one origin", lambda r: str(r["web"]["most_requests_origin"])),
         ("robots.txt fetches per origin (max; origins not 1)", lambda r: "%d; %d of %d" % (r["web"]["robots_max"], r["web"]["robots_origins_not_1"], r["web"]["origins_asked"])),
         ("last request received -> run end (s)", lambda r: "%.1f" % (r["end"] - r["web"]["last_request"]) if r["web"]["last_request"] else "-"),
+        ("hung (killed after no request for)", lambda r: "%.0f s" % r["hung"] if r["hung"] is not None else "no"),
         ("skips by directive", lambda r: ", ".join("%s %d" % kv for kv in sorted(r["skips"].items())) or "0"),
     ]
     sides = list(results)
