@@ -121,11 +121,15 @@ public final class OriginSchedule: Sendable {
 
     /// `origin` throttled or failed without saying for how long (a 429 or 503 without
     /// `Retry-After`, a timeout, a reset): every request to it waits the backoff of this strike in
-    /// a row (the later end when it is held already). Returns that wait (0: backoff off).
+    /// a row (the later end when it is held already); a failure while a backoff holds the origin
+    /// (a transfer started before it) is no new strike. Returns the wait left (0: backoff off).
     @discardableResult
     public func struck(_ origin: String) -> Double {
         let now = clock(), r = random()
         return state.withLock { s in
+            // Held by a backoff already: this failure is one of the transfers under way when the
+            // first struck, not a new one after the wait (which would double it again).
+            if s.strikes[origin] != nil, let until = s.holds[origin], until > now { return until - now }
             let strike = (s.strikes[origin] ?? 0) + 1
             if s.strikes[origin] != nil || s.strikes.count < OriginSchedule.maxOrigins { s.strikes[origin] = strike }
             let wait = backoff.wait(strike: strike, random: r)

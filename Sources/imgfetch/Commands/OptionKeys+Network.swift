@@ -22,7 +22,7 @@ extension OptionKeys {
     static let limitRate: ValueKey<Int64> = .value("limit-rate", valueName: "BYTES_PER_SECOND", help: "Cap each download's speed (K, M, G suffixes): with -j N, the run may take N times it.", parser: ValueParsers.byteSize)
     static let limitRateTotal: ValueKey<Int64> = .value("limit-rate-total", valueName: "BYTES_PER_SECOND", help: "Cap the whole run's download speed: every transfer together, the origin's and the remote cache's (one token bucket; K, M, G suffixes). Holds from the first bytes, where --limit-rate lets a short transfer through at full speed.", parser: ValueParsers.byteSize)
     static let speedLimit: ValueKey<Int> = .int("speed-limit", valueName: "N", help: "Give up on a transfer slower than N bytes/s for --speed-time seconds (a timeout: retried with --retry). prefetch bounds every transfer so by default (a batch never hangs on a server that trickles); get only when either is given.", defaultDescription: "prefetch: 1024; get: none, 1 with --speed-time", range: 1...Int(Int32.max))
-    static let speedTime: ValueKey<Int> = .int("speed-time", valueName: "SECONDS", help: "See --speed-limit.", defaultDescription: "30 (prefetch, or with --speed-limit)", range: 1...86_400)
+    static let speedTime: ValueKey<Int> = .int("speed-time", valueName: "SECONDS", help: "See --speed-limit.", defaultDescription: "30", range: 1...86_400)
     static let config: TextKey = .value("config", valueName: "FILE", help: "Read options from FILE instead of $XDG_CONFIG_HOME/imgfetch/config (~/.config/imgfetch/config): one long option per line, '# comments'. The command line wins.", completion: .file)
     static let noConfig: FlagKey = .flag("no-config", help: "Read no config file.")
 }
