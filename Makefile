@@ -12,7 +12,7 @@ LINK_DIR = .build/link
 RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath -Xswiftc -L$(CURDIR)/$(LINK_DIR) -Xlinker --exclude-libs=ALL
 BIN = .build/release/imgfetch
 
-.PHONY: all deps build debug test engines-test faults conformance sanitize tsan fuzz demo scale-demo bench bench-instructions deb install uninstall lint clean
+.PHONY: all deps build debug test engines-test faults conformance sanitize tsan fuzz demo scale-demo bench websim bench-instructions deb install uninstall lint clean
 
 all: build
 
@@ -116,6 +116,16 @@ scale-demo: build
 bench: build
 	@BENCH_DEPS=1 scripts/install-deps.sh
 	@scripts/bench.sh $(BIN)
+
+# A simulated web of WEBSIM_LINES lines (default 20,000) over a tenth as many origins on 127.0.0.0/8,
+# inside a network namespace of its own (unshare -rn): healthy, blackhole, slow-drip, throttling,
+# flapping, robots.txt, opt-out and redirecting origins, one asyncio server (scripts/websim/). imgfetch
+# runs it as 8 shards of --shard-dir --shard-tar on one cache, then img2dataset 1.47 (pip, in
+# .build/websim-venv) with the same output; prints wall time, images per CPU-second, peak RSS, requests
+# per origin against what it allows, robots.txt fetches, records against lines, the tail, the skips.
+# A bench, not a test: not in .ci/run.
+websim: build
+	@scripts/websim/websim.sh $(BIN)
 
 # Instruction counts (valgrind --tool=callgrind) of a cache hit, cold gets from a file and over HTTP and
 # a prefetch per image, beside a static Swift hello, djpeg at the same DCT scale and vipsthumbnail, as

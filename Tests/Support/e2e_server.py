@@ -61,7 +61,11 @@ Routes (query parameters compose):
   GET /tree/ANY/PATH?img=NAME
                          the fixture NAME (default tiny.jpg), whatever the path below /tree/
   GET /auth/NAME         401 (WWW-Authenticate: Basic) without an Authorization header, else /img/NAME
-  GET /hang?seconds=S    sleeps S seconds, then answers 200 with a small text body
+  GET /hang?seconds=S    sleeps S seconds, then answers 200 with a small text body (a blackhole:
+                         the connection is accepted, the request read, nothing answered)
+  GET /drip?every=S&bytes=N
+                         200 with Content-Length N (default 1000) and an image's type, then the
+                         body one byte every S seconds (default 2): a server that trickles
   GET /redirect?to=URL   302 to URL (&code=301|303|307|308 another status, &cc=VALUE a Cache-Control,
                          &setcookie=NAME as for /img)
   GET|POST /__robots?status=N&body=TEXT, /__tdmrep?status=N&body=TEXT
@@ -270,6 +274,19 @@ class Handler(FixtureRoutes, BaseHTTPRequestHandler):
         if route == "/hang":
             time.sleep(float(query.get("seconds", "10")))
             return self.send_text(200, "done hanging\n")
+        if route == "/drip":
+            every = min(max(float(query.get("every", "2")), 0.01), 60)
+            size = min(max(int(query.get("bytes", "1000")), 1), 1 << 20)
+            self.send_response(200)
+            self.send_header("Content-Type", "image/jpeg")
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            self.close_connection = True
+            for _ in range(size):
+                self.wfile.write(b"\xff")
+                self.wfile.flush()
+                time.sleep(every)
+            return
         if route == "/redirect":
             target = query.get("to", "/img/photo.jpg")
             headers = [("Location", target)]

@@ -3,7 +3,9 @@
 /// the load (marked down: `hostDown` at once; held by a 429/503: it waits) and tells it how the load
 /// went; the load carries the origin's `OriginStart`, so the curl engine asks the origin's schedule
 /// again right before the transfer starts (a hold set while it was queued holds it too). The
-/// pipeline decides the holds, after a 429 or 503: the retry's wait, or none.
+/// pipeline decides the holds, after a 429 or 503: the retry's wait, or none; this loader tells
+/// the schedule what calls for a backoff (a 429 or 503 without `Retry-After`, a timeout, a reset:
+/// `struck`) and what ends one (any other answer: `cleared`).
 public struct OriginGatedLoader: DataLoading {
     let base: any DataLoading
     let gate: OriginGate
@@ -29,15 +31,31 @@ public struct OriginGatedLoader: DataLoading {
             case .go:
                 do throws(FetchError) {
                     let response = try await base.load(request)
+                    OriginGatedLoader.tell(gate.schedule, origin, response.failure)
                     await gate.record(origin, error: nil, overridden: overridden)
                     return response
                 } catch {
+                    OriginGatedLoader.tell(gate.schedule, origin, error)
                     await gate.record(origin, error: error, overridden: overridden)
                     throw error
                 }
             case .down(let error): throw error
             case .wait(let seconds): try await sleeper.sleep(seconds: seconds)
             }
+        }
+    }
+}
+
+extension OriginGatedLoader {
+    /// What an attempt's outcome (`failure` nil: an answer that is not an error) means for the
+    /// origin's backoff.
+    static func tell(_ schedule: OriginSchedule, _ origin: String, _ failure: FetchError?) {
+        switch failure {
+        case nil: schedule.cleared(origin)
+        case .httpStatus(let status, let retryAfter)?:
+            if status != 429 && status != 503 { schedule.cleared(origin) } else if retryAfter == nil { schedule.struck(origin) }
+        case let error?:
+            if [.timeout, .connectTimeout, .reset].contains(error.cause) { schedule.struck(origin) }
         }
     }
 }

@@ -88,6 +88,16 @@ public struct NetworkOptions: Sendable, Hashable {
     /// Either alone takes curl's default for the other (1 byte/s, 30 s); nil both = never.
     public var speedLimit: Int64?
     public var speedTime: Int?
+    /// A batch's bounds when neither is given: 1024 bytes/s for 30 s.
+    public static let batchSpeedLimit: Int64 = 1024
+    public static let batchSpeedTime = 30
+
+    /// Every transfer bounded by a lowest speed: the batch defaults unless either is set.
+    public mutating func boundSpeed() {
+        guard speedLimit == nil, speedTime == nil else { return }
+        speedLimit = NetworkOptions.batchSpeedLimit
+        speedTime = NetworkOptions.batchSpeedTime
+    }
 
     public init() {}
 

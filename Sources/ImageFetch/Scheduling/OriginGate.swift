@@ -10,15 +10,19 @@
 public actor OriginGate {
     /// `downAfter`: connect-level failures in a row that mark an origin down (0: never);
     /// `downTTL`: seconds a mark lasts; `ignoresMarks`: marks found in the cache directory are
-    /// cleared rather than obeyed (`--force-refresh`).
+    /// cleared rather than obeyed (`--force-refresh`); `backoff`: the schedule's backoff after an
+    /// unexplained throttle, timeout or reset.
     public struct Policy: Sendable, Hashable {
         public var downAfter = 4
         public var downTTL: Double = 600
         public var ignoresMarks = false
-        public init(downAfter: Int = 4, downTTL: Double = 600, ignoresMarks: Bool = false) {
+        public var backoff = OriginSchedule.Backoff()
+        public init(downAfter: Int = 4, downTTL: Double = 600, ignoresMarks: Bool = false,
+                    backoff: OriginSchedule.Backoff = OriginSchedule.Backoff()) {
             self.downAfter = downAfter
             self.downTTL = downTTL
             self.ignoresMarks = ignoresMarks
+            self.backoff = backoff
         }
     }
 
@@ -45,7 +49,7 @@ public actor OriginGate {
         self.policy = policy
         self.marks = marks
         self.now = now
-        self.schedule = OriginSchedule(monotonic: monotonic)
+        self.schedule = OriginSchedule(backoff: policy.backoff, monotonic: monotonic)
     }
 
     /// Before an attempt to `origin`; `overridden`: its address is not the one its name resolves

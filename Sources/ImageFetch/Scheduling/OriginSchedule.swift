@@ -5,9 +5,41 @@
 /// 429 or 503: from the moment the answer arrives (on the loop thread, before the engine starts
 /// another transfer) while the retrieval decides, at most `decisionLimit`; then for the wait of
 /// the retry it decided (`hold`), or not at all (`release`: not retried). A later hold extends an
-/// earlier one to the later end, never the sum. Bounded: at most `maxOrigins` origins at once.
+/// earlier one to the later end, never the sum. And it backs an origin off without being told
+/// (`Backoff`, `struck`): after a 429 or 503 without `Retry-After`, a timeout or a reset, every
+/// request to the origin waits `base` doubled per strike in a row (with jitter, at most `cap`);
+/// an answer that is not a 429/503 (`cleared`) resets the strikes. How long each origin was held
+/// is kept for the run's summary (`heldOrigins`). Bounded: at most `maxOrigins` origins at once.
 /// A lock (`Lock`), not an actor: the loop thread asks it synchronously.
 public final class OriginSchedule: Sendable {
+    /// The backoff after an unexplained throttle or failure: the first wait `base` seconds (0: no
+    /// backoff), doubled per strike in a row, plus up to a quarter of it at random, at most `cap`.
+    public struct Backoff: Sendable, Hashable {
+        public var base: Double
+        public var cap: Double
+        public static let defaultBase: Double = 1
+        public static let defaultCap: Double = 60
+        public init(base: Double = Backoff.defaultBase, cap: Double = Backoff.defaultCap) {
+            self.base = base
+            self.cap = cap
+        }
+
+        /// The wait after strike number `strike` (1-based); `random` in 0..<1.
+        public func wait(strike: Int, random: Double) -> Double {
+            guard base > 0, base.isFinite, cap > 0 else { return 0 }
+            let exponential = base * Double(1 << min(max(strike - 1, 0), 30))
+            return min(cap, exponential + exponential / 4 * min(max(random, 0), 1))
+        }
+    }
+
+    /// How long one origin was held over the run (every hold: `Retry-After` and backoff) and how
+    /// many times a hold began or grew.
+    public struct Held: Sendable, Equatable {
+        public var origin: String
+        public var seconds: Double
+        public var times: Int
+    }
+
     private struct State {
         /// Until when (monotonic seconds) each origin is held by a decided wait.
         var holds: [String: Double] = [:]
@@ -17,6 +49,22 @@ public final class OriginSchedule: Sendable {
         /// and when the last one started.
         var intervals: [String: Double] = [:]
         var lastStart: [String: Double] = [:]
+        /// Unexplained throttles or failures in a row, by origin.
+        var strikes: [String: Int] = [:]
+        /// Seconds held and holds, by origin.
+        var held: [String: (seconds: Double, times: Int)] = [:]
+
+        /// Holds `origin` until `until` (the later end when it is held already), counting the time added.
+        mutating func extend(_ origin: String, until: Double, now: Double) {
+            let from = max(now, holds[origin] ?? now)
+            guard until > from else { return }
+            guard holds[origin] != nil || holds.count < OriginSchedule.maxOrigins else { return }
+            holds[origin] = until
+            if held[origin] != nil || held.count < OriginSchedule.maxOrigins {
+                held[origin, default: (0, 0)].seconds += until - from
+                held[origin, default: (0, 0)].times += 1
+            }
+        }
     }
 
     /// The longest `Crawl-delay` honoured: 60 s (a larger one is taken as 60 s).
@@ -31,9 +79,14 @@ public final class OriginSchedule: Sendable {
     static let recheck: Double = 0.05
     private let state = Lock(State())
     private let clock: @Sendable () -> Double
+    private let random: @Sendable () -> Double
+    public let backoff: Backoff
 
-    public init(monotonic: @escaping @Sendable () -> Double = { FileSystem.monotonic() }) {
+    public init(backoff: Backoff = Backoff(), monotonic: @escaping @Sendable () -> Double = { FileSystem.monotonic() },
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.backoff = backoff
         clock = monotonic
+        self.random = random
     }
 
     /// Seconds before a request to `origin` may start, or may ask again (at most `recheck` while a
@@ -93,12 +146,43 @@ public final class OriginSchedule: Sendable {
     /// The retrieval retries a 429/503 of `origin` in `seconds`: every request to it waits as long
     /// (the later end when it is held already).
     public func hold(_ origin: String, for seconds: Double) {
-        let until = clock() + seconds
+        let now = clock()
         state.withLock { s in
             s.deciding[origin] = nil
             guard seconds > 0, seconds.isFinite else { return }
-            if s.holds[origin].map({ until > $0 }) ?? (s.holds.count < OriginSchedule.maxOrigins) { s.holds[origin] = until }
+            s.extend(origin, until: now + seconds, now: now)
         }
+    }
+
+    /// `origin` throttled or failed without saying for how long (a 429 or 503 without
+    /// `Retry-After`, a timeout, a reset): every request to it waits the backoff of this strike in
+    /// a row (the later end when it is held already); a failure while a backoff holds the origin
+    /// (a transfer started before it) is no new strike. Returns the wait left (0: backoff off).
+    @discardableResult
+    public func struck(_ origin: String) -> Double {
+        let now = clock(), r = random()
+        return state.withLock { s in
+            // Held by a backoff already: this failure is one of the transfers under way when the
+            // first struck, not a new one after the wait (which would double it again).
+            if s.strikes[origin] != nil, let until = s.holds[origin], until > now { return until - now }
+            let strike = (s.strikes[origin] ?? 0) + 1
+            if s.strikes[origin] != nil || s.strikes.count < OriginSchedule.maxOrigins { s.strikes[origin] = strike }
+            let wait = backoff.wait(strike: strike, random: r)
+            if wait > 0 { s.extend(origin, until: now + wait, now: now) }
+            return wait
+        }
+    }
+
+    /// `origin` answered with something else than a 429/503: its strikes start again from none
+    /// (a hold already set still ends when it ends).
+    public func cleared(_ origin: String) {
+        state.withLock { s in _ = s.strikes.removeValue(forKey: origin) }
+    }
+
+    /// The origins held at some point of the run, the longest held first.
+    public func heldOrigins() -> [Held] {
+        state.withLock { s in s.held.map { Held(origin: $0.key, seconds: $0.value.seconds, times: $0.value.times) } }
+            .sorted { $0.seconds != $1.seconds ? $0.seconds > $1.seconds : $0.origin < $1.origin }
     }
 
     /// The retrieval does not retry the 429/503 of `origin`: nothing holds it but an earlier hold.

@@ -17,7 +17,7 @@ enum Specs {
             + thumbnail
             + OptionSpec.list(
                 K.lowData, K.lowDataSource, K.partialProgressive, K.noPartialProgressive, K.noSaveData, K.alt, K.retry, K.retryDelay,
-                K.retryMaxTime, K.hostDownAfter, K.hostDownTTL, K.timeout, K.connectTimeout, K.maxBytes, K.maxPixels, K.maxFrames,
+                K.retryMaxTime, K.hostDownAfter, K.hostDownTTL, K.backoffBase, K.backoffMax, K.timeout, K.connectTimeout, K.maxBytes, K.maxPixels, K.maxFrames,
                 K.forceRefresh, K.cacheOnly, K.offline, K.ttl, K.failureTTL, K.retryFailed, K.cacheSizeLimit, K.noKeepOriginal,
                 K.json, K.quiet, K.verbose)
             + outputChoice
@@ -49,7 +49,7 @@ enum Specs {
         options: retrieval(formatDefault: "original") + network + remoteCache + outputDir + politeness
             + OptionSpec.list(
                 OptionKeys.jobs, OptionKeys.rate, OptionKeys.perHost, OptionKeys.shard, OptionKeys.progress, OptionKeys.noProgress,
-                OptionKeys.saveFailed)
+                OptionKeys.saveFailed, OptionKeys.stallTimeout)
             + shards + tables,
         positionals: [PositionalSpec(name: "LIST", help: "A file with one source per line, or a table (--input-format); - or nothing reads stdin.", arity: .optional, completion: .file)],
         discussion: """
@@ -57,7 +57,7 @@ enum Specs {
 
         robots.txt is honoured (--no-robots: not); with --shard-dir or --honor-opt-outs, so are the servers' opt-outs (man imgfetch, POLITENESS): a line they skip is no failure.
 
-        Exit codes: 0 every source delivered or skipped by policy; 1 a source failed or a line was malformed; 2 usage error or an unreadable list; 3 every failure was a source not cached while the network may not be used; 4 the cache directory cannot be used; 129 after SIGHUP, 130 after SIGINT, 141 when stdout is closed (| head), 143 after SIGTERM (after the summary).
+        Exit codes: 0 every source delivered or skipped by policy; 1 a source failed or a line was malformed; 2 usage error or an unreadable list; 3 every failure was a source not cached while the network may not be used; 4 the cache directory cannot be used; 8 stalled (--stall-timeout: nothing progressed; the lines not delivered are in --save-remaining); 129 after SIGHUP, 130 after SIGINT, 141 when stdout is closed (| head), 143 after SIGTERM (after the summary).
 
         Examples:
           imgfetch prefetch urls.txt -s 320x320 -j 8 --rate 50

@@ -18,7 +18,7 @@ extension PrefetchCommand.Job {
         }
         if let saveRemaining, let problem = PrefetchCommand.saveRemainingLines(
             saveRemaining, run: run, listPath: rereadsList(reader) ? listPath : nil, shard: shard, table: tableFormat,
-            interrupted: interrupted.happened, quiet: settings.quiet) {
+            interrupted: interrupted.happened || run.stalledAfter != nil, quiet: settings.quiet) {
             Console.errorLine(problem)
             saveError = true
         }
@@ -30,7 +30,7 @@ extension PrefetchCommand.Job {
         let stoppedBy = interrupted.signal
         // The marker last, and only when every line of the shard is done.
         if let shardOutput = run.shardOutput {
-            if stoppedBy != nil || run.outputClosed || reader.readFailure != nil || summary.cancelled > 0 {
+            if stoppedBy != nil || run.stalledAfter != nil || run.outputClosed || reader.readFailure != nil || summary.cancelled > 0 {
                 shardOutput.abandon()
             } else if let problem = shardOutput.finish(summary, listName: listName) {
                 Console.errorLine(problem)
@@ -39,13 +39,14 @@ extension PrefetchCommand.Job {
         }
         shardLock?.release()
         run.printSummary(summary, ms: ms, interrupted: stoppedBy != nil)
-        return exitCode(summary, stoppedBy: stoppedBy, outputClosed: run.outputClosed, saveError: saveError, reader: reader)
+        return exitCode(summary, stoppedBy: stoppedBy, outputClosed: run.outputClosed, stalled: run.stalledAfter != nil, saveError: saveError, reader: reader)
     }
 
     /// The exit status of a run that ended (the contract's table, man page EXIT STATUS).
-    func exitCode(_ summary: PrefetchSummary, stoppedBy: Int32?, outputClosed: Bool, saveError: Bool, reader: ListReader) -> ExitCode {
+    func exitCode(_ summary: PrefetchSummary, stoppedBy: Int32?, outputClosed: Bool, stalled: Bool, saveError: Bool, reader: ListReader) -> ExitCode {
         if let signal = stoppedBy { return ExitCode(signal: signal) }
         if outputClosed { return .outputClosed }
+        if stalled { return .stalled }
         if saveError { return .failed }
         if let failure = reader.readFailure {
             Console.errorLine("cannot read the list \(listName): \(failure)")

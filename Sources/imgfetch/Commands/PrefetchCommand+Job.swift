@@ -20,6 +20,7 @@ extension PrefetchCommand {
 
         init(_ parsed: ParsedCommand) throws(UsageError) {
             settings = try RequestOptions(parsed)
+            settings.network.boundSpeed()   // a batch never waits on a trickle: --speed-limit's defaults
             settings.politeness = try PolitenessSettings.from(parsed, settings: settings, robotsByDefault: true,
                                                               dataset: parsed[OptionKeys.shardDir] != nil)
             outputDir = try OutputDirectory.from(parsed)
@@ -63,5 +64,18 @@ extension PrefetchCommand {
             run.transfers = transfers
             return run
         }
+    }
+}
+
+extension PrefetchCommand {
+    /// `--stall-timeout` (default `StallWatchdog.defaultTimeout`, 0: none): started, its stall
+    /// pointed at the run's one stop (`FetchRun.cancel`).
+    static func stallWatchdog(_ parsed: ParsedCommand, meter: TransferMeter, reader: ListReader,
+                              stop: @escaping @Sendable () -> Void) throws(UsageError) -> StallWatchdog? {
+        let timeout = try parsed[OptionKeys.stallTimeout] ?? StallWatchdog.defaultTimeout
+        guard timeout > 0 else { return nil }
+        let watchdog = StallWatchdog(timeout: timeout, progress: { meter.reading().total }, idle: { reader.isWaiting }, onStall: stop)
+        watchdog.start()
+        return watchdog
     }
 }

@@ -27,12 +27,14 @@ enum PrefetchCommand {
         let started = FileSystem.monotonic()
         let events = fetch.events(for: job.items(reader))
         interrupted.whenStopped { _ in fetch.cancel() }
+        let watchdog = try stallWatchdog(parsed, meter: fetch.pipeline.activity.meter, reader: reader) { fetch.cancel() }
         let run = try job.report(reader, progress: progress, transfers: fetch.pipeline.activity.meter)
         // The bar's own timer: a live bar even while no result arrives (every transfer waiting for its retry).
         progress?.line.tick(every: 0.1) { fetch.wake() }
         for await event in events {
             switch event {
             case .result(let completion):
+                watchdog?.completed()
                 if run.take(completion) { fetch.cancel() }   // stdout's reader went away (`| head -1`): as an interrupt
             case .notice(let notice): run.notices([notice])
             case .uploadWarning(let warning): run.uploadWarnings([warning])
@@ -40,6 +42,10 @@ enum PrefetchCommand {
             }
         }
         progress?.line.stopTicking()
+        watchdog?.stop()
+        // A stall stops the run as an interrupt does, with its own exit code.
+        run.stalledAfter = watchdog?.fired == true ? watchdog?.timeout : nil
+        run.heldOrigins = fetch.origins?.schedule.heldOrigins() ?? []
         run.drain()
         // Before exiting: the uploads still queued, at most --remote-timeout (none after an interrupt).
         let ending = await fetch.finish(uploadTimeout: interrupted.happened ? 0 : job.settings.remote?.timeout ?? 0)

@@ -24,7 +24,8 @@ struct RequestOptions {
     var remote: RemoteSettings?
     /// `--limit-rate-total`: bytes per second of the whole run (`Limits.totalRate`); nil = none.
     var totalRate: Int64?
-    /// The dead-host breaker (`--host-down-after`, `--host-down-ttl`, cleared by `--force-refresh`).
+    /// The dead-host breaker (`--host-down-after`, `--host-down-ttl`, cleared by `--force-refresh`)
+    /// and the origins' backoff (`--backoff-base`, `--backoff-max`).
     var origins = OriginGate.Policy()
     /// robots.txt and the opt-out signals (`PolitenessSettings`, set by the command): none by default.
     var politeness = PolitenessPolicy()
@@ -77,6 +78,8 @@ struct RequestOptions {
         if let v = try parsed[OptionKeys.connectTimeout] { options.connectTimeout = v }
         if let v = try parsed[OptionKeys.hostDownAfter] { origins.downAfter = v }
         if let v = try parsed[OptionKeys.hostDownTTL] { origins.downTTL = min(v, 7 * 86400) }
+        if let v = try parsed[OptionKeys.backoffBase] { origins.backoff.base = v }
+        if let v = try parsed[OptionKeys.backoffMax] { origins.backoff.cap = v }
         if let v = try parsed[OptionKeys.maxBytes] {
             guard v > 0 else { throw UsageError("invalid value '0' for '--max-bytes': expected a size of at least 1 byte") }
             options.maxBytes = v

@@ -16,6 +16,9 @@ enum ExitCode: Int32 {
     case network = 6
     /// `get`: what arrived is not a usable image (`FailureClass.image`).
     case unusableImage = 7
+    /// `prefetch`: stopped by its watchdog (`--stall-timeout`): no line completed and no byte
+    /// arrived for that long; what was not delivered is in `--save-remaining`.
+    case stalled = 8
     /// `get`: skipped by policy (robots.txt disallows it, or the server opted out): nothing delivered.
     case skipped = 9
     /// Stopped by SIGHUP (128 + 1): the terminal or the session went away.

@@ -6,6 +6,7 @@ import ImageFetch
 import Glibc
 #endif
 import Dispatch
+import Synchronization
 
 /// Streams the lines of a list file or stdin as they arrive, on a thread outside Swift's cooperative
 /// pool (a slow pipe never blocks the pipeline's threads). Memory holds one 64 KiB read and at most
@@ -22,6 +23,11 @@ public final class ListReader: @unchecked Sendable {
 
     /// True when the list is a regular file (it can be counted ahead without consuming it).
     public let isRegularFile: Bool
+    /// Reads of a pipe or terminal waiting for input now (0 or 1).
+    private let waits = Atomic<Int>(0)
+    /// True while a read waits for the next bytes of a list that is not a regular file (a run
+    /// waiting for its input is not stalled: `StallWatchdog`).
+    public var isWaiting: Bool { waits.load(ordering: .relaxed) > 0 }
 
     /// How the list is written: a CSV list is split into rows (a quoted field may hold line breaks).
     let format: ListFormat
@@ -84,7 +90,9 @@ public final class ListReader: @unchecked Sendable {
     /// Blocks in `read` until at least one line is complete or the input ends. On `queue` only.
     private func readLines() -> [ListLine] {
         while !ended {
+            if !isRegularFile { waits.add(1, ordering: .relaxed) }
             let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if !isRegularFile { waits.subtract(1, ordering: .relaxed) }
             if n < 0 {
                 if errno == EINTR { continue }
                 let message = String(cString: strerror(errno))

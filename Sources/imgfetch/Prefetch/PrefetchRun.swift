@@ -36,6 +36,10 @@ final class PrefetchRun {
     /// Lines that failed because their origin is marked down or its robots.txt is unavailable, by
     /// origin: their count and the first's words, said in one line at the end (`-v`: a line each).
     private var downSkips: [String: (count: Int, message: String)] = [:]
+    /// Set when the watchdog stopped the run: its `--stall-timeout`, in seconds.
+    var stalledAfter: Double?
+    /// The origins their throttling held (Retry-After and backoff), the longest held first.
+    var heldOrigins: [OriginSchedule.Held] = []
 
     init(settings: RequestOptions, listName: String, progress: ProgressBar?, outputDir: OutputDirectory?) {
         self.settings = settings
@@ -230,10 +234,13 @@ final class PrefetchRun {
             o.add("causes", object: ResultRecord.causes(s.causes))
             o.add("timing", object: ResultRecord.percentiles(s.timing))
             o.add("interrupted", interrupted)
+            o.add("stalled", stalledAfter != nil)
+            o.add("held_origins", objects: heldOriginObjects)
             Console.line(o.text)
         }
         if !settings.quiet || s.failed > 0 {
-            let stopped = interrupted ? " interrupted" : closed ? " stopped (standard output closed)" : ""
+            let stalled = stalledAfter.map { " stalled (no line completed and no byte arrived for \(Formatting.seconds($0)): stopped, --stall-timeout)" }
+            let stopped = interrupted ? " interrupted" : closed ? " stopped (standard output closed)" : stalled ?? ""
             let remote = settings.remote != nil ? ", \(s.remote) remote" : ""
             var line = "imgfetch: prefetch\(stopped): \(s.ok) ok (\(s.hits) cached\(s.shared > 0 ? ", \(s.shared) shared" : "")\(remote), \(s.lowData) low-data), \(s.failed) failed"
             if !s.causes.isEmpty { line += " (by cause: " + s.causes.entries.map { "\($0.cause.rawValue) \($0.count)" }.joined(separator: ", ") + ")" }
@@ -249,6 +256,7 @@ final class PrefetchRun {
             if uploads.abandoned > 0 { line += ", \(uploads.abandoned) remote upload\(uploads.abandoned == 1 ? "" : "s") abandoned" }
             line += ", \(Formatting.size(s.bytesDownloaded)) downloaded in \(Formatting.seconds(ms / 1000))"
             Console.err(line + "\n")
+            if !settings.quiet { for line in heldOriginLines { Console.err("imgfetch: " + line + "\n") } }
             if settings.verbose, let timing = ResultRecord.percentilesLine(s.timing) { Console.err("imgfetch: " + timing + "\n") }
             if s.originalsOutweighOutputs && !settings.quiet {
                 let times = s.outputBytes > 0 ? " (\(s.keptOriginalBytes / s.outputBytes)x the \(Formatting.size(s.outputBytes)) of outputs)" : ""

@@ -77,4 +77,42 @@ final class OriginScheduleTests: XCTestCase {
         clock.advance(OriginSchedule.decisionLimit)
         XCTAssertEqual(schedule.delay(before: "http://c:80"), 0, "a retrieval that never decides holds no longer")
     }
+
+    /// An unexplained throttle, timeout or reset backs the whole origin off: `base`, doubled per
+    /// strike in a row, plus at most a quarter at random, at most `cap`; another answer starts the
+    /// strikes again; the summary's account adds the time each hold added.
+    func testStrikesBackTheOriginOffExponentiallyUpToTheCapAndAnAnswerResetsThem() {
+        let clock = Clock()
+        let random = Lock(0.0)
+        let schedule = OriginSchedule(backoff: .init(base: 2, cap: 10), monotonic: { clock.now.withLock { $0 } },
+                                      random: { random.withLock { $0 } })
+        XCTAssertEqual(schedule.struck("http://a:80"), 2)
+        XCTAssertEqual(schedule.delay(before: "http://a:80"), 2)
+        XCTAssertEqual(schedule.delay(before: "http://b:80"), 0, "other origins go on")
+        clock.advance(1)
+        XCTAssertEqual(schedule.struck("http://a:80"), 1, "a transfer under way when it struck: the same hold, no new strike")
+        random.withLock { $0 = 0.999 }
+        clock.advance(1)
+        XCTAssertEqual(schedule.struck("http://a:80"), 4 + 0.999, accuracy: 1e-9, "after the wait: the second strike")
+        clock.advance(5)
+        XCTAssertEqual(schedule.struck("http://a:80"), 8 + 2 * 0.999, accuracy: 1e-9)
+        clock.advance(10)
+        XCTAssertEqual(schedule.struck("http://a:80"), 10, "capped")
+        clock.advance(10)
+        XCTAssertEqual(schedule.struck("http://a:80"), 10, "capped")
+        clock.advance(10)
+        XCTAssertEqual(schedule.delay(before: "http://a:80"), 0)
+        schedule.cleared("http://a:80")
+        random.withLock { $0 = 0 }
+        XCTAssertEqual(schedule.struck("http://a:80"), 2, "an answer between: the first strike again")
+        let held = schedule.heldOrigins()
+        XCTAssertEqual(held.map(\.origin), ["http://a:80"])
+        XCTAssertEqual(held[0].seconds, 2 + 4.999 + 9.998 + 10 + 10 + 2, accuracy: 1e-9)
+        XCTAssertEqual(held[0].times, 6)
+
+        let off = OriginSchedule(backoff: .init(base: 0, cap: 10), monotonic: { clock.now.withLock { $0 } })
+        XCTAssertEqual(off.struck("http://a:80"), 0)
+        XCTAssertEqual(off.delay(before: "http://a:80"), 0, "base 0: no backoff")
+        XCTAssertEqual(off.heldOrigins(), [])
+    }
 }
