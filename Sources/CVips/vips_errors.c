@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "vips_internal.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 
 static pthread_rwlock_t errors_lock;
@@ -110,4 +111,13 @@ int ifv_can_save(const char *suffix) {
     int rc = ifv__can_save_once(suffix);
     end(0);
     return rc;
+}
+
+/* Whether libvips has the JXL loader (ifv_allow_jxl unblocks it; vips_modules.c). */
+int ifv_can_load_jxl(void) {
+    if (ifv_load(NULL, 0) != 0) return 0;
+    ifv__need_modules(IFV_MODULE_JXL);
+    typedef unsigned long (*type_from_name_fn)(const char *);
+    type_from_name_fn type_from_name = (type_from_name_fn)dlsym(RTLD_DEFAULT, "g_type_from_name");
+    return type_from_name != NULL && type_from_name("VipsForeignLoadJxlBuffer") != 0;
 }

@@ -192,15 +192,6 @@ int ifv_version(char *version, size_t len, char *err, size_t errlen) {
     return 0;
 }
 
-/* Whether libvips has the JXL loader (ifv_allow_jxl unblocks it; vips_modules.c). */
-int ifv_can_load_jxl(void) {
-    if (ifv_load(NULL, 0) != 0) return 0;
-    ifv__need_modules(IFV_MODULE_JXL);
-    typedef unsigned long (*type_from_name_fn)(const char *);
-    type_from_name_fn type_from_name = (type_from_name_fn)dlsym(RTLD_DEFAULT, "g_type_from_name");
-    return type_from_name != NULL && type_from_name("VipsForeignLoadJxlBuffer") != 0;
-}
-
 /* Every entry point below requires a successful load (vips calls before vips_init segfault). */
 #define REQUIRE_LOADED(err, errlen, failret) \
     do {                                     \
