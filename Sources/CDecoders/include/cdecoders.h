@@ -1,0 +1,65 @@
+/* cdecoders.h: PNG, WebP and GIF sources decoded to 8-bit RGB or RGBA pixels without libvips, for
+ * the own resize and encoders. Each decoder takes only what libvips 8.14 would turn into exactly
+ * the same pixels; anything else it DECLINES, and libvips then decodes the bytes as before and
+ * gives the verdict. A decoder never calls an image corrupt: a library error or warning it cannot
+ * prove harmless declines too, so a file refused today is still refused (by libvips), with the same
+ * message, and a file accepted today is never refused.
+ *
+ * libpng16.so.16, libwebp.so.7 and libgif.so.7 are NOT linked: each is resolved with dlopen on the
+ * first decode of its format (a cache hit never loads them). Every function is safe to call from
+ * several threads at once; a decoder keeps no state between calls.
+ */
+#ifndef CDECODERS_H
+#define CDECODERS_H
+#include <stddef.h>
+
+enum { IFD_OK = 0, IFD_DECLINED = 1 };
+
+typedef struct {
+    unsigned char *pixels;   /* width x height x channels bytes, rows packed; release with ifd_free */
+    int width, height;       /* of the pixels (a scaled WebP decode: the scaled size) */
+    int channels;            /* 3 (RGB) or 4 (RGBA, not premultiplied) */
+    int source_width, source_height;   /* the image's stored size */
+    int grey;                /* 1 when the source is greyscale (R = G = B): libvips keeps 1 or 2 bands */
+} ifd_image;
+
+/* The thumbnail box, as libvips' thumbnail takes it (for WebP's scaled decode). */
+typedef struct {
+    int width, height;       /* a very large value means "unconstrained" */
+    int crop;                /* 0 = fit inside, 1 = cover (fill the box) */
+    int upscale;             /* 1 = the box may enlarge (vips' size=both), 0 = down only */
+} ifd_box;
+
+void ifd_free(void *p);
+
+/* ---- png_decode.c: libpng16.so.16 ----
+ * 8-bit RGB or RGBA out of any 8-bit-or-less PNG: palette, grey and tRNS expanded (grey becomes
+ * RGB), interlaced or not; gAMA, cHRM and sRGB ignored as libvips ignores them. DECLINED: no PNG
+ * or no libpng, 16 bits per sample, an iCCP profile (libvips converts it), an eXIf chunk (libvips
+ * rotates by it), more than max_pixels (libvips reports the limit), or any libpng error or
+ * warning (CRC and Adler-32 checks on: a bad one declines). */
+int ifd_png_available(void);
+int ifd_png_decode(const void *buf, size_t len, double max_pixels, ifd_image *out);
+
+/* ---- webp_decode.c: libwebp.so.7 ----
+ * A still lossy or lossless WebP, RGBA when it has alpha, else RGB, decoded by libwebp scaled
+ * down by the factor libvips 8.14's thumbnail asks its WebP loader for (thumbnail.c: the common
+ * shrink to the box, at least 1; webp2vips.c: rint(size / factor) per axis), so the rest of the
+ * resize starts from the same pixels as today. box NULL: full size. DECLINED: no WebP or no
+ * libwebp, an animation, an ICC profile, an EXIF orientation other than 1 (or EXIF it cannot read),
+ * more than max_pixels, any decode error. */
+int ifd_webp_available(void);
+int ifd_webp_decode(const void *buf, size_t len, const ifd_box *box, double max_pixels, ifd_image *out);
+/* The factor itself (>= 1): the width and height the scaled decode gives for a source_w x source_h
+ * WebP and this box. */
+void ifd_webp_scaled_size(int source_w, int source_h, const ifd_box *box, int *width, int *height);
+
+/* ---- gif_decode.c: libgif.so.7 (giflib 5.2) ----
+ * The first frame of a GIF as libvips' loader (libnsgif) gives it: RGBA when any frame declares a
+ * transparent colour, else RGB. DECLINED: no GIF or no giflib, a first frame that does not cover
+ * the logical screen exactly, no colour table, more than max_pixels, any giflib error (a truncated
+ * or corrupt file: libvips, more lenient, gives the verdict). */
+int ifd_gif_available(void);
+int ifd_gif_decode(const void *buf, size_t len, double max_pixels, ifd_image *out);
+
+#endif
