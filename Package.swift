@@ -25,14 +25,16 @@ let package = Package(
     targets: [
         .target(name: "CCurl", cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         .target(name: "CVips", cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
-        // The JPEG path: libjpeg alone (dlopen'ed too), no libvips.
-        .target(name: "CJpeg", cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
+        // 8-bit pixels without libvips: the Lanczos3 resizer, the WebP and PNG encoders (libwebp, libpng dlopen'ed).
+        .target(name: "CCodecs", cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
+        // The JPEG path: libjpeg alone (dlopen'ed too), no libvips; CCodecs' resizer.
+        .target(name: "CJpeg", dependencies: ["CCodecs"], cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         .target(name: "CSignals", cSettings: shim),
         // Plain HTTP GETs of the remote tier over a socket, without libcurl.
         .target(name: "CNet", cSettings: shim, linkerSettings: [.linkedLibrary("pthread")]),
         // SHA-256 and SHA-512 by libcrypto's static archive (libssl-dev): seven of its members, nothing loaded at run time.
         .target(name: "CCrypto", cSettings: shim, linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a"])]),
-        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CJpeg", "CSignals", "CNet", "CCrypto"], swiftSettings: swift),
+        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CJpeg", "CCodecs", "CSignals", "CNet", "CCrypto"], swiftSettings: swift),
         .target(name: "ArgumentKit", swiftSettings: swift),
         .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit", "CSignals"], swiftSettings: swift),
         .testTarget(name: "ImageFetchTests", dependencies: ["ImageFetch"]),

@@ -3,7 +3,7 @@
 #   FUZZ_TARGETS="list source headers meta listing direct numbers jpeg" (default: all)   FUZZ_JOBS=1
 # Targets: list, source, headers, meta, listing, direct, numbers (Tests/Fuzz/ImageFetchFuzz.swift, compiled with ImageFetch's
 # sources into one module: SwiftPM executables do not link with -sanitize=fuzzer) and jpeg
-# (Tests/Fuzz/fuzz_jpeg.c on jpeg_fast.c + jpeg_resize.c + jpeg_stream.c + jpeg_scans.c). Each starts from its seed corpus in
+# (Tests/Fuzz/fuzz_jpeg.c on jpeg_fast.c + codecs_resize.c + jpeg_stream.c + jpeg_scans.c). Each starts from its seed corpus in
 # Tests/Fuzz/<target>/corpus; what it learns goes to .build/fuzz/corpus/<target>, a crash to
 # .build/fuzz/crashes/<target>-crash-* (and the run fails). Prints one line per target:
 # inputs executed, seconds, crashes.
@@ -15,14 +15,14 @@ TARGETS=${FUZZ_TARGETS:-list source headers meta listing direct numbers jpeg}
 OUT=.build/fuzz
 # The toolchain's own clang: its compiler-rt has the libFuzzer swiftc links.
 CLANG=${FUZZ_CLANG:-$(dirname "$(command -v swiftc)")/clang}
-MODULES=(CVips CCurl CJpeg CSignals CNet CCrypto)   # the C targets ImageFetch imports
+MODULES=(CVips CCurl CJpeg CCodecs CSignals CNet CCrypto)   # the C targets ImageFetch imports
 mkdir -p "$OUT/obj" "$OUT/crashes"
 for m in "${MODULES[@]}"; do mkdir -p "$OUT/modules/$m"; done
 INCLUDES=(); for m in "${MODULES[@]}"; do INCLUDES+=(-ISources/$m/include); done
 
 # ---- build ---------------------------------------------------------------------------------------
 # The C shims with coverage and ASan (libFuzzer's runtime is linked once, by swiftc).
-for f in Sources/CVips/*.c Sources/CCurl/*.c Sources/CJpeg/*.c Sources/CSignals/*.c Sources/CNet/*.c Sources/CCrypto/*.c; do
+for f in Sources/CVips/*.c Sources/CCurl/*.c Sources/CJpeg/*.c Sources/CCodecs/*.c Sources/CSignals/*.c Sources/CNet/*.c Sources/CCrypto/*.c; do
   o="$OUT/obj/$(basename "$(dirname "$f")")-$(basename "$f" .c).o"
   if [[ ! -f "$o" || "$f" -nt "$o" ]]; then
     "$CLANG" -c -g -O1 -fsanitize=fuzzer-no-link,address "${INCLUDES[@]}" "$f" -o "$o"
@@ -44,10 +44,10 @@ if [[ ! -x "$OUT/imagefetch-fuzz" || "$newest" -nt "$OUT/imagefetch-fuzz" ]]; th
     "${MODULE_FLAGS[@]}" $SWIFT_SOURCES Tests/Fuzz/ImageFetchFuzz.swift \
     "$OUT"/obj/*.o -use-ld=lld -Xlinker -l:libcrypto.a -ldl -lpthread -lm -o "$OUT/imagefetch-fuzz"
 fi
-JPEG_SOURCES=(Tests/Fuzz/fuzz_jpeg.c Sources/CJpeg/jpeg_fast.c Sources/CJpeg/jpeg_resize.c Sources/CJpeg/jpeg_taps.c Sources/CJpeg/jpeg_stream.c Sources/CJpeg/jpeg_scans.c)
-if [[ ! -x "$OUT/jpeg-fuzz" || "$(ls -t "${JPEG_SOURCES[@]}" Sources/CJpeg/*.h Sources/CJpeg/include/*.h "$OUT/jpeg-fuzz" | sed -n 1p)" != "$OUT/jpeg-fuzz" ]]; then
+JPEG_SOURCES=(Tests/Fuzz/fuzz_jpeg.c Sources/CJpeg/jpeg_fast.c Sources/CCodecs/codecs_resize.c Sources/CCodecs/codecs_taps.c Sources/CJpeg/jpeg_stream.c Sources/CJpeg/jpeg_scans.c)
+if [[ ! -x "$OUT/jpeg-fuzz" || "$(ls -t "${JPEG_SOURCES[@]}" Sources/CJpeg/*.h Sources/CJpeg/include/*.h Sources/CCodecs/*.h Sources/CCodecs/include/*.h "$OUT/jpeg-fuzz" | sed -n 1p)" != "$OUT/jpeg-fuzz" ]]; then
   echo "building $OUT/jpeg-fuzz" >&2
-  "$CLANG" -g -O1 -fsanitize=fuzzer,address -ISources/CJpeg/include -ISources/CJpeg \
+  "$CLANG" -g -O1 -fsanitize=fuzzer,address -ISources/CJpeg/include -ISources/CJpeg -ISources/CCodecs/include -ISources/CCodecs \
     "${JPEG_SOURCES[@]}" -fuse-ld=lld -ldl -lpthread -lm -o "$OUT/jpeg-fuzz"
 fi
 

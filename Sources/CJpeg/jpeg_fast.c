@@ -236,7 +236,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     /* volatile: these change after setjmp and are read after a longjmp. */
     unsigned char *volatile pixels = NULL;
     unsigned char *volatile small = NULL;
-    struct ifj_resizer *volatile resizer = NULL;
+    struct ifc_resizer *volatile resizer = NULL;
     unsigned char *outbuf = NULL;
     unsigned long outlen = 0;
     volatile int compressing = 0;
@@ -251,7 +251,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
         if (created) p_jpeg_destroy_decompress(&d);
         free((void *)pixels);
         free((void *)small);
-        ifj_resizer_free((struct ifj_resizer *)resizer);
+        ifc_resizer_free((struct ifc_resizer *)resizer);
         memset(res, 0, sizeof *res);
         /* Read through a volatile lvalue: set by the handlers after setjmp. */
         return ((volatile struct ifj_error *)&jerr)->corrupt && !compressing ? IFJ_CORRUPT : IFJ_DECLINED;
@@ -319,7 +319,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
      * each row into the resizer as it comes. */
     int resizing = !(rw == dw && rh == dh);
     if (resizing) {
-        resizer = ifj_resizer_new(dw, dh, oc, rw, rh);
+        resizer = ifc_resizer_new(dw, dh, oc, rw, rh);
         pixels = malloc((size_t)dw * (size_t)oc);   /* one row */
         if (resizer == NULL || pixels == NULL) longjmp(jerr.jump, 1);
     } else {
@@ -331,10 +331,10 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
         int y = (int)d.output_scanline;
         JSAMPROW row = (JSAMPROW)pixels + (resizing ? 0 : (size_t)y * (size_t)dw * (size_t)oc);
         if (p_jpeg_read_scanlines(&d, &row, 1) != 1) longjmp(jerr.jump, 1);
-        if (resizing) ifj_resizer_row((struct ifj_resizer *)resizer, y, row);
+        if (resizing) ifc_resizer_row((struct ifc_resizer *)resizer, y, row);
     }
     p_jpeg_finish_decompress(&d);
-    const unsigned char *final = resizing ? ifj_resizer_pixels((struct ifj_resizer *)resizer) : (const unsigned char *)pixels;
+    const unsigned char *final = resizing ? ifc_resizer_pixels((struct ifc_resizer *)resizer) : (const unsigned char *)pixels;
     if (opts->pixels) {
         /* The (cropped) pixels themselves, for placeholders. */
         unsigned char *copy = malloc((size_t)ow * (size_t)oh * (size_t)oc);
@@ -345,7 +345,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
         }
         p_jpeg_destroy_decompress(&d);
         free((void *)pixels);
-        ifj_resizer_free((struct ifj_resizer *)resizer);
+        ifc_resizer_free((struct ifc_resizer *)resizer);
         res->data = copy;
         res->length = (size_t)ow * (size_t)oh * (size_t)oc;
         res->width = ow;
@@ -383,7 +383,7 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     p_jpeg_destroy_compress(&c);
     p_jpeg_destroy_decompress(&d);
     free((void *)pixels);
-    ifj_resizer_free((struct ifj_resizer *)resizer);
+    ifc_resizer_free((struct ifc_resizer *)resizer);
     res->data = outbuf;
     res->length = (size_t)outlen;
     res->width = ow;

@@ -1,11 +1,12 @@
-/* jpeg_internal.h: what jpeg_fast.c shares with jpeg_stream.c, and the resizer with its taps (not part
- * of the module's API). */
+/* jpeg_internal.h: what jpeg_fast.c shares with jpeg_stream.c (not part of the module's API). The
+ * resizer is CCodecs' (ccodecs.h). */
 #ifndef IFJ_INTERNAL_H
 #define IFJ_INTERNAL_H
 #include <stdio.h>
 
 #include <jpeglib.h>
 
+#include "ccodecs.h"
 #include "cjpeg.h"
 
 /* Installs the decompressor's data source (a memory buffer, or a stream fed while downloading). */
@@ -25,23 +26,5 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
 #define IFJ_STREAM_DECODERS_PER_CORE 4
 /* libjpeg's default restart-marker resync (resolved with dlopen), for custom sources. */
 boolean ifj__resync_to_restart(j_decompress_ptr d, int desired);
-
-/* jpeg_taps.c: Lanczos3 weights for resampling `in` samples to `out` (out <= in), as vips' reduce
- * does. Each output gets `n` taps: the input indices (already clamped to the edges) and their weights. */
-struct ifj_taps {
-    int *idx;    /* out * n input indices */
-    float *w;    /* out * n weights */
-    int n, out;
-    double scale;
-};
-int ifj__make_taps(struct ifj_taps *t, int in, int out, const struct ifj_taps *like);   /* -1: out of memory */
-void ifj__free_taps(struct ifj_taps *t);
-
-/* jpeg_resize.c: a separable Lanczos3 resize of 8-bit rows (1 or 3 channels), fed in order. */
-struct ifj_resizer;
-struct ifj_resizer *ifj_resizer_new(int sw, int sh, int ch, int dw, int dh);   /* NULL when out of memory */
-void ifj_resizer_row(struct ifj_resizer *r, int y, const unsigned char *row);
-const unsigned char *ifj_resizer_pixels(const struct ifj_resizer *r);            /* complete after the last row */
-void ifj_resizer_free(struct ifj_resizer *r);
 
 #endif

@@ -1,4 +1,4 @@
-/* fuzz_jpeg.c: libFuzzer target for the JPEG path (jpeg_fast.c + jpeg_resize.c + jpeg_stream.c):
+/* fuzz_jpeg.c: libFuzzer target for the JPEG path (jpeg_fast.c + CCodecs' codecs_resize.c + jpeg_stream.c):
  * the thumbnail (decode at a DCT scale, Lanczos3 resize, encode) in both fit modes, the same decode
  * fed in pieces while "downloading" (which must give the same bytes or decline), and the strict
  * validation of originals. libjpeg is dlopen'ed as in the shim. Built by scripts/fuzz.sh with

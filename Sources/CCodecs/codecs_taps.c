@@ -1,6 +1,6 @@
-/* jpeg_taps.c: the Lanczos3 weights of jpeg_resize.c's passes (see jpeg_internal.h). */
+/* codecs_taps.c: the Lanczos3 weights of codecs_resize.c's passes (see codecs_internal.h). */
 #define _GNU_SOURCE
-#include "jpeg_internal.h"
+#include "codecs_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -10,7 +10,7 @@
  * on every machine. */
 #pragma STDC FP_CONTRACT OFF
 
-static double ifj_lanczos3(double x) {
+static double ifc_lanczos3(double x) {
     x = fabs(x);
     if (x < 1e-7) return 1.0;
     if (x >= 3.0) return 0.0;
@@ -20,7 +20,7 @@ static double ifj_lanczos3(double x) {
 
 /* Whether outputs o and q have bit for bit the same weight inputs: each tap's offset from the centre
  * and whether it is past the support (then the same weights, to the last bit). */
-static int ifj_same_offsets(int o, int q, double scale, double support, int n) {
+static int ifc_same_offsets(int o, int q, double scale, double support, int n) {
     const double co = (o + 0.5) * scale - 0.5, cq = (q + 0.5) * scale - 0.5;
     const int fo = (int)floor(co - support) + 1, fq = (int)floor(cq - support) + 1;
     for (int k = 0; k < n; k++) {
@@ -31,7 +31,7 @@ static int ifj_same_offsets(int o, int q, double scale, double support, int n) {
     return 1;
 }
 
-static int ifj_gcd(int a, int b) {
+static int ifc_gcd(int a, int b) {
     while (b != 0) { const int t = a % b; a = b; b = t; }
     return a;
 }
@@ -41,9 +41,9 @@ static int ifj_gcd(int a, int b) {
  * outputs' weights are copied, not computed again: the same doubles, so the same floats. A thumbnail
  * that keeps the aspect ratio has one scale (2000x1500 -> 320x240: 3.125 both ways). And they repeat:
  * the centres of outputs o and o + period (out / gcd(in, out)) are in / gcd(in, out) inputs apart, so
- * where the offsets are the same doubles (ifj_same_offsets), output o's weights are o - period's
+ * where the offsets are the same doubles (ifc_same_offsets), output o's weights are o - period's
  * (1000 -> 320: a period of 8, the sin calls of 8 outputs instead of 320). */
-int ifj__make_taps(struct ifj_taps *t, int in, int out, const struct ifj_taps *like) {
+int ifc__make_taps(struct ifc_taps *t, int in, int out, const struct ifc_taps *like) {
     double scale = (double)in / out;          /* >= 1 */
     double support = 3.0 * scale;
     t->n = (int)ceil(support * 2) + 1;
@@ -57,7 +57,7 @@ int ifj__make_taps(struct ifj_taps *t, int in, int out, const struct ifj_taps *l
         shared = like->out < out ? like->out : out;
         memcpy(t->w, like->w, sizeof(float) * (size_t)shared * (size_t)t->n);
     }
-    const int period = out / ifj_gcd(in, out);
+    const int period = out / ifc_gcd(in, out);
     for (int o = 0; o < out; o++) {
         double centre = (o + 0.5) * scale - 0.5;
         int first = (int)floor(centre - support) + 1;
@@ -69,13 +69,13 @@ int ifj__make_taps(struct ifj_taps *t, int in, int out, const struct ifj_taps *l
             idx[k] = i < 0 ? 0 : (i >= in ? in - 1 : i);  /* edges extended */
         }
         if (o < shared) continue;
-        if (o >= period && ifj_same_offsets(o, o - period, scale, support, t->n)) {
+        if (o >= period && ifc_same_offsets(o, o - period, scale, support, t->n)) {
             memcpy(w, w - (size_t)period * (size_t)t->n, sizeof(float) * (size_t)t->n);
             continue;
         }
         for (int k = 0; k < t->n; k++) {
             int i = first + k;
-            double v = i > centre + support ? 0.0 : ifj_lanczos3((i - centre) / scale);
+            double v = i > centre + support ? 0.0 : ifc_lanczos3((i - centre) / scale);
             w[k] = (float)v;
             sum += v;
         }
@@ -84,7 +84,7 @@ int ifj__make_taps(struct ifj_taps *t, int in, int out, const struct ifj_taps *l
     return 0;
 }
 
-void ifj__free_taps(struct ifj_taps *t) {
+void ifc__free_taps(struct ifc_taps *t) {
     free(t->idx);
     free(t->w);
 }
