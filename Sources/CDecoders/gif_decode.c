@@ -47,18 +47,130 @@ static int gif_read(GifFileType *gif, GifByteType *out, int n) {
     return (int)take;
 }
 
-/* The frame's colour indices, de-interlaced: width x height bytes, or NULL on a giflib error. */
-static unsigned char *read_indices(GifFileType *gif, int width, int height, int interlaced) {
-    unsigned char *idx = malloc((size_t)width * height);
-    if (idx == NULL) return NULL;
+/* ---- the first frame's LZW data, decoded by libnsgif's rules (libvips 8.14's GIF loader) ----
+ * giflib's own decoder passes codes libnsgif refuses (a code past the table: "Invalid frame
+ * data"), so the image data, read by giflib as raw sub-blocks, is decoded here as libnsgif decodes
+ * it: the same refusals, and the same picture when the data ends early (the zero-length block
+ * before the last pixel: the rest stays cleared). */
+enum { LZW_MAX_BITS = 12, LZW_TABLE = 1 << LZW_MAX_BITS, CLEARED = 0x100 };
+
+typedef struct {
+    const unsigned char *data;   /* the sub-blocks' bytes, concatenated */
+    size_t len, bit;
+} lzw_input;
+
+/* 1 with *code (LSB first, as GIF packs them), 0 at the end of the data. */
+static int lzw_read(lzw_input *in, unsigned size, unsigned *code) {
+    if (in->bit + size > in->len * 8) return 0;
+    size_t byte = in->bit >> 3;
+    unsigned v = in->data[byte];
+    if (byte + 1 < in->len) v |= (unsigned)in->data[byte + 1] << 8;
+    if (byte + 2 < in->len) v |= (unsigned)in->data[byte + 2] << 16;
+    *code = (v >> (in->bit & 7)) & ((1u << size) - 1);
+    in->bit += size;
+    return 1;
+}
+
+/* Writes the frame's pixels (colour indices, CLEARED where none is written or the transparent
+ * index) in the rows' order (interlaced or not). 0 when libnsgif would refuse the data. */
+static int lzw_decode(const unsigned char *data, size_t len, unsigned min_size, int transparent,
+                      unsigned short *out, int width, int height, int interlaced) {
+    if (min_size >= LZW_MAX_BITS) return 0;
     static const int start[4] = {0, 4, 2, 1}, step[4] = {8, 8, 4, 2};
-    for (int pass = 0; pass < (interlaced ? 4 : 1); pass++) {
-        for (int y = interlaced ? start[pass] : 0; y < height; y += interlaced ? step[pass] : 1) {
-            if (G.DGifGetLine(gif, idx + (size_t)y * width, width) == GIF_ERROR) {
-                free(idx);
-                return NULL;
+    unsigned short value[LZW_TABLE], first[LZW_TABLE], count[LZW_TABLE], extends[LZW_TABLE];
+    unsigned char string[LZW_TABLE];
+    lzw_input in = {data, len, 0};
+    unsigned clear = 1u << min_size, eoi = clear + 1;
+    for (unsigned i = 0; i < clear; i++) {
+        value[i] = first[i] = (unsigned short)i;
+        count[i] = 1;
+        extends[i] = 0;
+    }
+    unsigned code_size = 0, code_max = 0, table_size = 0, code = 0, prev_first = 0, prev_count = 0, prev = 0;
+    int pass = 0, y = 0, x = 0, done = 0, fresh = 1;
+    while (!done) {
+        if (fresh) {   /* a clear code (or the start): reset, skip further clears; the next code is a plain one */
+            code_size = min_size + 1;
+            code_max = (1u << code_size) - 1;
+            table_size = eoi + 1;
+            do {
+                if (!lzw_read(&in, code_size, &code)) return 1;   /* data ended: the rest stays cleared */
+            } while (code == clear);
+            if (code > clear) return 0;
+            fresh = 0;
+        } else {
+            if (!lzw_read(&in, code_size, &code)) return 1;
+            if (code == eoi) return 1;
+            if (code > table_size) return 0;
+            if (code == clear) {
+                fresh = 1;
+                continue;
+            }
+            if (table_size < LZW_TABLE) {
+                unsigned size = table_size;
+                value[size] = (unsigned short)(code < size ? first[code] : prev_first);
+                first[size] = (unsigned short)prev_first;
+                count[size] = (unsigned short)(prev_count + 1);
+                extends[size] = (unsigned short)prev;
+                table_size++;
+                if (size == code_max && code_size < LZW_MAX_BITS) {
+                    code_size++;
+                    code_max = (1u << code_size) - 1;
+                }
             }
         }
+        /* The code's string, last value first. */
+        unsigned n = count[code], c = code;
+        for (unsigned i = n; i-- > 0;) {
+            string[i] = (unsigned char)value[c];
+            c = extends[c];
+        }
+        for (unsigned i = 0; i < n && !done; i++) {
+            out[(size_t)y * width + x] = string[i] == transparent ? CLEARED : string[i];
+            if (++x == width) {
+                x = 0;
+                y += interlaced ? step[pass] : 1;
+                while (interlaced && y >= height && pass < 3) y = start[++pass];
+                if (y >= height) done = 1;
+            }
+        }
+        prev_first = first[code];
+        prev_count = count[code];
+        prev = code;
+    }
+    return 1;
+}
+
+/* The frame's image data: giflib reads the sub-blocks (up to the zero-length one), decoded by
+ * lzw_decode into width x height indices. NULL on a giflib error or data libnsgif refuses. */
+static unsigned short *read_indices(GifFileType *gif, int width, int height, int interlaced, int transparent) {
+    int code_size = 0;
+    GifByteType *block = NULL;
+    if (G.DGifGetCode(gif, &code_size, &block) == GIF_ERROR) return NULL;
+    size_t n = (size_t)width * height, len = 0, cap = 4096;
+    unsigned short *idx = malloc(n * sizeof *idx);
+    unsigned char *data = malloc(cap);
+    int ok = idx != NULL && data != NULL;
+    while (ok && block != NULL) {
+        size_t size = block[0];
+        if (len + size > cap) {
+            unsigned char *grown = realloc(data, cap = 2 * (len + size));
+            if (grown == NULL) ok = 0; else data = grown;
+        }
+        if (ok) {
+            memcpy(data + len, block + 1, size);
+            len += size;
+        }
+        if (ok && G.DGifGetCodeNext(gif, &block) == GIF_ERROR) ok = 0;
+    }
+    if (ok) {
+        for (size_t i = 0; i < n; i++) idx[i] = CLEARED;
+        ok = code_size >= 0 && lzw_decode(data, len, (unsigned)code_size, transparent, idx, width, height, interlaced);
+    }
+    free(data);
+    if (!ok) {
+        free(idx);
+        return NULL;
     }
     return idx;
 }
@@ -94,7 +206,7 @@ int ifd_gif_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
     if (gif == NULL) return IFD_DECLINED;
 
     int status = IFD_DECLINED;
-    unsigned char *indices = NULL;   /* the first frame's */
+    unsigned short *indices = NULL;   /* the first frame's */
     int width = gif->SWidth, height = gif->SHeight;
     int any_transparency = 0;        /* libnsgif: any frame's control extension */
     int pending = 0, pending_index = -1;   /* the control extension before the next frame */
@@ -125,7 +237,7 @@ int ifd_gif_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
                 colour_count = map->ColorCount;
                 memcpy(colours, map->Colors, sizeof(GifColorType) * colour_count);
                 first_transparent = pending ? pending_index : -1;
-                indices = read_indices(gif, width, height, d->Interlace);
+                indices = read_indices(gif, width, height, d->Interlace, first_transparent);
                 if (indices == NULL) goto done;
             } else {
                 /* Later frames: only their control extensions matter; their data is skipped undecoded. */
@@ -150,8 +262,8 @@ int ifd_gif_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
     unsigned char *q = pixels;
     for (size_t i = 0; i < n; i++, q += channels) {
         int c = indices[i];
-        if (c == first_transparent) {
-            memset(q, 0, (size_t)channels);   /* libnsgif leaves the cleared (transparent black) pixel */
+        if (c == CLEARED) {
+            memset(q, 0, (size_t)channels);   /* libnsgif's cleared pixel: transparent black */
             continue;
         }
         if (c >= colour_count) {             /* past the table: what libnsgif shows is not defined */
@@ -167,6 +279,7 @@ int ifd_gif_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
     out->width = out->source_width = width;
     out->height = out->source_height = height;
     out->channels = channels;
+    out->pixels_per_metre = 1000;   /* gifload's 1 pixel per mm */
     status = IFD_OK;
 done:
     free(indices);

@@ -11,7 +11,7 @@
     X(png_set_read_fn) X(png_get_io_ptr) X(png_set_option) X(png_read_info) X(png_get_IHDR) X(png_get_valid) \
     X(png_set_palette_to_rgb) X(png_set_tRNS_to_alpha) X(png_set_expand_gray_1_2_4_to_8) X(png_set_gray_to_rgb) \
     X(png_set_interlace_handling) X(png_read_update_info) X(png_get_rowbytes) X(png_get_channels) \
-    X(png_read_image) X(png_error)
+    X(png_read_image) X(png_error) X(png_get_pHYs)
 
 static struct {
 #define X(name) __typeof__(name) *name;
@@ -97,13 +97,18 @@ int ifd_png_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
         P.png_set_tRNS_to_alpha(png);
         alpha = 1;
     }
-    if ((colour & PNG_COLOR_MASK_COLOR) == 0) {
-        if (depth < 8) P.png_set_expand_gray_1_2_4_to_8(png);
-        P.png_set_gray_to_rgb(png);
-    }
+    int colour_bands = colour == PNG_COLOR_TYPE_PALETTE || (colour & PNG_COLOR_MASK_COLOR) ? 3 : 1;
+    if (colour_bands == 1 && depth < 8) P.png_set_expand_gray_1_2_4_to_8(png);
+    /* vipspng.c's resolution: 72 dpi unless pHYs says; a unit-less pHYs is taken as pixels per mm. */
+    png_uint_32 res_x = (png_uint_32)(72.0 / 2.54 * 100.0), res_y = res_x;
+    int unit = PNG_RESOLUTION_METER;
+    P.png_get_pHYs(png, info, &res_x, &res_y, &unit);
+    double xres = unit == PNG_RESOLUTION_METER ? res_x / 1000.0 : res_x;
+    double yres = unit == PNG_RESOLUTION_METER ? res_y / 1000.0 : res_y;
+    if (res_x != res_y || xres != yres || xres * 1000 > 2e9) goto done;
     P.png_set_interlace_handling(png);
     P.png_read_update_info(png, info);
-    int channels = alpha ? 4 : 3;
+    int channels = colour_bands + alpha;
     if (P.png_get_channels(png, info) != channels || P.png_get_rowbytes(png, info) != (size_t)width * channels) goto done;
     held->pixels = ifd__alloc_pixels((int)width, (int)height, channels, max_pixels);
     held->rows = malloc(sizeof(png_bytep) * height);
@@ -116,7 +121,7 @@ int ifd_png_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
     out->width = out->source_width = (int)width;
     out->height = out->source_height = (int)height;
     out->channels = channels;
-    out->grey = (colour & PNG_COLOR_MASK_COLOR) == 0;
+    out->pixels_per_metre = (int)(xres * 1000 + 0.5);
     status = IFD_OK;
 done:
     if (held->png != NULL) P.png_destroy_read_struct(&held->png, held->info ? &held->info : NULL, NULL);

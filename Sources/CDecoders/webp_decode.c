@@ -6,14 +6,23 @@
 #include <stdint.h>
 #include <string.h>
 #include <webp/decode.h>
+#include <webp/demux.h>
 
-#define WEBP_SYMBOLS(X) X(WebPGetFeaturesInternal) X(WebPInitDecoderConfigInternal) X(WebPDecode) X(WebPFreeDecBuffer)
+#define WEBP_SYMBOLS(X) X(WebPInitDecoderConfigInternal) X(WebPDecode) X(WebPFreeDecBuffer)
+#define DEMUX_SYMBOLS(X) \
+    X(WebPDemuxInternal) X(WebPDemuxDelete) X(WebPDemuxGetI) X(WebPDemuxGetFrame) X(WebPDemuxReleaseIterator) \
+    X(WebPDemuxGetChunk) X(WebPDemuxReleaseChunkIterator)
 
 static struct {
 #define X(name) __typeof__(name) *name;
     WEBP_SYMBOLS(X)
 #undef X
 } W;
+static struct {
+#define X(name) __typeof__(name) *name;
+    DEMUX_SYMBOLS(X)
+#undef X
+} D;
 static int webp_loaded = 0;
 static pthread_once_t webp_once = PTHREAD_ONCE_INIT;
 
@@ -24,7 +33,14 @@ static void webp_load(void) {
         WEBP_SYMBOLS(X)
 #undef X
     };
-    webp_loaded = ifd__open(names, syms, (void **)&W, sizeof syms / sizeof syms[0]) == 0;
+    static const char *const demux_names[] = {"libwebpdemux.so.2", NULL};
+    static const char *const demux_syms[] = {
+#define X(name) #name,
+        DEMUX_SYMBOLS(X)
+#undef X
+    };
+    webp_loaded = ifd__open(names, syms, (void **)&W, sizeof syms / sizeof syms[0]) == 0 &&
+                  ifd__open(demux_names, demux_syms, (void **)&D, sizeof demux_syms / sizeof demux_syms[0]) == 0;
 }
 
 int ifd_webp_available(void) {
@@ -56,55 +72,52 @@ void ifd_webp_scaled_size(int source_w, int source_h, const ifd_box *box, int *w
     *height = scale == 1.0 ? source_h : vips_rint(source_h * scale);
 }
 
-/* The VP8X chunk's flags (RIFF header, then "VP8X", its size and the flags byte), or -1 for a
- * simple (VP8/VP8L) file. */
-static int vp8x_flags(const unsigned char *p, size_t len) {
-    if (len < 21 || memcmp(p, "RIFF", 4) != 0 || memcmp(p + 8, "WEBP", 4) != 0) return -1;
-    if (memcmp(p + 12, "VP8X", 4) != 0) return -1;
-    return p[20];
-}
-/* 1 when the file's EXIF chunk (if any) says Orientation 1 or nothing; 0 when it rotates or is
- * malformed (libvips' thumbnail would rotate by it). */
-static int exif_upright(const unsigned char *p, size_t len) {
-    size_t riff = 8 + (size_t)(p[4] | p[5] << 8 | p[6] << 16 | (unsigned)p[7] << 24);
-    size_t end = riff < len ? riff : len;
-    for (size_t at = 12; at + 8 <= end;) {
-        size_t size = p[at + 4] | p[at + 5] << 8 | p[at + 6] << 16 | (size_t)p[at + 7] << 24;
-        if (size > end - at - 8) return 0;
-        if (memcmp(p + at, "EXIF", 4) == 0) return ifd__exif_orientation(p + at + 8, size) == 1;
-        at += 8 + size + (size & 1);
-    }
-    return 1;
-}
 enum { VP8X_ICC = 0x20, VP8X_ALPHA = 0x10, VP8X_EXIF = 0x08, VP8X_ANIMATION = 0x02 };
 
+/* As webp2vips.c reads a still: the demuxer (it refuses what libvips refuses to parse), its flags
+ * for alpha, the canvas size, and the first frame's own bytes decoded (not the whole file: a damaged
+ * stream that would read on into the chunks after it fails there, as it fails in libvips). */
 int ifd_webp_decode(const void *buf, size_t len, const ifd_box *box, double max_pixels, ifd_image *out) {
     if (out == NULL) return IFD_DECLINED;
     memset(out, 0, sizeof *out);
     const unsigned char *p = buf;
     if (p == NULL || len < 16 || memcmp(p, "RIFF", 4) != 0 || memcmp(p + 8, "WEBP", 4) != 0) return IFD_DECLINED;
     if (!ifd_webp_available()) return IFD_DECLINED;
-    WebPBitstreamFeatures features;
-    if (W.WebPGetFeaturesInternal(p, len, &features, WEBP_DECODER_ABI_VERSION) != VP8_STATUS_OK) return IFD_DECLINED;
-    int flags = vp8x_flags(p, len);
-    if (features.has_animation || (flags >= 0 && (flags & (VP8X_ICC | VP8X_ANIMATION)))) return IFD_DECLINED;
-    if (flags >= 0 && (flags & VP8X_EXIF) && !exif_upright(p, len)) return IFD_DECLINED;
-    /* libvips takes alpha from the VP8X flag (its demuxer's format flags), else from the bitstream. */
-    int alpha = flags >= 0 ? (flags & VP8X_ALPHA) != 0 : features.has_alpha != 0;
-    int sw = features.width, sh = features.height;
-    if (!ifd__size_ok(sw, sh, max_pixels)) return IFD_DECLINED;
+    WebPData data = {p, len};
+    WebPDemuxer *demux = D.WebPDemuxInternal(&data, 0, NULL, WEBP_DEMUX_ABI_VERSION);
+    if (demux == NULL) return IFD_DECLINED;
+    int status = IFD_DECLINED;
+    unsigned char *pixels = NULL;
+    WebPIterator frame;
+    int have_frame = 0;
+    uint32_t flags = D.WebPDemuxGetI(demux, WEBP_FF_FORMAT_FLAGS);
+    int sw = (int)D.WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH), sh = (int)D.WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT);
+    if (flags & (VP8X_ICC | VP8X_ANIMATION) || D.WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT) != 1) goto done;
+    if (flags & VP8X_EXIF) {
+        /* libvips' thumbnail rotates by the EXIF orientation: only an upright one stays here. */
+        WebPChunkIterator exif;
+        int upright = 0;
+        if (D.WebPDemuxGetChunk(demux, "EXIF", 1, &exif)) {
+            upright = ifd__exif_orientation(exif.chunk.bytes, exif.chunk.size) == 1;
+            D.WebPDemuxReleaseChunkIterator(&exif);
+        }
+        if (!upright) goto done;
+    }
+    int alpha = (flags & VP8X_ALPHA) != 0;
+    if (!ifd__size_ok(sw, sh, max_pixels)) goto done;
+    if (!D.WebPDemuxGetFrame(demux, 1, &frame)) goto done;
+    have_frame = 1;
+    if (frame.width != sw || frame.height != sh || frame.x_offset != 0 || frame.y_offset != 0) goto done;
     int w = sw, h = sh;
     ifd_webp_scaled_size(sw, sh, box, &w, &h);
-    if (w < 1 || h < 1) return IFD_DECLINED;
+    if (w < 1 || h < 1) goto done;
 
     int channels = alpha ? 4 : 3;
-    unsigned char *pixels = ifd__alloc_pixels(w, h, channels, max_pixels);
-    if (pixels == NULL) return IFD_DECLINED;
+    pixels = ifd__alloc_pixels(w, h, channels, max_pixels);
     WebPDecoderConfig config;
-    if (!W.WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION)) {
-        ifd_free(pixels);
-        return IFD_DECLINED;
-    }
+    if (pixels == NULL || !W.WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION)) goto done;
+    /* libvips decodes with threads: the same settings, the same verdict on damaged data. */
+    config.options.use_threads = 1;
     config.output.colorspace = alpha ? MODE_RGBA : MODE_RGB;
     config.output.is_external_memory = 1;
     config.output.u.RGBA.rgba = pixels;
@@ -115,17 +128,21 @@ int ifd_webp_decode(const void *buf, size_t len, const ifd_box *box, double max_
         config.options.scaled_width = w;
         config.options.scaled_height = h;
     }
-    VP8StatusCode rc = W.WebPDecode(p, len, &config);
+    VP8StatusCode rc = W.WebPDecode(frame.fragment.bytes, frame.fragment.size, &config);
     W.WebPFreeDecBuffer(&config.output);   /* external memory: frees nothing of ours */
-    if (rc != VP8_STATUS_OK) {
-        ifd_free(pixels);
-        return IFD_DECLINED;
-    }
+    if (rc != VP8_STATUS_OK) goto done;
     out->pixels = pixels;
+    pixels = NULL;
     out->width = w;
     out->height = h;
     out->channels = channels;
     out->source_width = sw;
     out->source_height = sh;
-    return IFD_OK;
+    out->pixels_per_metre = 1000;   /* webpload's 1 pixel per mm */
+    status = IFD_OK;
+done:
+    ifd_free(pixels);
+    if (have_frame) D.WebPDemuxReleaseIterator(&frame);
+    D.WebPDemuxDelete(demux);
+    return status;
 }

@@ -18,9 +18,11 @@ enum { IFD_OK = 0, IFD_DECLINED = 1 };
 typedef struct {
     unsigned char *pixels;   /* width x height x channels bytes, rows packed; release with ifd_free */
     int width, height;       /* of the pixels (a scaled WebP decode: the scaled size) */
-    int channels;            /* 3 (RGB) or 4 (RGBA, not premultiplied) */
+    int channels;            /* 1 (grey), 2 (grey, alpha), 3 (RGB) or 4 (RGBA); alpha not premultiplied:
+                                the bands libvips' loader gives */
     int source_width, source_height;   /* the image's stored size */
-    int grey;                /* 1 when the source is greyscale (R = G = B): libvips keeps 1 or 2 bands */
+    int pixels_per_metre;    /* the resolution libvips' pngsave would write for this image
+                                (rint(xres * 1000): a PNG's pHYs, else 72 dpi; 1000 for WebP and GIF) */
 } ifd_image;
 
 /* The thumbnail box, as libvips' thumbnail takes it (for WebP's scaled decode). */
@@ -33,11 +35,12 @@ typedef struct {
 void ifd_free(void *p);
 
 /* ---- png_decode.c: libpng16.so.16 ----
- * 8-bit RGB or RGBA out of any 8-bit-or-less PNG: palette, grey and tRNS expanded (grey becomes
- * RGB), interlaced or not; gAMA, cHRM and sRGB ignored as libvips ignores them. DECLINED: no PNG
- * or no libpng, 16 bits per sample, an iCCP profile (libvips converts it), an eXIf chunk (libvips
- * rotates by it), more than max_pixels (libvips reports the limit), or any libpng error or
- * warning (CRC and Adler-32 checks on: a bad one declines). */
+ * 8-bit grey, grey+alpha, RGB or RGBA (as libvips: palette to RGB, tRNS to alpha, 1-4 bit grey to
+ * 8) out of any PNG of 8 bits or less, interlaced or not; gAMA, cHRM and sRGB ignored as libvips
+ * ignores them. DECLINED: no PNG or no libpng, 16 bits per sample, an iCCP profile (libvips
+ * converts it), an eXIf chunk (libvips rotates by it), a pHYs whose axes differ, more than
+ * max_pixels (libvips reports the limit), or any libpng error or warning (CRC and Adler-32 checks
+ * on: a bad one declines; libvips 8.14 skips the Adler-32 one). */
 int ifd_png_available(void);
 int ifd_png_decode(const void *buf, size_t len, double max_pixels, ifd_image *out);
 
