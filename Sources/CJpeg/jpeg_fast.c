@@ -128,8 +128,10 @@ static void ifj_read_header(j_decompress_ptr d, struct ifj_error *jerr) {
     jerr->in_header = 0;
 }
 
-/* EXIF orientation from an APP1 marker: 1 when absent or unreadable-but-harmless, 0 when malformed. */
-static int ifj_exif_orientation(const unsigned char *d, unsigned int len) {
+/* EXIF orientation from an APP1 marker: 1 when absent or unreadable-but-harmless, 0 when malformed.
+ * *resolution is set to 1 when IFD0 has an X or Y resolution or a resolution unit (libvips then
+ * takes the image's resolution from EXIF, not JFIF). */
+static int ifj_exif_orientation(const unsigned char *d, unsigned int len, int *resolution) {
     if (len < 14 || memcmp(d, "Exif\0\0", 6) != 0) return 1;
     const unsigned char *t = d + 6;
     unsigned int n = len - 6;
@@ -141,14 +143,39 @@ static int ifj_exif_orientation(const unsigned char *d, unsigned int len) {
     unsigned int ifd = U32(t + 4);
     if (n < 8 || ifd > n - 2) return 0;  /* written so that a hostile offset cannot wrap around */
     unsigned int count = U16(t + ifd);
+    int orientation = -1;   /* the first orientation entry's; -1 before it */
     for (unsigned int i = 0; i < count; i++) {
         size_t e = (size_t)ifd + 2 + (size_t)i * 12;
-        if (e > (size_t)n - 12 || n < 12) return 0;
-        if (U16(t + e) == 0x0112) return (int)U16(t + e + 8);
+        if (e > (size_t)n - 12 || n < 12) {
+            /* Past the entries' end: malformed before the orientation; after it, the resolution is unknown. */
+            if (orientation < 0) return 0;
+            *resolution = 1;
+            return orientation;
+        }
+        const unsigned tag = U16(t + e);
+        if (tag == 0x011A || tag == 0x011B || tag == 0x0128) *resolution = 1;
+        if (tag == 0x0112 && orientation < 0) orientation = (int)U16(t + e + 8);
     }
-    return 1;
+    return orientation < 0 ? 1 : orientation;
 #undef U16
 #undef U32
+}
+
+/* The resolution libvips 8.14's jpegload gives an image without EXIF resolution, in pixels per
+ * metre as pngsave writes it (rint(res * 1000), res in pixels per mm): 72 dpi unless the JFIF
+ * header says otherwise (density unit 0 gives the aspect ratio only). */
+static void ifj_jfif_resolution(const struct jpeg_decompress_struct *d, ifj_result *res) {
+    double xres = 72.0 / 25.4, yres = 72.0 / 25.4;
+    if (d->saw_JFIF_marker && d->X_density != 1U && d->Y_density != 1U) {
+        switch (d->density_unit) {
+        case 0: if (d->Y_density > 0) yres = xres * d->X_density / d->Y_density; break;
+        case 1: xres = d->X_density / 25.4; yres = d->Y_density / 25.4; break;
+        case 2: xres = d->X_density / 10.0; yres = d->Y_density / 10.0; break;
+        default: break;
+        }
+    }
+    res->x_ppm = (int)rint(xres * 1000);
+    res->y_ppm = (int)rint(yres * 1000);
 }
 
 int ifj_available(void) {
@@ -263,11 +290,14 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     p_jpeg_save_markers(&d, JPEG_APP0 + 2, 0xFFFF);  /* ICC profile */
     ifj_read_header(&d, &jerr);
 
-    int declined = 0;
+    int declined = 0, exif_resolution = 0;
     for (jpeg_saved_marker_ptr m = d.marker_list; m != NULL; m = m->next) {
         if (m->marker == JPEG_APP0 + 2) declined = 1;                                   /* colour-managed by vips */
-        if (m->marker == JPEG_APP0 + 1 && ifj_exif_orientation(m->data, m->data_length) != 1) declined = 1;
+        if (m->marker == JPEG_APP0 + 1 && ifj_exif_orientation(m->data, m->data_length, &exif_resolution) != 1) declined = 1;
     }
+    ifj_jfif_resolution(&d, res);
+    if (exif_resolution) res->x_ppm = res->y_ppm = 0;
+    if (opts->square_resolution && (res->x_ppm <= 0 || res->x_ppm != res->y_ppm)) declined = 1;
     int ch = d.num_components;
     if (d.arith_code || d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK || (ch != 1 && ch != 3)) declined = 1;
     double w = d.image_width, h = d.image_height;
@@ -335,8 +365,14 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     }
     p_jpeg_finish_decompress(&d);
     const unsigned char *final = resizing ? ifc_resizer_pixels((struct ifc_resizer *)resizer) : (const unsigned char *)pixels;
+    if (opts->small_side > 0) {
+        /* Placeholders: the thumbnail's own pixels, before they are encoded. */
+        small = ifj_small_rgba(final + ((size_t)cy * (size_t)rw + (size_t)cx) * (size_t)oc, ow, oh, rw, oc,
+                               opts->small_side, &res->small_width, &res->small_height);
+        if (small == NULL) longjmp(jerr.jump, 1);
+    }
     if (opts->pixels) {
-        /* The (cropped) pixels themselves, for placeholders. */
+        /* The (cropped) pixels themselves, for placeholders or another encoder. */
         unsigned char *copy = malloc((size_t)ow * (size_t)oh * (size_t)oc);
         if (copy == NULL) longjmp(jerr.jump, 1);
         for (int y = 0; y < oh; y++) {
@@ -350,14 +386,8 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
         res->length = (size_t)ow * (size_t)oh * (size_t)oc;
         res->width = ow;
         res->height = oh;
+        res->small = (void *)small;
         return IFJ_OK;
-    }
-
-    if (opts->small_side > 0) {
-        /* Placeholders: the thumbnail's own pixels, before they are encoded. */
-        small = ifj_small_rgba(final + ((size_t)cy * (size_t)rw + (size_t)cx) * (size_t)oc, ow, oh, rw, oc,
-                               opts->small_side, &res->small_width, &res->small_height);
-        if (small == NULL) longjmp(jerr.jump, 1);
     }
     c.err = ifj_error_init(&jerr);
     p_jpeg_CreateCompress(&c, JPEG_LIB_VERSION, sizeof c);

@@ -17,9 +17,11 @@ typedef struct {
     int quality;             /* 1-100, 0 = 75 (libvips' default) */
     double max_pixels;       /* images with more pixels are declined (libvips reports the limit) */
     int pixels;              /* 1 = ifj_thumbnail gives the thumbnail's pixels (1 or 3 bytes each, rows
-                                of `width`), not a JPEG: for placeholders */
+                                of `width`), not a JPEG: for placeholders and the other encoders */
     int small_side;          /* > 0: also the thumbnail's pixels box-filtered to fit inside side x side, as
                                 RGBA (ifj_result.small): placeholders from the same pass */
+    int square_resolution;   /* 1 = also decline a JPEG whose resolution libvips would read from EXIF, or
+                                whose two axes differ: a PNG's pHYs is written from ifj_result.x_ppm */
 } ifj_opts;
 
 typedef struct {
@@ -29,6 +31,9 @@ typedef struct {
     int source_width, source_height;
     void *small;             /* opts->small_side: small_width x small_height x 4 bytes; release with ifj_free */
     int small_width, small_height;
+    int x_ppm, y_ppm;        /* the resolution libvips' jpegload would give, in pixels per metre as its
+                                pngsave writes them (JFIF, else 72 dpi); 0 when EXIF names one (libvips
+                                reads that instead) */
 } ifj_result;
 
 /* 1 when libjpeg.so.62 could be loaded (dlopen, once). */

@@ -1,7 +1,8 @@
 import CJpeg
 
-/// JPEG to JPEG thumbnails with libjpeg alone (see `jpeg_fast.c`): less time and memory than
-/// loading libvips, which matters for one `get` per process. Returns nil whenever the input is
+/// JPEG thumbnails with libjpeg alone (see `jpeg_fast.c`): less time and memory than loading
+/// libvips, which matters for one `get` per process. A JPEG is encoded by libjpeg; for WebP or PNG
+/// the resized pixels go to `PixelEncoder` (libwebp, libpng). Returns nil whenever the input is
 /// anything but a plain JPEG it handles exactly (ICC profile, CMYK, EXIF rotation, a libjpeg
 /// warning such as truncation...): libvips then processes it and gives the verdict.
 enum JpegFastPath {
@@ -11,26 +12,31 @@ enum JpegFastPath {
         var sourceHeight: Int
         /// The thumbnail's pixels fitted inside `Placeholders.side`, when asked for.
         var small: RGBAImage? = nil
+        /// jpeg, webp or png.
+        var format: ImageFormat = .jpeg
 
         var processed: ProcessedImage {
-            var p = ProcessedImage(bytes: image.bytes, width: image.width, height: image.height, format: "jpeg",
+            var p = ProcessedImage(bytes: image.bytes, width: image.width, height: image.height, format: format.rawValue,
                                    sourceWidth: sourceWidth, sourceHeight: sourceHeight, sourceFormat: "jpeg")
             p.placeholders = small.map(Placeholders.init(of:))
             return p
         }
     }
 
-    static func options(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64) -> ifj_opts {
+    /// `output`: the format written (jpeg, webp or png): other than JPEG, libjpeg gives the pixels.
+    static func options(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64, output: ImageFormat = .jpeg) -> ifj_opts {
         ifj_opts(width: Int32(clamping: width ?? VipsBridge.unconstrained),
                  height: Int32(clamping: height ?? VipsBridge.unconstrained),
-                 crop: cover ? 1 : 0, quality: Int32(quality ?? 0), max_pixels: Double(maxPixels), pixels: 0, small_side: 0)
+                 crop: cover ? 1 : 0, quality: Int32(quality ?? 0), max_pixels: Double(maxPixels),
+                 pixels: output == .jpeg ? 0 : 1, small_side: 0, square_resolution: output == .png ? 1 : 0)
     }
 
-    /// The thumbnail, or nil when this path declines (libvips then processes the bytes). Throws
-    /// `.invalidImage` when libjpeg reported corrupt or truncated data: never a grey image.
+    /// The thumbnail in `output` (jpeg, webp or png), or nil when this path declines (libvips then
+    /// processes the bytes). Throws `.invalidImage` when libjpeg reported corrupt or truncated data:
+    /// never a grey image.
     static func thumbnail(_ bytes: [UInt8], width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64,
-                          placeholders: Bool = false) throws(FetchError) -> Output? {
-        var opts = options(width: width, height: height, cover: cover, quality: quality, maxPixels: maxPixels)
+                          placeholders: Bool = false, output: ImageFormat = .jpeg) throws(FetchError) -> Output? {
+        var opts = options(width: width, height: height, cover: cover, quality: quality, maxPixels: maxPixels, output: output)
         if placeholders { opts.small_side = Int32(Placeholders.side) }
         var result = ifj_result()
         let status = bytes.withUnsafeBytes { buf in ifj_thumbnail(buf.baseAddress, buf.count, &opts, &result) }
@@ -40,7 +46,7 @@ enum JpegFastPath {
             throw corrupt("Corrupt JPEG data")
         }
         guard status == Int32(IFJ_OK) else { return nil }
-        return output(result)
+        return self.output(result, as: output, quality: quality)
     }
 
     /// What libjpeg's strict check (`check`) says about some bytes.
@@ -87,14 +93,25 @@ enum JpegFastPath {
         .invalidImage("not a decodable image (libjpeg: \(message))")
     }
 
-    /// Takes the encoded bytes out of a successful `ifj_result` (and frees its buffer).
-    static func output(_ result: ifj_result) -> Output? {
+    /// Takes the encoded bytes out of a successful `ifj_result` (and frees its buffers): libjpeg's
+    /// JPEG, or its pixels encoded as `format` (webp, png: nil when the encoder declines).
+    static func output(_ result: ifj_result, as format: ImageFormat = .jpeg, quality: Int? = nil) -> Output? {
         defer { if let small = result.small { ifj_free(small) } }
         guard let data = result.data else { return nil }
         defer { ifj_free(data) }
-        let encoded = Array(UnsafeRawBufferPointer(start: data, count: result.length))
-        var out = Output(image: EncodedImage(bytes: encoded, width: Int(result.width), height: Int(result.height)),
-                         sourceWidth: Int(result.source_width), sourceHeight: Int(result.source_height))
+        let width = Int(result.width), height = Int(result.height)
+        let encoded: [UInt8]
+        if format == .jpeg {
+            encoded = Array(UnsafeRawBufferPointer(start: data, count: result.length))
+        } else {
+            let count = width * height
+            guard count > 0, result.length == count || result.length == count * 3,
+                  let bytes = PixelEncoder.encode(data, width: width, height: height, channels: result.length / count, as: format,
+                                                  quality: quality, pixelsPerMetre: Int(result.x_ppm)) else { return nil }
+            encoded = bytes
+        }
+        var out = Output(image: EncodedImage(bytes: encoded, width: width, height: height),
+                         sourceWidth: Int(result.source_width), sourceHeight: Int(result.source_height), format: format)
         if let small = result.small {
             out.small = PlaceholderPixels.image(small, width: Int(result.small_width), height: Int(result.small_height), channels: 4)
         }

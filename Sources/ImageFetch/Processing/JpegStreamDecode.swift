@@ -26,11 +26,18 @@ final class JpegStreamDecode: StreamingDecode, @unchecked Sendable {
     /// the cores (their decoder thread only waits, then ends; the bytes were copied meanwhile).
     static let defaultStartDelay = 0.05
 
-    init?(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64, startDelay: Double = JpegStreamDecode.defaultStartDelay) {
-        var opts = JpegFastPath.options(width: width, height: height, cover: cover, quality: quality, maxPixels: maxPixels)
+    /// What the pixels become (jpeg, webp, png: `JpegFastPath.output`) and at which quality.
+    private let output: ImageFormat
+    private let quality: Int?
+
+    init?(width: Int?, height: Int?, cover: Bool, quality: Int?, maxPixels: Int64, output: ImageFormat = .jpeg,
+          startDelay: Double = JpegStreamDecode.defaultStartDelay) {
+        var opts = JpegFastPath.options(width: width, height: height, cover: cover, quality: quality, maxPixels: maxPixels, output: output)
         guard let stream = ifj_stream_new(&opts, Int32(clamping: Int((startDelay * 1000).rounded()))) else { return nil }
         let handle = Handle(stream)
         self.handle = handle
+        self.output = output
+        self.quality = quality
         self.tap = BodyTap(context: UnsafeMutableRawPointer(stream), onData: ifj_stream_append, onEnd: ifj_stream_end, owner: handle)
     }
 
@@ -38,7 +45,7 @@ final class JpegStreamDecode: StreamingDecode, @unchecked Sendable {
         guard !taken.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
         var result = ifj_result()
         guard ifj_stream_result(stream, bytes.count, &result) == Int32(IFJ_OK),
-              let output = JpegFastPath.output(result) else { return nil }
-        return output.processed.dropping(JpegMetadataCheck.damage(in: bytes))
+              let made = JpegFastPath.output(result, as: output, quality: quality) else { return nil }
+        return made.processed.dropping(JpegMetadataCheck.damage(in: bytes))
     }
 }

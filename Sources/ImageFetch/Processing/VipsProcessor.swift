@@ -28,9 +28,10 @@ public struct VipsProcessor: ImageProcessing {
         let cover = processing.coversBox
         // Damaged EXIF or XMP in a JPEG: a re-encoded image drops it (a handed-out original keeps its bytes).
         let damage = JpegMetadataCheck.damage(in: bytes)
-        if route.makesJPEGThumbnail,
+        if let output = route.jpegThumbnailOutput,
            let fast = try JpegFastPath.thumbnail(bytes, width: processing.width, height: processing.height, cover: cover,
-                                                 quality: processing.quality, maxPixels: maxPixels, placeholders: placeholders) {
+                                                 quality: processing.quality, maxPixels: maxPixels, placeholders: placeholders,
+                                                 output: output) {
             return fast.processed.dropping(damage)
         }
         // Any JPEG libvips is given passes libjpeg's strict check first: libvips 8.14's own check
@@ -113,9 +114,9 @@ public struct VipsProcessor: ImageProcessing {
     /// the same cases as the fast path in `process`, which it stands in for.
     public func streamingDecode(for source: Source, processing: Processing, route: ProcessingRoute,
                                 maxPixels: Int64) -> (any StreamingDecode)? {
-        guard route == .jpegThumbnail(streamed: true) else { return nil }
+        guard route.streamsJPEG, let output = route.jpegThumbnailOutput else { return nil }
         return JpegStreamDecode(width: processing.width, height: processing.height, cover: processing.coversBox,
-                                quality: processing.quality, maxPixels: maxPixels)
+                                quality: processing.quality, maxPixels: maxPixels, output: output)
     }
 
     /// Starts loading libvips (dlopen and vips_init) on a background thread, so it overlaps the

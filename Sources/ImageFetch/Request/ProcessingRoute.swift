@@ -8,10 +8,12 @@ public enum ProcessingRoute: Sendable, Hashable {
     /// `-f jpeg` without a resize or quality: a JPEG source is handed out (libjpeg's check), any
     /// other source is converted by libvips.
     case handOutJPEG
-    /// A JPEG thumbnail made by libjpeg alone when the source is a plain JPEG (`JpegFastPath`);
-    /// `streamed`: decoded while an http body downloads (`JpegStreamDecode`). Any other source, or
-    /// a JPEG libjpeg declines (ICC profile, CMYK, EXIF rotation, a warning), goes to libvips.
-    case jpegThumbnail(streamed: Bool)
+    /// A thumbnail of a plain JPEG source decoded and resized without libvips (`JpegFastPath`):
+    /// `output` jpeg is encoded by libjpeg, webp and png by libwebp and libpng (`PixelEncoder`), from
+    /// the resized pixels; `streamed`: decoded while an http body downloads (`JpegStreamDecode`).
+    /// Any other source, or a JPEG libjpeg declines (ICC profile, CMYK, EXIF rotation, a warning;
+    /// for png, a resolution libvips would read from EXIF), goes to libvips.
+    case jpegThumbnail(streamed: Bool, output: ImageFormat = .jpeg)
     /// libvips' header checks and thumbnail; a source already in the format asked for, without a
     /// resize or a quality, is handed out (known only from its header).
     case vips
@@ -24,13 +26,22 @@ public enum ProcessingRoute: Sendable, Hashable {
             self = .handOutJPEG
         } else if p.resizes && !p.needsLibvips && (p.format == .jpeg || p.format == .original) {
             self = .jpegThumbnail(streamed: source?.isNetwork ?? false)
+        } else if !p.needsLibvips && PixelEncoder.encodes(p.format) {
+            // With or without a resize: the source's own size is a thumbnail that fits.
+            self = .jpegThumbnail(streamed: source?.isNetwork ?? false, output: p.format)
         } else {
             self = .vips
         }
     }
 
-    /// libjpeg makes the thumbnail when the source is a plain JPEG.
+    /// libjpeg decodes and the own resize makes the thumbnail when the source is a plain JPEG.
     public var makesJPEGThumbnail: Bool { if case .jpegThumbnail = self { true } else { false } }
+
+    /// The format a `jpegThumbnail` writes (nil for another route).
+    public var jpegThumbnailOutput: ImageFormat? { if case .jpegThumbnail(_, let output) = self { output } else { nil } }
+
+    /// A `jpegThumbnail` decoded while the body downloads.
+    public var streamsJPEG: Bool { if case .jpegThumbnail(true, _) = self { true } else { false } }
 
     /// A JPEG source is handed out as it is.
     public var handsOutJPEG: Bool { self == .handOut || self == .handOutJPEG }

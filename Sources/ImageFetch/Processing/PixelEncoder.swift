@@ -1,0 +1,35 @@
+import CCodecs
+
+/// Thumbnail pixels made without libvips (the JPEG path's decode and resize) encoded by libwebp or
+/// libpng alone (`CCodecs`), set as libvips' webpsave and pngsave are for the same options, so the
+/// file is the one libvips would write from these pixels. JPEG is written by libjpeg itself
+/// (`jpeg_fast.c`), AVIF and GIF only by libvips.
+enum PixelEncoder {
+    /// The formats written here.
+    static func encodes(_ format: ImageFormat) -> Bool { format == .webp || format == .png }
+
+    /// 8-bit interleaved pixels: 1 (grey), 2 (grey, alpha), 3 (RGB) or 4 (RGBA) bytes each, rows
+    /// `width * channels` bytes apart. nil when the library cannot be loaded or the encoder failed
+    /// (out of memory): libvips then makes the thumbnail, and gives its own verdict.
+    static func encode(_ pixels: UnsafeRawPointer, width: Int, height: Int, channels: Int, as format: ImageFormat,
+                       quality: Int?, pixelsPerMetre: Int) -> [UInt8]? {
+        var image = ifc_pixels(data: UnsafeMutablePointer(mutating: pixels.assumingMemoryBound(to: UInt8.self)),
+                               width: Int32(clamping: width), height: Int32(clamping: height),
+                               channels: Int32(clamping: channels), stride: width * channels)
+        var out = ifc_bytes()
+        let status: Int32
+        switch format {
+        case .webp:
+            var opts = ifc_webp_opts(quality: Int32(clamping: quality ?? 0), method: -1)
+            status = ifc_encode_webp(&image, &opts, &out, nil, 0)
+        case .png:
+            var opts = ifc_png_opts(compression: -1, pixels_per_metre: Int32(clamping: pixelsPerMetre))
+            status = ifc_encode_png(&image, &opts, &out, nil, 0)
+        default:
+            return nil
+        }
+        guard status == Int32(IFC_OK), let data = out.data else { return nil }
+        defer { ifc_free(data) }
+        return Array(UnsafeRawBufferPointer(start: data, count: out.length))
+    }
+}
