@@ -212,7 +212,7 @@ int ifd_gif_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
     int pending = 0, pending_index = -1;   /* the control extension before the next frame */
     int first_transparent = -1;      /* the first frame's transparent index, or -1 */
     GifColorType colours[256];
-    int colour_count = 0;
+    int colour_count = 0, frames = 0;
     if (!ifd__size_ok(width, height, max_pixels)) goto done;
     for (;;) {
         GifRecordType type;
@@ -229,6 +229,7 @@ int ifd_gif_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
         } else if (type == IMAGE_DESC_RECORD_TYPE) {
             if (G.DGifGetImageDesc(gif) == GIF_ERROR) goto done;
             GifImageDesc *d = &gif->Image;
+            frames++;
             if (indices == NULL) {
                 /* The first frame: exactly the logical screen, with a colour table. */
                 if (d->Left != 0 || d->Top != 0 || d->Width != width || d->Height != height) goto done;
@@ -280,6 +281,7 @@ int ifd_gif_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
     out->height = out->source_height = height;
     out->channels = channels;
     out->pixels_per_metre = 1000;   /* gifload's 1 pixel per mm */
+    out->frames = frames;
     status = IFD_OK;
 done:
     free(indices);

@@ -122,6 +122,7 @@ int ifd_png_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
     out->height = out->source_height = (int)height;
     out->channels = channels;
     out->pixels_per_metre = (int)(xres * 1000 + 0.5);
+    out->frames = 1;
     status = IFD_OK;
 done:
     if (held->png != NULL) P.png_destroy_read_struct(&held->png, held->info ? &held->info : NULL, NULL);

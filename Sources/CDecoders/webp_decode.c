@@ -139,6 +139,7 @@ int ifd_webp_decode(const void *buf, size_t len, const ifd_box *box, double max_
     out->source_width = sw;
     out->source_height = sh;
     out->pixels_per_metre = 1000;   /* webpload's 1 pixel per mm */
+    out->frames = 1;
     status = IFD_OK;
 done:
     ifd_free(pixels);

@@ -23,6 +23,8 @@ typedef struct {
     int source_width, source_height;   /* the image's stored size */
     int pixels_per_metre;    /* the resolution libvips' pngsave would write for this image
                                 (rint(xres * 1000): a PNG's pHYs, else 72 dpi; 1000 for WebP and GIF) */
+    int frames;              /* a GIF's frame count (libvips makes an animation of more than one when the
+                                output format can hold one); 1 for PNG and WebP */
 } ifd_image;
 
 /* The thumbnail box, as libvips' thumbnail takes it (for WebP's scaled decode). */
@@ -64,5 +66,32 @@ void ifd_webp_scaled_size(int source_w, int source_h, const ifd_box *box, int *w
  * or corrupt file: libvips, more lenient, gives the verdict). */
 int ifd_gif_available(void);
 int ifd_gif_decode(const void *buf, size_t len, double max_pixels, ifd_image *out);
+
+/* ---- decoders_thumbnail.c: decode, resize (the own Lanczos3, ccodecs.h), crop ----
+ * The thumbnail libvips' vips_thumbnail makes of the same bytes for the same box (size=down), in
+ * pixels for an encoder: the same dimensions (its shrink, its rounding, WebP's scaled load), the
+ * same centre crop for cover. */
+enum { IFD_NONE = 0, IFD_PNG = 1, IFD_WEBP = 2, IFD_GIF = 3 };
+
+typedef struct {
+    int width, height;       /* the box; a very large value means "unconstrained" */
+    int crop;                /* 0 = fit inside, 1 = cover (fill the box, crop the centre) */
+    double max_pixels;       /* images with more pixels are declined (libvips reports the limit) */
+} ifd_opts;
+
+typedef struct {
+    unsigned char *pixels;   /* width x height x channels, rows packed; release with ifd_free */
+    int width, height, channels;
+    int source_width, source_height;
+    int pixels_per_metre;    /* as ifd_image */
+    int frames;              /* as ifd_image */
+    int format;              /* IFD_PNG, IFD_WEBP or IFD_GIF: the source's */
+} ifd_result;
+
+/* The format the bytes' signature names (IFD_NONE for anything else). */
+int ifd_sniff(const void *buf, size_t len);
+/* IFD_OK with *res filled, or IFD_DECLINED (what the decoder declines, a box not positive, memory):
+ * libvips then makes the thumbnail. */
+int ifd_thumbnail(const void *buf, size_t len, const ifd_opts *opts, ifd_result *res);
 
 #endif
