@@ -102,7 +102,7 @@ final class PixelSourceTests: E2ETestCase {
         for (name, bytes) in damaged {
             try bytes.write(to: file(name))
             let r = try get([file(name).path, "-s", "100", "-f", "png", "--json", "-o", file("\(name).png").path])
-            assertExit(r, 1)
+            assertExit(r, 7)
             XCTAssertEqual(errorCode(singleRecord(r)), "invalid_image", "\(name): \(r.stderr)")
         }
     }
