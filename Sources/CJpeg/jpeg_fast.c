@@ -128,10 +128,18 @@ static void ifj_read_header(j_decompress_ptr d, struct ifj_error *jerr) {
     jerr->in_header = 0;
 }
 
+/* The resolution fields of EXIF's IFD0, as libvips 8.14 reads them (vips_image_resolution_from_exif,
+ * through libexif): X and Y as single RATIONALs, the unit a single SHORT (absent: inches). */
+struct ifj_exif_res {
+    double x, y;
+    int have_x, have_y, unit;
+    int unknown;             /* a field libvips' reading was not checked for (another type, a zero
+                                denominator, a second APP1...): the resolution is not known */
+};
+
 /* EXIF orientation from an APP1 marker: 1 when absent or unreadable-but-harmless, 0 when malformed.
- * *resolution is set to 1 when IFD0 has an X or Y resolution or a resolution unit (libvips then
- * takes the image's resolution from EXIF, not JFIF). */
-static int ifj_exif_orientation(const unsigned char *d, unsigned int len, int *resolution) {
+ * Fills *r with IFD0's resolution fields. */
+static int ifj_exif_orientation(const unsigned char *d, unsigned int len, struct ifj_exif_res *r) {
     if (len < 14 || memcmp(d, "Exif\0\0", 6) != 0) return 1;
     const unsigned char *t = d + 6;
     unsigned int n = len - 6;
@@ -149,22 +157,33 @@ static int ifj_exif_orientation(const unsigned char *d, unsigned int len, int *r
         if (e > (size_t)n - 12 || n < 12) {
             /* Past the entries' end: malformed before the orientation; after it, the resolution is unknown. */
             if (orientation < 0) return 0;
-            *resolution = 1;
+            r->unknown = 1;
             return orientation;
         }
-        const unsigned tag = U16(t + e);
-        if (tag == 0x011A || tag == 0x011B || tag == 0x0128) *resolution = 1;
+        const unsigned tag = U16(t + e), type = U16(t + e + 2), components = U32(t + e + 4);
         if (tag == 0x0112 && orientation < 0) orientation = (int)U16(t + e + 8);
+        if (tag == 0x011A || tag == 0x011B) {
+            const unsigned off = U32(t + e + 8);
+            if (type == 3) continue;    /* a SHORT: libvips cannot read it as a resolution (measured) */
+            if (type != 5 || components != 1 || off > n - 8 || n < 8 || U32(t + off + 4) == 0) { r->unknown = 1; continue; }
+            const double v = (double)U32(t + off) / (double)U32(t + off + 4);
+            if (tag == 0x011A) { r->x = v; r->have_x = 1; } else { r->y = v; r->have_y = 1; }
+        }
+        if (tag == 0x0128) {
+            if (type != 3 || components != 1) r->unknown = 1;
+            else r->unit = (int)U16(t + e + 8);
+        }
     }
     return orientation < 0 ? 1 : orientation;
 #undef U16
 #undef U32
 }
 
-/* The resolution libvips 8.14's jpegload gives an image without EXIF resolution, in pixels per
- * metre as pngsave writes it (rint(res * 1000), res in pixels per mm): 72 dpi unless the JFIF
- * header says otherwise (density unit 0 gives the aspect ratio only). */
-static void ifj_jfif_resolution(const struct jpeg_decompress_struct *d, ifj_result *res) {
+/* The resolution libvips 8.14's jpegload gives the image, in pixels per metre as its pngsave writes
+ * them (rint(res * 1000), res in pixels per mm): EXIF's when IFD0 has both X and Y and a known unit
+ * (1 none: pixels per mm as they are, 2 inch, 3 cm), else JFIF's, else 72 dpi (JFIF's density unit
+ * 0 gives the aspect ratio only). 0 when it is not known. */
+static void ifj_resolution(const struct jpeg_decompress_struct *d, const struct ifj_exif_res *exif, ifj_result *res) {
     double xres = 72.0 / 25.4, yres = 72.0 / 25.4;
     if (d->saw_JFIF_marker && d->X_density != 1U && d->Y_density != 1U) {
         switch (d->density_unit) {
@@ -174,6 +193,14 @@ static void ifj_jfif_resolution(const struct jpeg_decompress_struct *d, ifj_resu
         default: break;
         }
     }
+    const int unit = exif->unit;
+    if (exif->have_x && exif->have_y && unit >= 1 && unit <= 3) {
+        const double div = unit == 2 ? 25.4 : (unit == 3 ? 10.0 : 1.0);
+        xres = unit == 1 ? exif->x : exif->x / div;
+        yres = unit == 1 ? exif->y : exif->y / div;
+    }
+    res->x_ppm = res->y_ppm = 0;
+    if (exif->unknown || !(xres * 1000 < 2e9) || !(yres * 1000 < 2e9)) return;
     res->x_ppm = (int)rint(xres * 1000);
     res->y_ppm = (int)rint(yres * 1000);
 }
@@ -290,13 +317,15 @@ int ifj__thumbnail_from(ifj_src_setup setup, void *ctx, const ifj_opts *opts, in
     p_jpeg_save_markers(&d, JPEG_APP0 + 2, 0xFFFF);  /* ICC profile */
     ifj_read_header(&d, &jerr);
 
-    int declined = 0, exif_resolution = 0;
+    int declined = 0, exif_blocks = 0;
+    struct ifj_exif_res exif = { 0, 0, 0, 0, 2, 0 };
     for (jpeg_saved_marker_ptr m = d.marker_list; m != NULL; m = m->next) {
         if (m->marker == JPEG_APP0 + 2) declined = 1;                                   /* colour-managed by vips */
-        if (m->marker == JPEG_APP0 + 1 && ifj_exif_orientation(m->data, m->data_length, &exif_resolution) != 1) declined = 1;
+        if (m->marker == JPEG_APP0 + 1 && m->data_length >= 6 && memcmp(m->data, "Exif\0\0", 6) == 0) exif_blocks++;
+        if (m->marker == JPEG_APP0 + 1 && ifj_exif_orientation(m->data, m->data_length, &exif) != 1) declined = 1;
     }
-    ifj_jfif_resolution(&d, res);
-    if (exif_resolution) res->x_ppm = res->y_ppm = 0;
+    if (exif_blocks > 1) exif.unknown = 1;   /* which one libvips reads was not checked */
+    ifj_resolution(&d, &exif, res);
     if (opts->square_resolution && (res->x_ppm <= 0 || res->x_ppm != res->y_ppm)) declined = 1;
     int ch = d.num_components;
     if (d.arith_code || d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK || (ch != 1 && ch != 3)) declined = 1;

@@ -89,7 +89,7 @@ final class JpegFastPathTests: XCTestCase {
     }
 
     /// Raw RGB pixels of an encoded image (libvips writes a binary PPM: "P6 W H 255\n" + pixels).
-    func pixels(_ encoded: [UInt8]) throws -> [UInt8] {
+    static func pixels(_ encoded: [UInt8]) throws -> [UInt8] {
         let ppm = try VipsBridge.thumbnail(encoded, width: nil, height: nil, cover: false, suffix: ".ppm", quality: nil).bytes
         var newlines = 0
         var start = 0
@@ -103,7 +103,7 @@ final class JpegFastPathTests: XCTestCase {
     func testPixelsAreCloseToLibvipsThumbnail() throws {
         let ours = try XCTUnwrap(try fast("photo.jpg", 320, 320, quality: 95)).image.bytes
         let theirs = try VipsBridge.thumbnail(try bytes("photo.jpg"), width: 320, height: 320, cover: false, suffix: ".jpg", quality: 95).bytes
-        let a = try pixels(ours), b = try pixels(theirs)
+        let a = try Self.pixels(ours), b = try Self.pixels(theirs)
         XCTAssertEqual(a.count, b.count)
         XCTAssertEqual(a.count, 320 * 213 * 3)
         let mse = zip(a, b).reduce(0.0) { $0 + pow(Double($1.0) - Double($1.1), 2) } / Double(a.count)

@@ -186,7 +186,9 @@ final class JpegStreamDecodeTests: XCTestCase {
         XCTAssertNotNil(vips.streamingDecode(for: url, processing: Processing(width: 100, height: nil), maxPixels: max),
                         "format original: a JPEG source stays JPEG")
         XCTAssertNil(vips.streamingDecode(for: url, processing: .original, maxPixels: max), "no resize: the original is validated")
-        XCTAssertNil(vips.streamingDecode(for: url, processing: Processing(width: 100, height: 100, format: .webp), maxPixels: max))
+        XCTAssertNotNil(vips.streamingDecode(for: url, processing: Processing(width: 100, height: 100, format: .webp), maxPixels: max),
+                        "WebP and PNG: the same decode, the pixels encoded by libwebp or libpng")
+        XCTAssertNil(vips.streamingDecode(for: url, processing: Processing(width: 100, height: 100, format: .avif), maxPixels: max))
         XCTAssertNil(vips.streamingDecode(for: .file(path: "/tmp/a.jpg"), processing: Processing(width: 100, height: 100), maxPixels: max),
                      "a local file is read at once")
     }

@@ -20,8 +20,8 @@ typedef struct {
                                 of `width`), not a JPEG: for placeholders and the other encoders */
     int small_side;          /* > 0: also the thumbnail's pixels box-filtered to fit inside side x side, as
                                 RGBA (ifj_result.small): placeholders from the same pass */
-    int square_resolution;   /* 1 = also decline a JPEG whose resolution libvips would read from EXIF, or
-                                whose two axes differ: a PNG's pHYs is written from ifj_result.x_ppm */
+    int square_resolution;   /* 1 = also decline a JPEG whose resolution is not known or differs between the
+                                axes (ifj_result.x_ppm): a PNG's pHYs is written from x_ppm */
 } ifj_opts;
 
 typedef struct {
@@ -32,8 +32,8 @@ typedef struct {
     void *small;             /* opts->small_side: small_width x small_height x 4 bytes; release with ifj_free */
     int small_width, small_height;
     int x_ppm, y_ppm;        /* the resolution libvips' jpegload would give, in pixels per metre as its
-                                pngsave writes them (JFIF, else 72 dpi); 0 when EXIF names one (libvips
-                                reads that instead) */
+                                pngsave writes them (EXIF's, else JFIF's, else 72 dpi); 0 when not known
+                                (EXIF fields of a form libvips' reading was not checked for) */
 } ifj_result;
 
 /* 1 when libjpeg.so.62 could be loaded (dlopen, once). */
