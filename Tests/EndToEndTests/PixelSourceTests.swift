@@ -64,6 +64,14 @@ final class PixelSourceTests: E2ETestCase {
         }
     }
 
+    func testASourceAlreadyInTheFormatAskedForIsHandedOutAsItIs() throws {
+        for source in try makeSources() where ["png", "webp"].contains(source.pathExtension) {
+            let out = file("same-\(source.lastPathComponent)")
+            assertExit(try get([source.path, "-f", source.pathExtension, "-o", out.path]), 0)
+            XCTAssertEqual(try Data(contentsOf: out), try Data(contentsOf: source), "\(source.lastPathComponent): its own bytes")
+        }
+    }
+
     func testTransparentHardEdgeHasNoDarkFringe() throws {
         // Opaque white on fully transparent black: a resize that does not premultiply by alpha
         // mixes the invisible black into the edge, which then shows dark on any background.

@@ -17,6 +17,8 @@ enum PixelSourcePath {
         // `-f original` keeps the source's format (libvips' choice for these three); GIF is written by libvips only.
         let output = processing.format == .original ? sourceFormat : routed
         guard PixelEncoder.encodes(output) else { return nil }
+        // A source already in the format asked for, without a resize or a quality, is handed out as it is (libvips' check).
+        if !processing.resizes && output == sourceFormat && processing.quality == nil { return nil }
         var opts = ifd_opts(width: Int32(clamping: processing.width ?? VipsBridge.unconstrained),
                             height: Int32(clamping: processing.height ?? VipsBridge.unconstrained),
                             crop: processing.coversBox ? 1 : 0, max_pixels: Double(maxPixels))
