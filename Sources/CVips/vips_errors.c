@@ -70,6 +70,12 @@ int ifv_rgba_pixels(const void *buf, size_t len, int side, void **out, int *out_
     RUN_WITH_OWN_ERROR(ifv__rgba_pixels_once(buf, len, side, out, out_w, out_h, err, errlen));
 }
 
+int ifv_save_pixels(const void *pixels, int width, int height, int bands, const char *suffix, int quality,
+                    void **out, size_t *out_len, char *err, size_t errlen) {
+    if (ifv_load(err, errlen) != 0) return -1;   /* vips_outputs.c's operation needs it loaded */
+    RUN_WITH_OWN_ERROR(ifv__save_pixels_once(pixels, width, height, bands, suffix, quality, out, out_len, err, errlen));
+}
+
 int ifv_can_save(const char *suffix) {
     shared_begin();   /* it clears the buffer: never while another failure reads its own */
     int rc = ifv__can_save_once(suffix);

@@ -64,6 +64,8 @@ int ifv__cropfirst_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *
 int ifv__outputs_resolve(void *handle, char *err, size_t errlen);
 int ifv__save(VipsImage *thumb, const ifv_thumb_opts *opts, const char *suffix, void **out, size_t *out_len);
 int ifv__rgba_pixels_once(const void *buf, size_t len, int side, void **out, int *out_w, int *out_h, char *err, size_t errlen);
+int ifv__save_pixels_once(const void *pixels, int width, int height, int bands, const char *suffix, int quality,
+                          void **out, size_t *out_len, char *err, size_t errlen);
 /* vips_common.c, which every file may use and which uses none of them (no file circle): */
 /* its libvips functions (0, or -1 with a message in err), resolved by the loader; then, once
  * libvips is ready, ifv__common_loaded. */

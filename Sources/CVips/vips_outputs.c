@@ -6,6 +6,8 @@
  * - Placeholders: the thumbnail's pixels fitted inside a small box (100x100 for ThumbHash), as
  *   8-bit sRGB RGBA, from the same in-memory image; or from encoded bytes (a cache hit, an
  *   original handed out), by a shrink-on-load thumbnail.
+ * - Pixels made without libvips (the JPEG path's thumbnail) encoded by a saver libwebp and libpng
+ *   do not replace (AVIF), from memory.
  */
 #define _GNU_SOURCE
 #include "vips_internal.h"
@@ -17,7 +19,7 @@
 
 typedef int gboolean;
 
-enum { IFV_SIZE_DOWN = 2, IFV_INTERPRETATION_sRGB = 22, IFV_FORMAT_UCHAR = 0 };
+enum { IFV_SIZE_DOWN = 2, IFV_INTERPRETATION_sRGB = 22, IFV_INTERPRETATION_B_W = 1, IFV_FORMAT_UCHAR = 0 };
 
 static VipsImage *(*o_copy_memory)(VipsImage *in);
 static int (*o_write_to_buffer)(VipsImage *in, const char *suffix, void **buf, size_t *size, ...);
@@ -31,6 +33,8 @@ static int (*o_bandjoin_const1)(VipsImage *in, VipsImage **out, double c, ...);
 static int (*o_cast)(VipsImage *in, VipsImage **out, int format, ...);
 static int (*o_crop)(VipsImage *in, VipsImage **out, int left, int top, int width, int height, ...);
 static void *(*o_write_to_memory)(VipsImage *in, size_t *size);
+static VipsImage *(*o_new_from_memory)(const void *data, size_t size, int width, int height, int bands, int format);
+static int (*o_copy)(VipsImage *in, VipsImage **out, ...);
 static gboolean (*o_hasalpha)(VipsImage *image);
 static int (*o_get_bands)(const VipsImage *image);
 static int (*o_get_width)(const VipsImage *image);
@@ -53,6 +57,8 @@ int ifv__outputs_resolve(void *handle, char *err, size_t errlen) {
     IFV_RESOLVE(o_cast, "vips_cast");
     IFV_RESOLVE(o_crop, "vips_crop");
     IFV_RESOLVE(o_write_to_memory, "vips_image_write_to_memory");
+    IFV_RESOLVE(o_new_from_memory, "vips_image_new_from_memory");
+    IFV_RESOLVE(o_copy, "vips_copy");
     IFV_RESOLVE(o_hasalpha, "vips_image_hasalpha");
     IFV_RESOLVE(o_get_bands, "vips_image_get_bands");
     IFV_RESOLVE(o_get_width, "vips_image_get_width");
@@ -196,6 +202,34 @@ int ifv__rgba_pixels_once(const void *buf, size_t len, int side, void **out, int
         return -1;
     }
     o_unref(thumb);
+    ifv__error_clear();
+    return 0;
+}
+
+int ifv__save_pixels_once(const void *pixels, int width, int height, int bands, const char *suffix, int quality,
+                          void **out, size_t *out_len, char *err, size_t errlen) {
+    *out = NULL;
+    *out_len = 0;
+    char save[160];
+    if (pixels == NULL || width < 1 || height < 1 || (bands != 1 && bands != 3) ||
+        ifv__suffix(suffix, quality, 1, save, sizeof save) != 0) {
+        snprintf(err, errlen, "cannot save these pixels");
+        return -1;
+    }
+    /* The pixels stay the caller's: libvips reads them during the save, which ends before this returns. */
+    VipsImage *mem = o_new_from_memory(pixels, (size_t)width * (size_t)height * (size_t)bands, width, height, bands, IFV_FORMAT_UCHAR);
+    VipsImage *img = NULL;
+    /* What a thumbnail of the same JPEG is: sRGB, or grey (the saver converts it as it would). */
+    int rc = mem == NULL ? -1 : o_copy(mem, &img, "interpretation", bands == 3 ? IFV_INTERPRETATION_sRGB : IFV_INTERPRETATION_B_W, NULL);
+    if (mem != NULL) o_unref(mem);
+    if (rc == 0 && img != NULL) rc = o_write_to_buffer(img, save, out, out_len, NULL);
+    if (img != NULL) o_unref(img);
+    if (rc != 0 || *out == NULL) {
+        if (*out != NULL) o_free(*out);
+        *out = NULL;
+        ifv__take_error(err, errlen, "cannot save the thumbnail");
+        return -1;
+    }
     ifv__error_clear();
     return 0;
 }

@@ -187,8 +187,8 @@ final class JpegStreamDecodeTests: XCTestCase {
                         "format original: a JPEG source stays JPEG")
         XCTAssertNil(vips.streamingDecode(for: url, processing: .original, maxPixels: max), "no resize: the original is validated")
         XCTAssertNotNil(vips.streamingDecode(for: url, processing: Processing(width: 100, height: 100, format: .webp), maxPixels: max),
-                        "WebP and PNG: the same decode, the pixels encoded by libwebp or libpng")
-        XCTAssertNil(vips.streamingDecode(for: url, processing: Processing(width: 100, height: 100, format: .avif), maxPixels: max))
+                        "WebP, PNG and AVIF: the same decode, the pixels encoded by libwebp, libpng or libvips' heifsave")
+        XCTAssertNil(vips.streamingDecode(for: url, processing: Processing(width: 100, height: 100, format: .gif), maxPixels: max))
         XCTAssertNil(vips.streamingDecode(for: .file(path: "/tmp/a.jpg"), processing: Processing(width: 100, height: 100), maxPixels: max),
                      "a local file is read at once")
     }

@@ -81,6 +81,13 @@ typedef struct ifv_thumb_extras {
  * side x side: a shrink-on-load thumbnail, for placeholders. *out released with ifv_free. */
 int ifv_rgba_pixels(const void *buf, size_t len, int side, void **out, int *out_w, int *out_h, char *err, size_t errlen);
 
+/* 8-bit pixels made without libvips (width x height, bands 1 = grey or 3 = sRGB, rows width x bands
+ * bytes apart) encoded by the saver of `suffix` (".avif", ...) as ifv_thumbnail encodes its
+ * thumbnail (quality 0 = the saver's default, metadata stripped). 0 with *out (release with
+ * ifv_free), or -1 with err. Loads libvips. */
+int ifv_save_pixels(const void *pixels, int width, int height, int bands, const char *suffix, int quality,
+                    void **out, size_t *out_len, char *err, size_t errlen);
+
 /* vips_thumbnail as vipsthumbnail runs it (shrink-on-load leaving the filter at least 2x, never
  * upscaling, orientation applied); a source carrying an ICC profile is converted to sRGB (an
  * untagged one is left alone: libvips 8.14 shifts it otherwise), alpha flattened when asked, every

@@ -1,12 +1,17 @@
 import CCodecs
+import CVips
 
 /// Thumbnail pixels made without libvips (the JPEG path's decode and resize) encoded by libwebp or
 /// libpng alone (`CCodecs`), set as libvips' webpsave and pngsave are for the same options, so the
-/// file is the one libvips would write from these pixels. JPEG is written by libjpeg itself
-/// (`jpeg_fast.c`), AVIF and GIF only by libvips.
+/// file is the one libvips would write from these pixels; AVIF by libvips' heifsave from memory
+/// (libvips loaded, but neither its decode nor its resize run). JPEG is written by libjpeg itself
+/// (`jpeg_fast.c`), GIF only by libvips.
 enum PixelEncoder {
     /// The formats written here.
-    static func encodes(_ format: ImageFormat) -> Bool { format == .webp || format == .png }
+    static func encodes(_ format: ImageFormat) -> Bool { format == .webp || format == .png || format == .avif }
+
+    /// Whether the encoder needs libvips (loaded ahead while a download runs).
+    static func needsLibvips(_ format: ImageFormat) -> Bool { format == .avif }
 
     /// 8-bit interleaved pixels: 1 (grey), 2 (grey, alpha), 3 (RGB) or 4 (RGBA) bytes each, rows
     /// `width * channels` bytes apart. nil when the library cannot be loaded or the encoder failed
@@ -25,11 +30,29 @@ enum PixelEncoder {
         case .png:
             var opts = ifc_png_opts(compression: -1, pixels_per_metre: Int32(clamping: pixelsPerMetre))
             status = ifc_encode_png(&image, &opts, &out, nil, 0)
+        case .avif:
+            return avif(pixels, width: width, height: height, channels: channels, quality: quality)
         default:
             return nil
         }
         guard status == Int32(IFC_OK), let data = out.data else { return nil }
         defer { ifc_free(data) }
         return Array(UnsafeRawBufferPointer(start: data, count: out.length))
+    }
+
+    /// libvips' heifsave (AV1) of the pixels, as a thumbnail is saved; nil when libvips or its AVIF
+    /// saver is missing, or the save failed (the libvips path then says why).
+    static func avif(_ pixels: UnsafeRawPointer, width: Int, height: Int, channels: Int, quality: Int?) -> [UInt8]? {
+        guard channels == 1 || channels == 3, (try? VipsBridge.load()) != nil, VipsBridge.canSave(suffix: ".avif") else { return nil }
+        var out: UnsafeMutableRawPointer? = nil
+        var length = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let rc = message.withUnsafeMutableBufferPointer { m in
+            ifv_save_pixels(pixels, Int32(clamping: width), Int32(clamping: height), Int32(channels), ".avif",
+                            Int32(clamping: min(max(quality ?? 0, 0), 100)), &out, &length, m.baseAddress, m.count)
+        }
+        guard rc == 0, let out else { return nil }
+        defer { ifv_free(out) }
+        return Array(UnsafeRawBufferPointer(start: out, count: length))
     }
 }

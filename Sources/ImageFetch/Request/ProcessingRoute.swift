@@ -9,8 +9,9 @@ public enum ProcessingRoute: Sendable, Hashable {
     /// other source is converted by libvips.
     case handOutJPEG
     /// A thumbnail of a plain JPEG source decoded and resized without libvips (`JpegFastPath`):
-    /// `output` jpeg is encoded by libjpeg, webp and png by libwebp and libpng (`PixelEncoder`), from
-    /// the resized pixels; `streamed`: decoded while an http body downloads (`JpegStreamDecode`).
+    /// `output` jpeg is encoded by libjpeg, webp and png by libwebp and libpng, avif by libvips'
+    /// saver from memory (`PixelEncoder`), from the resized pixels; `streamed`: decoded while an
+    /// http body downloads (`JpegStreamDecode`).
     /// Any other source, or a JPEG libjpeg declines (ICC profile, CMYK, EXIF rotation, a warning;
     /// for png, a resolution libvips would read from EXIF), goes to libvips.
     case jpegThumbnail(streamed: Bool, output: ImageFormat = .jpeg)
@@ -46,7 +47,10 @@ public enum ProcessingRoute: Sendable, Hashable {
     /// A JPEG source is handed out as it is.
     public var handsOutJPEG: Bool { self == .handOut || self == .handOutJPEG }
 
-    /// libjpeg alone will most likely do the work for a source that looks like a JPEG: libvips
-    /// need not be loaded ahead.
-    public var mayNeedOnlyLibjpeg: Bool { makesJPEGThumbnail || handsOutJPEG }
+    /// libjpeg alone (and libwebp or libpng) will most likely do the work for a source that looks
+    /// like a JPEG: libvips need not be loaded ahead.
+    public var mayNeedOnlyLibjpeg: Bool {
+        if let output = jpegThumbnailOutput { return !PixelEncoder.needsLibvips(output) }
+        return handsOutJPEG
+    }
 }

@@ -30,7 +30,11 @@ final class JpegPixelOutputTests: XCTestCase {
             XCTAssertEqual(ProcessingRoute(processing: sharpened), .vips, "what only libvips does")
         }
         XCTAssertEqual(ProcessingRoute(processing: Processing(width: 100, height: 100)).jpegThumbnailOutput, .jpeg)
-        for format in [ImageFormat.avif, .gif, .auto] {
+        XCTAssertEqual(ProcessingRoute(processing: Processing(width: 100, height: 100, format: .avif)).jpegThumbnailOutput, .avif)
+        XCTAssertFalse(ProcessingRoute(processing: Processing(width: 100, height: 100, format: .avif)).mayNeedOnlyLibjpeg,
+                       "AVIF is libvips' to write: loaded ahead")
+        XCTAssertTrue(ProcessingRoute(processing: Processing(width: 100, height: 100, format: .webp)).mayNeedOnlyLibjpeg)
+        for format in [ImageFormat.gif, .auto] {
             XCTAssertEqual(ProcessingRoute(processing: Processing(width: 100, height: 100, format: format)), .vips, "\(format)")
         }
     }
@@ -66,6 +70,26 @@ final class JpegPixelOutputTests: XCTestCase {
             let vipsWebP = try VipsBridge.thumbnail(png, width: nil, height: nil, cover: false, suffix: ".webp", quality: quality).bytes
             XCTAssertEqual(webp, WebPMetadata.removingMetadata(vipsWebP, keepingEXIF: false), "webpsave's file at \(String(describing: quality))")
         }
+    }
+
+    /// AVIF: the same pixels, saved by libvips' heifsave from memory (its decode and resize skipped).
+    func testAVIFIsSavedByLibvipsFromThePixels() throws {
+        guard VipsBridge.canSave(suffix: ".avif") else { throw XCTSkip("this libvips build cannot write AVIF") }
+        let photo = try bytes("photo.jpg")
+        for (name, body, w, h) in [("photo.jpg", photo, 160, 107), ("grey.jpg", try bytes("grey.jpg"), 50, 34)] {
+            let out = try XCTUnwrap(try fast(body, w, w, as: .avif), name)
+            let header = try VipsBridge.header(out.image.bytes)
+            XCTAssertEqual([header.format, "\(header.width)x\(header.height)"], ["avif", "\(w)x\(h)"], name)
+            XCTAssertEqual(out.processed.format, "avif")
+            let ours = try JpegFastPathTests.pixels(out.image.bytes)
+            let theirs = try JpegFastPathTests.pixels(try VipsBridge.thumbnail(body, width: w, height: w, cover: false, suffix: ".avif", quality: nil).bytes)
+            XCTAssertEqual(ours.count, theirs.count, name)
+            let mse = zip(ours, theirs).reduce(0.0) { $0 + pow(Double($1.0) - Double($1.1), 2) } / Double(max(ours.count, 1))
+            XCTAssertGreaterThan(10 * log10(255 * 255 / max(mse, 1e-9)), 30, "\(name): PSNR against libvips' own AVIF")
+        }
+        let low = try XCTUnwrap(try fast(photo, 160, 160, quality: 20, as: .avif)).image.bytes.count
+        let high = try XCTUnwrap(try fast(photo, 160, 160, quality: 90, as: .avif)).image.bytes.count
+        XCTAssertLessThan(low, high, "the quality reaches the saver")
     }
 
     func testPixelsAreCloseToLibvipsThumbnail() throws {
