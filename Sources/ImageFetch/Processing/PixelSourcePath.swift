@@ -2,8 +2,9 @@ import CDecoders
 
 /// PNG, WebP and GIF-still sources made into thumbnails without libvips (issue 44): decoded by
 /// libpng, libwebp (scaled on decode as libvips 8.14's thumbnail loads it) or giflib
-/// (`CDecoders`), resized by the JPEG path's Lanczos3 and encoded by `PixelEncoder`, on the same
-/// route as a JPEG source (`ProcessingRoute.jpegThumbnail`). Everything the decoders decline (ICC
+/// (`CDecoders`), resized by the JPEG path's Lanczos3 and encoded by `PixelEncoder` (PNG, WebP; AVIF
+/// by libvips from the pixels), on the same route as a JPEG source (`ProcessingRoute.jpegThumbnail`).
+/// Everything the decoders decline (ICC
 /// profiles, 16 bits, EXIF rotation, animation, damage of any kind...) and every output they cannot
 /// write goes to libvips exactly as before, which gives the verdict: an image refused before is
 /// refused the same way.
