@@ -208,7 +208,7 @@ int ifd_gif_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
     int status = IFD_DECLINED;
     unsigned short *indices = NULL;   /* the first frame's */
     int width = gif->SWidth, height = gif->SHeight;
-    int any_transparency = 0;        /* libnsgif: any frame's control extension */
+    int any_transparency = 0;        /* libnsgif: any frame's control extension says transparent */
     int pending = 0, pending_index = -1;   /* the control extension before the next frame */
     int first_transparent = -1;      /* the first frame's transparent index, or -1 */
     GifColorType colours[256];
@@ -224,12 +224,12 @@ int ifd_gif_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
             if (t) {
                 pending = 1;
                 pending_index = index;
-                any_transparency = 1;
             }
         } else if (type == IMAGE_DESC_RECORD_TYPE) {
             if (G.DGifGetImageDesc(gif) == GIF_ERROR) goto done;
             GifImageDesc *d = &gif->Image;
             frames++;
+            if (pending) any_transparency = 1;   /* a control extension no frame follows counts for none */
             if (indices == NULL) {
                 /* The first frame: exactly the logical screen, with a colour table. */
                 if (d->Left != 0 || d->Top != 0 || d->Width != width || d->Height != height) goto done;
