@@ -119,7 +119,9 @@ bench: build
 
 # Instruction counts (valgrind --tool=callgrind) of a cache hit, cold gets from a file and over HTTP and
 # a prefetch per image, beside a static Swift hello, djpeg at the same DCT scale and vipsthumbnail, as
-# ratios; each path's top 10 inclusive costs in .build/instructions/ (scripts/bench-instructions.sh).
+# ratios; then every source and output format against vipsthumbnail (issue 44's table, with the floors
+# of the PNG and WebP rows); each path's top 10 inclusive costs in .build/instructions/
+# (scripts/bench-instructions.sh).
 bench-instructions: build
 	@BENCH_DEPS=1 scripts/install-deps.sh
 	@scripts/bench-instructions.sh $(BIN)

@@ -10,11 +10,13 @@
 #   also: vipsthumbnail FILE -s 320x320 (the cold get's reference in `make bench`)
 #   and the cold get and the prefetch again with the SHA-256 at the count of the SHA extensions, which
 #   valgrind cannot run (computed from the disassembly: see below)
+# Then issue 44's table of formats (scripts/bench/instructions-formats.sh: every source and output format
+# against vipsthumbnail, with the floors of the PNG and WebP rows), in OUT/formats.md.
 # D is the DCT scale imgfetch decodes the corpus at (jpeg_fast.c: the shrink to the box, leaving the
 # resize at least 2x: 2000x1500 -> 320x320 decodes at 1/2).
 # Env: BENCH_DIR=/tmp/imgfetch-bench (its corpus is shared with scripts/bench.sh) BENCH_PORT=18095
 #      LINES=200 (the prefetch's lines; ~5 min under callgrind)  OUT=.build/instructions (results)
-# Output: the table on stdout and in OUT/table.md; OUT/<path>.top.txt, the top 10 inclusive costs of each
+# Output: the tables on stdout and in OUT/table.md and OUT/formats.md; OUT/<path>.top.txt, the top 10 inclusive costs of each
 # path (callgrind_annotate), beside OUT/<path>.callgrind.
 set -euo pipefail
 
@@ -105,4 +107,5 @@ r() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
   echo "| cold \`get\` from a file, SHA-256 at the SHA extensions' $shaext a block (computed) | $(m "$cold_sx") | djpeg -scale 1/2 $(m "$djpeg") | $(r "$cold_sx" "$djpeg") | |"
   echo "| \`prefetch\` per image, the same (computed) | $(m "$pfi_sx") | djpeg -scale 1/2 $(m "$djpeg") | $(r "$pfi_sx" "$djpeg") | |"
 } | tee "$OUT/table.md"
+source "$HERE/bench/instructions-formats.sh"
 echo "top 10 inclusive costs of each path: $OUT/*.top.txt" >&2

@@ -68,8 +68,12 @@
 #  24  `prefetch` 2,000 web-sized JPEGs (1000x750) -> 320x320 q80, -j 16, fresh cache
 #                                                            vs img2dataset 1.47, same list and work  <= 0.5
 #  24b the same runs' CPU per image (user + system, children included)   vs img2dataset's             <= 0.5
+#  25  cold `get FILE -s 320x320` per source format (scripts/bench/make-formats.sh), in its own format:
+#      25j JPEG -> WebP, 25p PNG RGB, 25a PNG RGBA, 25w WebP, 25g a still GIF -> -f auto, 25n an animated
+#      GIF (20 frames)                                   vs vipsthumbnail FILE doing the same  <= issue 44's
+#      instruction targets (0.45, 0.6, 0.6, 0.7, 0.6, 0.5)
 # Baseline: with BASELINE_BIN=PATH every imgfetch command of a hyperfine figure (1, 2, 4-7, 9-11, 15,
-#   16, 18, 19) runs also with PATH, in the same rounds (alternating order, same preparation and caches: an
+#   16, 18, 19, 25) runs also with PATH, in the same rounds (alternating order, same preparation and caches: an
 #   all-hit twin reads the cache the new binary filled), and figures 3 and 8 measure PATH after each run;
 #   the table then ends with each command's median new, baseline and new/baseline. Figures timed outside
 #   hyperfine (11b, 12, 13, 17, 20, 21) measure BIN only: run them alone with each binary to compare them.
@@ -92,7 +96,7 @@ if [[ -f "$BENCH_DIR/.pid" ]] && kill -0 "$(cat "$BENCH_DIR/.pid" 2>/dev/null)" 
 fi
 echo $$ > "$BENCH_DIR/.pid"
 QUICK=${QUICK:-0}
-ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24}
+ONLY=${ONLY:-1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25}
 HF_TIMEOUT=${HF_TIMEOUT:-600}
 export VIPS_CONCURRENCY=${VIPS_CONCURRENCY:-2}
 export LC_ALL=C
@@ -124,7 +128,7 @@ PARTS=(
   fig-7-process-per-url.sh fig-10-slow-server.sh fig-11-full-cache-stores.sh fig-17-store-stalls.sh
   fig-11b-million-stores.sh fig-12-million-ls.sh fig-13-million-prune.sh fig-15-16-remote-tier.sh
   fig-20-resume.sh fig-21-low-data.sh fig-22-shard-tar.sh fig-23-shard-rerun.sh fig-24-img2dataset.sh
-  fig-14-fidelity.sh
+  fig-25-formats.sh fig-14-fidelity.sh
 )
 for part in "${PARTS[@]}"; do
   # shellcheck source=/dev/null

@@ -44,7 +44,8 @@
 #   and installs nothing.
 #   BENCH_DEPS=1 adds what `make bench` compares against: hyperfine, curl, aria2, time (gnome-backgrounds,
 #   the wallpapers of the fidelity figures, is installed for the tests already); valgrind and
-#   libjpeg-turbo-progs (djpeg): `make bench-instructions`; python3-venv + img2dataset 1.47 (PyPI), figure
+#   libjpeg-turbo-progs (djpeg, cjpeg, jpegtran), webp (dwebp, cwebp), libpng-dev (scripts/bench/png-decode.c),
+#   python3-numpy and python3-pil (scripts/bench/make-gifs.py): `make bench-instructions`; python3-venv + img2dataset 1.47 (PyPI), figure
 #   24's reference, in its own venv /opt/img2dataset-1.47 (it pins an older webdataset than the tests')
 set -euo pipefail
 # blurhash-python's module (PixelMode is its own: the pure-Python `blurhash` package uses the same name).
@@ -71,7 +72,7 @@ for set in "${sets[@]}"; do
     *) echo "install-deps.sh: unknown set '$set' (build, demo, deb, test, engines)" >&2; exit 2 ;;
   esac
 done
-if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time valgrind python3-venv); fi
+if [[ "${BENCH_DEPS:-0}" == 1 ]]; then want+=(hyperfine curl aria2 time valgrind libjpeg-turbo-progs webp libpng-dev python3-numpy python3-pil python3-venv); fi
 mapfile -t want < <(printf '%s\n' "${want[@]}" | awk '!seen[$0]++')
 if [[ "${INSTALL_DEPS_DRY_RUN:-0}" == 1 ]]; then
   printf '%s\n' "${want[@]}"

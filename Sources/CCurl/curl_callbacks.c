@@ -115,7 +115,15 @@ size_t ifc_header_cb(char *buffer, size_t size, size_t nitems, void *userdata) {
     }
     size_t len = n;
     while (len > 0 && (buffer[len - 1] == '\r' || buffer[len - 1] == '\n')) len--;
-    if (len == 0) return n;   /* the blank line ending the header block */
+    if (len == 0) {   /* the blank line ending the header block */
+        long status = 0;
+        if (x->headers_check != NULL && cu.easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK &&
+            status >= 200 && status <= 299 && x->headers_check(x->headers_check_ctx, x->hdr != NULL ? x->hdr : "") == 1) {
+            x->stopped = 1;
+            return 0;   /* libcurl ends the transfer: CURLE_WRITE_ERROR, taken as `stopped` */
+        }
+        return n;
+    }
     size_t need = x->hdr_len + (x->hdr_len ? 1 : 0) + len + 1;
     if (reserve((unsigned char **)&x->hdr, &x->hdr_cap, need) != 0) {
         x->oom = 1;

@@ -128,6 +128,8 @@ uint64_t ifc_engine_add(ifc_engine *e, const ifc_request *r) {
     x->tap_only = r->tap_only && r->tap_data != NULL;
     x->watch = r->tap_only ? NULL : r->watch;
     x->watch_ctx = r->watch_ctx;
+    x->headers_check = r->headers_check;
+    x->headers_check_ctx = r->headers_check_ctx;
     x->meter = r->meter;
     x->url = strdup(r->url);
     x->host = url_host(r->url);

@@ -137,7 +137,9 @@ typedef struct xfer {
     int oom;
     int (*watch)(void *ctx, const void *data, size_t len);   /* ifc_request.watch; NULL once it needs no more */
     void *watch_ctx;
-    int stopped;                     /* the watcher stopped the transfer */
+    int (*headers_check)(void *ctx, const char *headers);   /* ifc_request.headers_check */
+    void *headers_check_ctx;
+    int stopped;                     /* the watcher (or the headers' check) stopped the transfer */
     ifc_bucket *bucket;              /* the engine's, when it has a rate_total; else NULL */
     int paused;                      /* the write callback returned CURL_WRITEFUNC_PAUSE */
     int cookies;                     /* uses the engine's cookie share (ifc_request.cookies) */

@@ -17,9 +17,26 @@
         }                                                                           \
     } while (0)
 
-/* Called inside ifv_load, after vips_init: when ifv_restrict_modules took effect, opens the heif
- * and jxl modules of the libvips containing `vips_symbol` (version major.minor) by absolute path. */
-void ifv_load_format_modules(void *vips_symbol, int major, int minor);
+/* vips_modules.c: the modules libvips' heif (HEIF, AVIF) and jxl loaders and savers live in, opened
+ * only when a call needs one. ifv__modules_locate (inside ifv_load, after vips_init): when
+ * ifv_restrict_modules took effect, the module directory of the libvips containing `vips_symbol`
+ * (version major.minor). ifv__modules_for_bytes / _for_suffix: the modules a source (by its first
+ * bytes) or a save suffix needs; ifv__modules_missing: those of `mask` not opened yet (0 when libvips
+ * loads its modules itself). ifv__modules_open: opens the missing ones (1 when it tried any); call it
+ * through ifv__need_modules, which holds the lock no operation runs under. */
+enum { IFV_MODULE_HEIF = 1, IFV_MODULE_JXL = 2 };
+void ifv__modules_locate(void *vips_symbol, int major, int minor);
+int ifv__modules_for_bytes(const void *buf, size_t len);
+int ifv__modules_for_suffix(const char *suffix);
+int ifv__modules_missing(int mask);
+int ifv__modules_open(int mask);
+/* vips_errors.c: loads libvips and opens the modules of `mask` not opened yet, with the operations'
+ * lock held exclusively (no operation runs while a module registers its classes), then blocks the
+ * untrusted operations again (ifv__block_untrusted). Cheap once they are open. */
+void ifv__need_modules(int mask);
+/* vips_shim.c: blocks libvips' untrusted operations (those of modules opened since included), then
+ * applies the JXL permission (ifv__apply_jxl_permission). libvips must be loaded. */
+void ifv__block_untrusted(void);
 
 /* Called inside ifv_load after untrusted operations are blocked: unblocks the JXL loaders when
  * ifv_allow_jxl was called. */

@@ -4,6 +4,7 @@
  * process-wide buffer right after the failing call. */
 #define _GNU_SOURCE
 #include "cvips.h"
+#include "vips_internal.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -49,7 +50,7 @@ static int sheet_ready = 0;
     do { *(void **)(&ptr) = dlsym(h, name); if (ptr == NULL) return; } while (0)
 
 static void sheet_resolve(void) {
-    void *h = dlopen("libvips.so.42", RTLD_NOW | RTLD_NOLOAD);
+    void *h = dlopen("libvips.so.42", RTLD_LAZY | RTLD_NOLOAD);
     if (h == NULL) return;
     SHEET_RESOLVE(s_thumbnail_buffer, "vips_thumbnail_buffer");
     SHEET_RESOLVE(s_text, "vips_text");
@@ -192,6 +193,9 @@ int ifv_contact_sheet(const ifv_sheet_item *items, int n, const ifv_sheet_opts *
     pthread_once(&sheet_once, sheet_resolve);
     if (!sheet_ready) { snprintf(err, errlen, "this libvips lacks an operation the contact sheet needs"); return -1; }
     if (n < 1 || o->columns < 1 || o->size < 1) { snprintf(err, errlen, "nothing to put on the sheet"); return -1; }
+    int modules = ifv__modules_for_suffix(o->save_suffix);   /* the heif/jxl modules its pictures need */
+    for (int i = 0; i < n; i++) modules |= ifv__modules_for_bytes(items[i].data, items[i].len);
+    ifv__need_modules(modules);
     double white_value[3] = {255, 255, 255};
     VipsArrayDouble *white = s_array_double_new(white_value, 3);
     VipsImage **cells = calloc((size_t)n, sizeof *cells);

@@ -101,7 +101,10 @@ static void ifv_silent_log(const char *domain, int level, const char *message, v
     } while (0)
 
 static void ifv_do_load(void) {
-    void *handle = dlopen("libvips.so.42", RTLD_NOW | RTLD_GLOBAL);
+    /* Lazy binding: a symbol is resolved on its first call, not all of libvips' at load (Debian's
+     * libvips and most of its libraries are linked BIND_NOW, which this cannot change: ~21 M
+     * instructions saved, not more). Global: the modules opened later bind to libvips' symbols. */
+    void *handle = dlopen("libvips.so.42", RTLD_LAZY | RTLD_GLOBAL);
     if (handle == NULL) {
         const char *e = dlerror();
         snprintf(load_error, sizeof load_error, "cannot load libvips.so.42: %s", e ? e : "unknown error");
@@ -150,10 +153,9 @@ static void ifv_do_load(void) {
         if (e) p_g_free(e);
         return;
     }
-    /* Before blocking untrusted operations, which applies to the operations registered by then. */
-    if (p_vips_version != NULL) ifv_load_format_modules((void *)p_vips_init, p_vips_version(0), p_vips_version(1));
-    p_vips_block_untrusted_set(1);
-    ifv__apply_jxl_permission();
+    /* The heif and jxl modules are opened when a call needs one (vips_modules.c), then blocked again. */
+    if (p_vips_version != NULL) ifv__modules_locate((void *)p_vips_init, p_vips_version(0), p_vips_version(1));
+    ifv__block_untrusted();
     p_vips_cache_set_max(0);
     if (concurrency > 0 && getenv("VIPS_CONCURRENCY") == NULL) p_vips_concurrency_set(concurrency);
     if (!ifv_orc_is_thread_safe(handle)) {
@@ -163,6 +165,12 @@ static void ifv_do_load(void) {
     p_vips_error_clear();
     ifv__common_loaded();
     load_status = 0;
+}
+
+void ifv__block_untrusted(void) {
+    /* Applies to the operations registered by then: called again after a module is opened. */
+    p_vips_block_untrusted_set(1);
+    ifv__apply_jxl_permission();
 }
 
 int ifv_load(char *err, size_t errlen) {
@@ -187,6 +195,7 @@ int ifv_version(char *version, size_t len, char *err, size_t errlen) {
 /* Whether libvips has the JXL loader (ifv_allow_jxl unblocks it; vips_modules.c). */
 int ifv_can_load_jxl(void) {
     if (ifv_load(NULL, 0) != 0) return 0;
+    ifv__need_modules(IFV_MODULE_JXL);
     typedef unsigned long (*type_from_name_fn)(const char *);
     type_from_name_fn type_from_name = (type_from_name_fn)dlsym(RTLD_DEFAULT, "g_type_from_name");
     return type_from_name != NULL && type_from_name("VipsForeignLoadJxlBuffer") != 0;

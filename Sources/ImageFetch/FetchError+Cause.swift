@@ -26,6 +26,9 @@ public enum FailureCause: String, Sendable, Hashable, CaseIterable {
     case dependencyMissing = "dependency_missing"
     case cancelled
     case network
+    /// Skipped by policy (not failures): robots.txt disallows the path; the server opted out.
+    case robots
+    case optOut = "opt_out"
 
     /// The cause in words, as the message line says it.
     public var words: String {
@@ -53,6 +56,8 @@ public enum FailureCause: String, Sendable, Hashable, CaseIterable {
         case .dependencyMissing: "a library is missing"
         case .cancelled: "cancelled"
         case .network: "a network error"
+        case .robots: "disallowed by robots.txt"
+        case .optOut: "the server opted out"
         }
     }
 
@@ -101,6 +106,8 @@ extension FetchError {
         case .dependencyMissing: .dependencyMissing
         case .cancelled: .cancelled
         case .sourcesExhausted(let failures): failures.last?.error.cause ?? .cancelled
+        case .robotsUnavailable(_, let reason): reason.cause
+        case .skipped(let skip): skip.cause
         }
     }
 

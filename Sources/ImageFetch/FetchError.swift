@@ -55,6 +55,12 @@ public enum FetchError: Error, Sendable, Equatable {
     case hostDown(String)
     /// Every source (the original, its low-data fallback, the alternatives) failed, in the order tried.
     case sourcesExhausted([SourceFailure])
+    /// The origin's robots.txt (`url`) could not be had (429, 5xx, no answer; RFC 9309 §2.3.1.4):
+    /// nothing is requested from the origin. Its code and cause are the robots.txt fetch's.
+    indirect case robotsUnavailable(url: String, reason: FetchError)
+    /// Not fetched by policy: robots.txt disallows the path, or the response carries an opt-out
+    /// (`PolicySkip`). Not a failure of the line: its record says `skipped`.
+    case skipped(PolicySkip)
 
     /// A stable, machine-readable name for the failure (`error.code` in `--json`).
     public var code: String {
@@ -79,6 +85,8 @@ public enum FetchError: Error, Sendable, Equatable {
         case .cancelled: "cancelled"
         case .hostDown: "host_down"
         case .sourcesExhausted: "sources_exhausted"
+        case .robotsUnavailable(_, let reason): reason.code
+        case .skipped: "skipped"
         }
     }
 
@@ -121,6 +129,9 @@ public enum FetchError: Error, Sendable, Equatable {
         case .sourcesExhausted(let failures):
             "all \(failures.count) sources failed: "
                 + failures.map { $0.error.message(naming: $0.source) }.joined(separator: "; ")
+        case .robotsUnavailable(let url, let reason):
+            "its origin's robots.txt is unavailable (\(url): \(reason.message)): nothing is requested from the origin"
+        case .skipped(let skip): skip.message
         }
     }
 
@@ -160,6 +171,24 @@ public enum FetchError: Error, Sendable, Equatable {
             rest = message[message.index(after: range.lowerBound)...]
         }
         return false
+    }
+
+    /// The policy skip this failure is (a skip as the last source's failure too), else nil.
+    public var policySkip: PolicySkip? {
+        switch self {
+        case .skipped(let skip): skip
+        case .sourcesExhausted(let f): f.last?.error.policySkip
+        default: nil
+        }
+    }
+
+    /// Whether the origin's robots.txt was unavailable (the last source's, for `sourcesExhausted`).
+    public var robotsUnavailable: Bool {
+        switch self {
+        case .robotsUnavailable: true
+        case .sourcesExhausted(let f): f.last?.error.robotsUnavailable ?? false
+        default: false
+        }
     }
 
     /// True when every underlying failure is `notCached` (exit code 3 rather than 1).

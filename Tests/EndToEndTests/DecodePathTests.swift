@@ -42,4 +42,34 @@ final class DecodePathTests: E2ETestCase {
         assertExit(back, 0)
         assertImageFile(file("b.png"), .png, width: 60, height: 40)
     }
+
+    /// libvips' heif module (libheif, libde265, the AV1 codecs: ~37 M instructions to open) and its jxl
+    /// module are opened only for a source or output of theirs: a PNG, GIF, TIFF or WebP run never maps
+    /// them (seen in the files the process opens, under strace), an AVIF output does.
+    func testTheHeifAndJxlModulesOpenOnlyForTheirFormats() throws {
+        let strace = URL(fileURLWithPath: "/usr/bin/strace")
+        guard FileManager.default.isExecutableFile(atPath: strace.path), let binary = E2EPaths.binary else {
+            throw XCTSkip("strace is needed (scripts/install-deps.sh installs it)")
+        }
+        func opened(_ args: [String]) throws -> String {
+            let trace = file("openat.txt")
+            let r = ProcessRunner.run(strace, ["-f", "-q", "-o", trace.path, "-e", "trace=open,openat", binary.path, "get",
+                                               "--cache-dir", cacheDir.path] + args,
+                                      environment: Imgfetch.baseEnvironment(home: home), currentDirectory: work)
+            assertExit(r, 0)
+            return try String(contentsOf: trace, encoding: .utf8)
+        }
+        for (source, format) in [("alpha.png", "png"), ("small.gif", "auto"), ("blue.tiff", "jpeg"), ("small.webp", "webp")] {
+            let files = try opened([imageURL(source), "-s", "40", "-f", format, "-o", file("out-\(format)").path])
+            XCTAssertTrue(files.contains("libvips.so.42"), "libvips decodes \(source)")
+            XCTAssertFalse(files.contains("vips-heif.so"), "\(source) -> \(format) opens no heif module")
+            XCTAssertFalse(files.contains("vips-jxl.so"), "\(source) -> \(format) opens no jxl module")
+        }
+        guard try get([imageURL("photo.jpg"), "-s", "40", "-f", "avif", "-o", file("probe.avif").path]).status == 0 else {
+            throw XCTSkip("this libvips build cannot write AVIF")
+        }
+        let avif = try opened([imageURL("alpha.png"), "-s", "40", "-f", "avif", "-o", file("a.avif").path])
+        XCTAssertTrue(avif.contains("vips-heif.so"), "an AVIF output opens the heif module")
+        assertImageFile(file("a.avif"), .avif, width: 40)
+    }
 }

@@ -20,7 +20,7 @@ final class HostDownTests: E2ETestCase {
         let port = try LocalPorts.free()
         let dead = (1...12).map { "http://127.0.0.1:\(port)/d\($0).jpg" }
         let list = try writeList(dead + [imageURL("tiny.jpg")])
-        let first = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "-j", "1", "--host-down-after", "2", list.path])
+        let first = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "-j", "1", "--host-down-after", "2", list.path])
         assertExit(first, 1)
         let causes = causes(first)
         XCTAssertEqual(causes.count, 12)
@@ -32,7 +32,7 @@ final class HostDownTests: E2ETestCase {
         XCTAssertTrue(first.stderr.contains("is marked down since") && first.stderr.contains("refused"), first.stderr)
 
         // The next run (another process on the same cache) skips the host at once.
-        let again = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", list.path])
+        let again = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", list.path])
         XCTAssertEqual(self.causes(again), Array(repeating: "host_down", count: 12))
         let stats = try imgfetch(["cache", "stats", "--cache-dir", cacheDir.path])
         XCTAssertTrue(stats.stdoutText.contains("http://127.0.0.1:\(port)"), stats.stdoutText)
@@ -41,7 +41,7 @@ final class HostDownTests: E2ETestCase {
         XCTAssertEqual(hosts?.first?["origin"] as? String, "http://127.0.0.1:\(port)")
 
         // --force-refresh clears the mark: the host is tried again.
-        let forced = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--force-refresh", "--host-down-after", "0", list.path])
+        let forced = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "--force-refresh", "--host-down-after", "0", list.path])
         XCTAssertEqual(self.causes(forced), Array(repeating: "refused", count: 12))
         let cleared = try imgfetch(["cache", "stats", "--json", "--cache-dir", cacheDir.path])
         XCTAssertEqual(((try JSONSerialization.jsonObject(with: cleared.stdout) as? [String: Any])?["hosts_down"] as? [Any])?.count, 0)
@@ -55,7 +55,7 @@ final class HostDownTests: E2ETestCase {
         defer { ([listener.fd] + listener.fillers).forEach { close($0) } }
         let lines = (0..<40).flatMap { ["http://127.0.0.1:\(listener.port)/d\($0).jpg", imageURL("tiny.jpg", "v=\($0)")] }
         let list = try writeList(lines)
-        let args = ["prefetch", "--cache-dir", cacheDir.path, "--json", "--connect-timeout", "2", "--retry", "2", "-j", "4", list.path]
+        let args = ["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "--connect-timeout", "2", "--retry", "2", "-j", "4", list.path]
         let first = try imgfetch(args, timeout: 120)
         XCTAssertEqual(records(first).filter { $0["status"] as? String == "ok" }.count, 40, first.stderr)
         XCTAssertGreaterThanOrEqual(causes(first).filter { $0 == "host_down" }.count, 30, "\(causes(first))")
@@ -92,7 +92,7 @@ final class HostDownTests: E2ETestCase {
     func testAFailureUnderResolveMarksNoOtherRun() throws {
         let urls = (1...12).map { "http://localhost:\(server.port)/img/tiny.jpg?v=r\($0)" }
         let list = try writeList(urls)
-        let overridden = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "-j", "1", "--host-down-after", "1",
+        let overridden = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "-j", "1", "--host-down-after", "1",
                                        "--resolve", "localhost:\(server.port):127.0.0.2", list.path])
         assertExit(overridden, 1)
         let causes = causes(overridden)
@@ -103,7 +103,7 @@ final class HostDownTests: E2ETestCase {
         XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: marks)) ?? [], [], "no mark for other runs")
         let stats = try imgfetch(["cache", "stats", "--json", "--cache-dir", cacheDir.path])
         XCTAssertEqual(((try JSONSerialization.jsonObject(with: stats.stdout) as? [String: Any])?["hosts_down"] as? [Any])?.count, 0)
-        let real = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", list.path])
+        let real = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", list.path])
         assertExit(real, 0)
         XCTAssertEqual(records(real).filter { $0["status"] as? String == "ok" }.count, 12, real.stderr)
     }
@@ -114,7 +114,7 @@ final class HostDownTests: E2ETestCase {
         let lines = [server.url("/flaky/queued?fail=1&code=429&retry_after=2&img=tiny.jpg")]
             + (1...24).map { imageURL("tiny.jpg", "v=q\($0)") }
         let list = try writeList(lines)
-        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
+        let r = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
                               "-j", "8", "--per-host", "1", list.path], timeout: 60)
         assertExit(r, 0)
         XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 25, r.stderr)
@@ -132,7 +132,7 @@ final class HostDownTests: E2ETestCase {
         let lines = [server.url("/flaky/slots?fail=1&code=429&retry_after=2&img=tiny.jpg")]
             + (1...24).map { server.url("/slow/tiny.jpg?seconds=0.6&v=s\($0)") }
         let list = try writeList(lines)
-        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
+        let r = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
                               "-j", "8", list.path], timeout: 60)
         assertExit(r, 0)
         XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 25, r.stderr)
@@ -149,7 +149,7 @@ final class HostDownTests: E2ETestCase {
         let lines = [server.url("/flaky/once?fail=1&code=503&retry_after=3&img=tiny.jpg")]
             + (1...11).map { imageURL("tiny.jpg", "v=n\($0)") }
         let list = try writeList(lines)
-        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--retry", "0", "-j", "4", "--per-host", "1", list.path])
+        let r = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "--retry", "0", "-j", "4", "--per-host", "1", list.path])
         assertExit(r, 1)
         XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 11, r.stderr)
         let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }
@@ -164,7 +164,7 @@ final class HostDownTests: E2ETestCase {
         let lines = [server.url("/flaky/held?fail=1&code=429&retry_after=2&img=tiny.jpg")]
             + (1...5).map { imageURL("tiny.jpg", "v=\($0)") }
         let list = try writeList(lines)
-        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
+        let r = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
                               "--rate", "4", "-j", "8", list.path])
         assertExit(r, 0)
         XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 6, r.stderr)

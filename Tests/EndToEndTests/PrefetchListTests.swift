@@ -104,7 +104,7 @@ final class PrefetchListTests: E2ETestCase {
         try writer.run()
         defer { if writer.isRunning { kill(writer.processIdentifier, SIGKILL) } }
 
-        let r = try prefetch(["--progress", "--json", fifo.path])
+        let r = try prefetch(["--no-robots", "--progress", "--json", fifo.path])
         assertExit(r, 0)
         XCTAssertEqual(summary(r).int("ok"), urls.count, "the bar did not read the FIFO away:\n\(r)")
         XCTAssertEqual(try server.totalRequests(), urls.count)
@@ -113,7 +113,7 @@ final class PrefetchListTests: E2ETestCase {
         // <(...) is a pipe under /dev/fd.
         let more = (0..<5).map { imageURL("tiny.jpg", "v=procsub\($0)") }
         let moreList = try writeList(more, name: "more.txt")
-        let sub = try bash("exec \"$0\" prefetch --cache-dir \"$1\" --progress --json <(cat \"$2\")", [cacheDir.path, moreList.path])
+        let sub = try bash("exec \"$0\" prefetch --no-robots --cache-dir \"$1\" --progress --json <(cat \"$2\")", [cacheDir.path, moreList.path])
         assertExit(sub, 0)
         XCTAssertEqual(summary(sub).int("ok"), more.count, "\(sub)")
         XCTAssertEqual(try server.totalRequests(), urls.count + more.count)
@@ -134,7 +134,7 @@ final class PrefetchListTests: E2ETestCase {
         guard let files = outputFiles() else { return XCTFail("no output files") }
         defer { try? files.outHandle.close(); try? files.errHandle.close() }
         let input = Pipe()
-        let process = try start(["--json", "-"], stdin: input, stdout: files.outHandle, stderr: files.errHandle)
+        let process = try start(["--no-robots", "--json", "-"], stdin: input, stdout: files.outHandle, stderr: files.errHandle)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         defer { try? input.fileHandleForWriting.close() }
 
@@ -167,7 +167,7 @@ final class PrefetchListTests: E2ETestCase {
         let good = imageURL("tiny.jpg", "v=after-long")
         let huge = imageURL("tiny.jpg", "v=") + String(repeating: "a", count: 10 << 20)
         let list = try writeList([huge, good])
-        let r = try prefetch(["--json", list.path])
+        let r = try prefetch(["--no-robots", "--json", list.path])
         assertExit(r, 1)
         let s = summary(r)
         XCTAssertEqual(s.int("malformed"), 1, "\(s)")

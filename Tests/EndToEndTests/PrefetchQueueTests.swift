@@ -8,7 +8,7 @@ final class PrefetchQueueTests: E2ETestCase {
         // One at a time, 0.6 s each, with 1.5 s of timeout: the fourth is sent after 1.8 s of waiting.
         let urls = (0..<4).map { server.url("/slow/tiny.jpg?seconds=0.6&v=\($0)") }
         let list = try writeList(urls)
-        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--timeout", "1.5", "--json", "--no-progress"]
+        let r = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--timeout", "1.5", "--json", "--no-progress"]
                              + options + [list.path])
         assertExit(r, 0, file: file, line: line)
         let failures = r.json.filter { $0["status"] as? String == "failed" }

@@ -113,13 +113,13 @@ final class PrefetchSharingTests: E2ETestCase {
     /// the old binary said "60 ok (26 cached, 3 shared, 0 low-data)" (hits 26) of a cold run.
     func testDuplicatesAfterTheirFirstLineFinishedAreSharedNotCached() throws {
         let list = try writeList((1...30).flatMap { [imageURL("tiny.jpg"), imageURL("small.webp", "v=\($0)")] })
-        let r = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "-j", "2", "-s", "16", list.path])
+        let r = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "-j", "2", "-s", "16", list.path])
         assertExit(r, 0)
         let summary = try XCTUnwrap(r.json.last)
         XCTAssertEqual(summary.int("hits"), 0, "nothing was in the cache: \(summary)")
         XCTAssertEqual(summary.int("shared"), 29, "\(summary)")
         XCTAssertTrue(r.stderr.contains("60 ok (0 cached, 29 shared, 0 low-data)"), r.stderr)
-        let warm = try imgfetch(["prefetch", "--cache-dir", cacheDir.path, "--json", "-j", "2", "-s", "16", list.path])
+        let warm = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "-j", "2", "-s", "16", list.path])
         XCTAssertEqual(warm.json.last?.int("hits"), 60, "a warm run: the cache answered each line")
         XCTAssertEqual(warm.json.last?.int("shared"), 0)
         XCTAssertTrue(warm.stderr.contains("60 ok (60 cached, 0 low-data)"), warm.stderr)

@@ -9,9 +9,10 @@ import Glibc
 final class PrefetchTests: E2ETestCase {
     // MARK: - helpers
 
-    /// `imgfetch prefetch --cache-dir CACHE ARGS`.
+    /// `imgfetch prefetch --no-robots --cache-dir CACHE ARGS`: these tests count the lines' requests
+    /// (robots.txt is RobotsTests').
     private func prefetch(_ args: [String], stdin: Data? = nil, timeout: TimeInterval = 30) throws -> RunResult {
-        try imgfetch(["prefetch", "--cache-dir", cacheDir.path] + args, stdin: stdin, timeout: timeout)
+        try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path] + args, stdin: stdin, timeout: timeout)
     }
 
     /// The one summary record (`"summary": true`), which must be the last line of stdout.
@@ -197,7 +198,7 @@ final class PrefetchTests: E2ETestCase {
         XCTAssertEqual(try server.totalRequests(), 3)
 
         // Without low-data mode, the per-line low-data source is not used.
-        let normal = try imgfetch(["prefetch", "--cache-dir", root.appendingPathComponent("other").path, "--json", list.path])
+        let normal = try imgfetch(["prefetch", "--no-robots", "--cache-dir", root.appendingPathComponent("other").path, "--json", list.path])
         assertExit(normal, 0)
         assertCounts(summary(normal), ["ok": 3, "low_data": 0])
         XCTAssertEqual(try server.requestCount(imagePath("photo.jpg", "v=1")), 1)
@@ -342,7 +343,7 @@ final class PrefetchTests: E2ETestCase {
 
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["prefetch", "--cache-dir", cacheDir.path, "-j", "2", "--json"] + extra + [list.path]
+        process.arguments = ["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "-j", "2", "--json"] + extra + [list.path]
         process.environment = Imgfetch.baseEnvironment(home: home)
         process.currentDirectoryURL = work
         process.standardInput = FileHandle.nullDevice

@@ -21,16 +21,18 @@ final class RemoteCacheTierTests: E2ETestCase {
         assertExit(a, 0)
         XCTAssertTrue(a.stderr.contains("2 ok (0 cached, 0 remote, 0 low-data)"), a.stderr)
         // nginx logs a request after answering it.
-        waitFor("8 uploads in the store's log: \(store.requests())") {
-            store.requests().filter { $0.method == "PUT" }.count >= 8
+        waitFor("9 uploads in the store's log: \(store.requests())") {
+            store.requests().filter { $0.method == "PUT" }.count >= 9
         }
         let puts = store.requests().filter { $0.method == "PUT" }
-        XCTAssertEqual(puts.count, 8, "variant and original, image and meta each: \(puts)")
+        XCTAssertEqual(puts.count, 9, "variant and original, image and meta each, and the origin's robots.txt answer: \(puts)")
+        XCTAssertEqual(puts.filter { $0.uri.hasSuffix(".policy") }.count, 1, "\(puts)")
+        XCTAssertEqual(try server.requestCount("/robots.txt"), 1)
         let origin = try server.totalRequests()
 
         let b = try imgfetch(["prefetch", "--cache-dir", cache("b"), "-s", "64", "--remote-cache", tier, "--json", list.path])
         assertExit(b, 0)
-        XCTAssertEqual(try server.totalRequests(), origin, "no request reached the origin")
+        XCTAssertEqual(try server.totalRequests(), origin, "no request reached the origin, robots.txt included (the tier's copy)")
         XCTAssertTrue(b.stderr.contains("2 ok (2 cached, 2 remote, 0 low-data)"), b.stderr)
         let results = records(b).filter { $0["summary"] == nil }
         XCTAssertEqual(results.map { $0["cache"] as? String }, ["remote", "remote"])
@@ -42,6 +44,27 @@ final class RemoteCacheTierTests: E2ETestCase {
         assertExit(again, 0)
         XCTAssertEqual(records(again).first?["cache"] as? String, "hit")
         XCTAssertEqual(store.requests().count, before)
+    }
+
+    /// robots.txt is asked for once by all the caches of one tier: a second cache that starts after
+    /// the first's upload landed takes the tier's copy, even for images the tier does not have.
+    func testASecondCacheTakesRobotsTxtFromTheTier() throws {
+        let store = try NginxDAVServer()
+        let tier = store.url("/r/")
+        _ = try TestServer.rawGet(port: server.port, path: "/__robots?body=User-agent%3A%20%2A%0ADisallow%3A%20%2Fimg%2Ftiny")
+        let a = try imgfetch(["prefetch", "--cache-dir", cache("a"), "--remote-cache", tier, "--json",
+                              try writeList([imageURL("photo.jpg", "v=a")], name: "a.txt").path])
+        assertExit(a, 0)
+        waitFor("robots.txt's answer in the store: \(store.requests())") {
+            store.requests().contains { $0.method == "PUT" && $0.uri.hasSuffix(".policy") }
+        }
+        let b = try imgfetch(["prefetch", "--cache-dir", cache("b"), "--remote-cache", tier, "--json",
+                              try writeList([imageURL("small.webp", "v=b"), imageURL("tiny.jpg", "v=b")], name: "b.txt").path])
+        assertExit(b, 0)
+        XCTAssertEqual(records(b).first { ($0["source"] as? String)?.contains("tiny.jpg") == true }?["status"] as? String, "skipped",
+                       "the tier's copy decides: \(b)")
+        XCTAssertEqual(try server.requestCount("/robots.txt"), 1, "the second cache asked the origin for robots.txt")
+        XCTAssertEqual(try server.requestCount(imagePath("small.webp", "v=b")), 1, "an image the tier lacks comes from the origin")
     }
 
     func testACorruptObjectIsRefusedAndTheOriginUsed() throws {
@@ -83,14 +106,15 @@ final class RemoteCacheTierTests: E2ETestCase {
                                  imageURL("photo.jpg", "cc=private%2C%20max-age%3D600"), "-o", file("a.jpg").path]), 0)
         assertExit(try imgfetch(["get", "--cache-dir", cache("a"), "--remote-cache", tier, "-b", "session=s3cret",
                                  imageURL("photo.jpg", "cc=max-age%3D600"), "-o", file("b.jpg").path]), 0)
-        XCTAssertEqual(store.requests().filter { $0.method == "PUT" }.count, 0, "\(store.requests())")
+        // The origin's robots.txt answer (fetched without the line's headers) is shared; its images are not.
+        XCTAssertEqual(store.requests().filter { $0.method == "PUT" && !$0.uri.hasSuffix(".policy") }.count, 0, "\(store.requests())")
         assertExit(try imgfetch(["get", "--cache-dir", cache("a"), "--remote-cache", tier, "-b", "session=s3cret",
                                  imageURL("photo.jpg", "cc=public%2C%20max-age%3D600"), "-o", file("c.jpg").path]), 0)
         // nginx logs a request after answering it.
         waitFor("2 uploads in the store's log: \(store.requests())") {
-            store.requests().filter { $0.method == "PUT" }.count >= 2
+            store.requests().filter { $0.method == "PUT" && !$0.uri.hasSuffix(".policy") }.count >= 2
         }
-        XCTAssertEqual(store.requests().filter { $0.method == "PUT" }.count, 2,
+        XCTAssertEqual(store.requests().filter { $0.method == "PUT" && !$0.uri.hasSuffix(".policy") }.count, 2,
                        "a public response is shared: its one entry (a JPEG to a .jpg file is the source's bytes), image and meta")
     }
 
@@ -106,15 +130,16 @@ final class RemoteCacheTierTests: E2ETestCase {
         }
         let list = try writeList([imageURL("small.webp", "cc=max-age%3D600") + " header=\"X-Api-Key: k4\""])
         assertExit(try imgfetch(["prefetch", "--cache-dir", cache("a"), "--remote-cache", tier, list.path]), 0)
-        XCTAssertEqual(store.requests().filter { $0.method == "PUT" }.count, 0, "\(store.requests())")
+        // The origin's robots.txt answer (fetched without the line's headers) is shared; its images are not.
+        XCTAssertEqual(store.requests().filter { $0.method == "PUT" && !$0.uri.hasSuffix(".policy") }.count, 0, "\(store.requests())")
 
         assertExit(try imgfetch(["get", "--cache-dir", cache("a"), "--remote-cache", tier, "-H", "X-Api-Key: k1",
                                  imageURL("photo.jpg", "cc=public%2C%20max-age%3D600"), "-o", file("b.jpg").path]), 0)
         // nginx logs a request after answering it.
         waitFor("2 uploads in the store's log: \(store.requests())") {
-            store.requests().filter { $0.method == "PUT" }.count >= 2
+            store.requests().filter { $0.method == "PUT" && !$0.uri.hasSuffix(".policy") }.count >= 2
         }
-        XCTAssertEqual(store.requests().filter { $0.method == "PUT" }.count, 2,
+        XCTAssertEqual(store.requests().filter { $0.method == "PUT" && !$0.uri.hasSuffix(".policy") }.count, 2,
                        "a public response is shared: its one entry (a JPEG to a .jpg file is its own bytes), image and meta")
 
         // cache push of the same cache shares exactly the same entries.

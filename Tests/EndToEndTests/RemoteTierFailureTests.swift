@@ -20,7 +20,9 @@ final class RemoteTierFailureTests: E2ETestCase {
                                              file: StaticString = #filePath, line: UInt = #line) throws -> RunResult {
         let list = try writeList(urls, name: "\(cacheName).txt")
         let origin = try server.totalRequests()
-        let r = try imgfetch(["prefetch", "--cache-dir", cache(cacheName), "-j", "2", "--json", list.path] + tier, timeout: timeout)
+        // --no-robots: the count is of the images' requests.
+        let r = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cache(cacheName), "-j", "2", "--json", list.path] + tier,
+                             timeout: timeout)
         assertExit(r, 0, file: file, line: line)
         let summary = r.json.last ?? [:]
         XCTAssertEqual(summary.int("ok"), urls.count, "\(r)", file: file, line: line)

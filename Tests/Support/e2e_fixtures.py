@@ -28,6 +28,7 @@ STATS = {"total": 0, "paths": {}, "log": []}
 FLAKY = {}
 FILE_CACHE = {}  # name -> (bytes, etag, last_modified_ts)
 SCRIPTS = {}     # id -> {"step": {...}, "requests": [headers, ...]}
+POLICY = {}      # "/robots.txt" or "/.well-known/tdmrep.json" -> (status, body bytes)
 
 
 def tiff(width, height, rgb):
@@ -198,6 +199,9 @@ class FixtureRoutes:
             headers.append(("Vary", query["vary"]))
         if "setcookie" in query:
             headers.append(("Set-Cookie", query["setcookie"] + "=set-by-server; Path=/"))
+        for key, name in (("xrobots", "X-Robots-Tag"), ("tdm", "tdm-reservation"), ("usage", "Content-Usage")):
+            if key in query:
+                headers.append((name, query[key]))
         if query.get("expires") == "now":
             headers.append(("Expires", email.utils.formatdate(time.time() - 3600, usegmt=True)))
 

@@ -49,6 +49,8 @@ Routes (query parameters compose):
                          another ETag or date than the response's (then 200, the whole body)
       ?ignoreifrange=1   a Range is answered 206 whatever If-Range says (a server that ignores it)
       ?crtotal=VALUE     a 206's Content-Range says VALUE (as given) for the whole length
+      ?xrobots=VALUE     send "X-Robots-Tag: VALUE" (?tdm=VALUE: tdm-reservation, ?usage=VALUE:
+                         Content-Usage)
       ?v=ANY             only makes a distinct URL
   GET /status/CODE       responds CODE with a small text body (?cc=VALUE: with that Cache-Control)
   GET /flaky/ID?fail=N&code=503&img=NAME&retry_after=S
@@ -62,6 +64,10 @@ Routes (query parameters compose):
   GET /hang?seconds=S    sleeps S seconds, then answers 200 with a small text body
   GET /redirect?to=URL   302 to URL (&code=301|303|307|308 another status, &cc=VALUE a Cache-Control,
                          &setcookie=NAME as for /img)
+  GET|POST /__robots?status=N&body=TEXT, /__tdmrep?status=N&body=TEXT
+                         what /robots.txt and /.well-known/tdmrep.json answer from now on: status N
+                         (default 200) with the POST's body, else TEXT (percent-decoded), after
+                         &delay=S seconds; each is 404 until set; /__reset clears them
   GET /__stats           JSON {"total", "paths": {path+query: count}, "log": [{"path", "method",
                          "headers", "t", "status", "sent"}]} (header names lower-cased; t: arrival
                          time in seconds since the epoch; status: the response code, once sent;
@@ -91,7 +97,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import e2e_fixtures
-from e2e_fixtures import FLAKY, LOCK, SCRIPTS, STATS, FixtureRoutes
+from e2e_fixtures import FLAKY, LOCK, POLICY, SCRIPTS, STATS, FixtureRoutes
 
 
 class Handler(FixtureRoutes, BaseHTTPRequestHandler):
@@ -198,7 +204,14 @@ class Handler(FixtureRoutes, BaseHTTPRequestHandler):
                 STATS["paths"] = {}
                 STATS["log"] = []
                 FLAKY.clear()
+                POLICY.clear()
             return self.send_text(200, "reset\n")
+        if route in ("/__robots", "/__tdmrep"):
+            path = "/robots.txt" if route == "/__robots" else "/.well-known/tdmrep.json"
+            body = getattr(self, "post_body", b"") if self.command == "POST" else query.get("body", "").encode("utf-8")
+            with LOCK:
+                POLICY[path] = (int(query.get("status", "200")), body, float(query.get("delay", "0")))
+            return self.send_text(200, "ok\n")
 
         if route == "/__script":
             script_id = query.get("id", "")
@@ -214,6 +227,11 @@ class Handler(FixtureRoutes, BaseHTTPRequestHandler):
 
         self.record(self.path)
 
+        if route in ("/robots.txt", "/.well-known/tdmrep.json"):
+            with LOCK:
+                status, body, delay = POLICY.get(route, (404, b"not set\n", 0))
+            time.sleep(delay)
+            return self.send_body(status, body)
         if route.startswith("/script/"):
             return self.serve_script(unquote(route[len("/script/"):]))
         if route.startswith("/img/"):

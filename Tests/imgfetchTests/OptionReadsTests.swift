@@ -34,13 +34,15 @@ final class OptionReadsTests: XCTestCase {
             return (path + cacheDir + more, { parsed in
                 _ = try? ConfigFile.apply(to: parsed, environment: env)
                 ArgumentSecrets.blank(parsed)   // no -u: nothing to blank
-                _ = try? RequestOptions(parsed, environment: env)
+                if let settings = try? RequestOptions(parsed, environment: env) {
+                    _ = try? PolitenessSettings.from(parsed, settings: settings, robotsByDefault: path == ["prefetch"], dataset: false)
+                }
                 _ = try? OutputDirectory.from(parsed)
                 if path == ["get"] {
                     _ = FeedbackOptions.showsMeter(parsed, quiet: false)
                     _ = try? GetCommand.Destination.from(parsed, output: "\(self.directory)/out.jpg", json: false)
                 } else {
-                    _ = try? PrefetchCommand.limits(parsed)
+                    if let settings = try? RequestOptions(parsed, environment: env) { _ = try? Runs.limits(settings, batch: parsed) }
                     _ = PrefetchCommand.showsProgress(parsed, quiet: false)
                     _ = try? ShardSetting.from(parsed, environment: env)
                     _ = try? FeedbackOptions.saveFailedPath(parsed)

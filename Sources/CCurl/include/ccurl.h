@@ -95,6 +95,12 @@ typedef struct {
      * outlive the transfer and return quickly. */
     int (*watch)(void *ctx, const void *data, size_t len);
     void *watch_ctx;
+    /* Optional check of a 2xx response's headers, called on the loop thread once its header block
+     * has arrived whole, before any of its body, with the lines joined by "\n": 1 stops the
+     * transfer (the result's `stopped`, no body), 0 goes on. It must outlive the transfer and
+     * return quickly. */
+    int (*headers_check)(void *ctx, const char *headers);
+    void *headers_check_ctx;
     /* Optional origin gate, called on the loop thread: start_wait right before the transfer would
      * start (a transfer slot and one for its host are free): 0 starts it now, > 0 is how many
      * milliseconds it waits before the gate is asked again (in the engine, not in libcurl: its

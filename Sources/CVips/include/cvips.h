@@ -9,12 +9,13 @@
 #define CVIPS_H
 #include <stddef.h>
 
-/* dlopen libvips, vips_init, block untrusted loaders, operation cache off, g_log warnings silenced. */
+/* dlopen libvips (lazy binding), vips_init, block untrusted loaders, operation cache off, g_log warnings silenced. */
 int ifv_load(char *err, size_t errlen);
 /* Call while the process is single-threaded (it may setenv), before ifv_load: unless the user set
- * $VIPSHOME, vips_init then loads no module from any directory, and ifv_load loads just the
- * image-format modules (heif: AVIF/HEIC, jxl) by absolute path from the system's module directory
- * beside libvips. ImageMagick, poppler and openslide stay unloaded (their loading costs every process). */
+ * $VIPSHOME, vips_init then loads no module from any directory, and the image-format modules (heif:
+ * AVIF/HEIC, jxl) are opened by absolute path from the system's module directory beside libvips, each
+ * by the first call whose source (its first bytes) or saver needs it (vips_modules.c).
+ * ImageMagick, poppler and openslide stay unloaded (their loading costs every process). */
 void ifv_restrict_modules(void);
 
 /* libvips' version ("8.14.1") into `version`, for `imgfetch --version`. Loads libvips (ifv_load);

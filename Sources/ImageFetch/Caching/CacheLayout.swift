@@ -11,6 +11,8 @@
 /// DIR/v1/partial/<key>.part     the first bytes of a download that ended early, to be resumed,
 /// DIR/v1/partial/<key>.pmeta    and what they are (`PartialSlot`)
 /// DIR/v1/down/<32 hex>          an origin marked down (`HostDownMarks`)
+/// DIR/v1/policy/<32 hex>       an origin's robots.txt or tdmrep.json as fetched (`PolicyFileStore`),
+/// DIR/v1/policy/<32 hex>.lock  and the lock of its fetch
 /// DIR/v1/lowdata/<key>          the low-data entry of the request whose output key it is (`LowDataIndex`)
 /// DIR/v1/usage, DIR/v1/lock     the size total (a hint) and the eviction lock
 /// DIR/v1/evict                  eviction candidates, oldest first (a hint, validated, rebuilt by a scan)

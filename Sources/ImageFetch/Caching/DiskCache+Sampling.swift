@@ -65,6 +65,12 @@ extension DiskCache {
         return FileSystem.now() - status.modified < DiskCache.scanMarkerAge
     }
 
+    /// The scan a store of `get` wanted (`scanWanted`), claimed (`claimCandidateScan`).
+    public func claimDeferredScan() -> DeferredScan? {
+        guard scanWanted.load(ordering: .relaxed), let sizeLimit, claimCandidateScan() else { return nil }
+        return DeferredScan(directory: directory, sizeLimit: sizeLimit)
+    }
+
     /// Marks a background scan as started (`v1/scanning`); false when one is running already.
     /// The caller then starts it (`scanCandidates`, in another process).
     public func claimCandidateScan() -> Bool {

@@ -38,6 +38,17 @@ public protocol ImageCaching: Sendable {
     /// The low-data entry recorded for `original` (`indexLowData`), verified and still naming
     /// `original`, and its low-data source; nil (the default) when none.
     func lowDataEntry(for original: CacheKey) -> (cached: CachedImage, source: String)?
+    /// The scan of eviction candidates a store of this process deferred (`deferredScans`), now
+    /// claimed for the caller to run in another process (`imgfetch cache scan`); nil (the
+    /// default) when none is wanted or one runs already.
+    func claimDeferredScan() -> DeferredScan?
+}
+
+/// A cache's deferred scan of eviction candidates, claimed (`ImageCaching.claimDeferredScan`):
+/// the cache directory and size limit the scan is run with.
+public struct DeferredScan: Sendable, Equatable {
+    public var directory: String
+    public var sizeLimit: Int64
 }
 
 extension ImageCaching {
@@ -49,6 +60,7 @@ extension ImageCaching {
         CacheStore(path: try store(bytes, entry: entry))
     }
     public func promote(_ entry: CacheEntry) {}
+    public func claimDeferredScan() -> DeferredScan? { nil }
     @discardableResult
     public func fitLimit() -> CacheRemoval { CacheRemoval() }
 }

@@ -245,6 +245,10 @@ private final class TransportCore: Sendable {
                         r.watch = watch.onData
                         r.watch_ctx = watch.context
                     }
+                    if let check = request.headersCheck {
+                        r.headers_check = check.onHeaders
+                        r.headers_check_ctx = check.context
+                    }
                     if let gate = request.gate {
                         r.start_wait = gate.startWait
                         r.answered = gate.answered

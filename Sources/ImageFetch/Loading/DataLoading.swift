@@ -38,6 +38,9 @@ public struct LoadRequest: Sendable, Hashable {
     /// Asked by the curl engine right before the transfer starts, and told its status
     /// (`OriginGatedLoader`); nil = none. Not part of the download key.
     @NotCounted public var originStart: OriginStart? = nil
+    /// The opt-out decision of a dataset run (`OptOutCheck`), asked when the response's headers are
+    /// in: an opted-out image's transfer stops there; nil = none. Not part of the download key.
+    @NotCounted public var optOutCheck: OptOutCheck? = nil
 
     public init(source: Source, etag: String? = nil, lastModified: String? = nil, allowsConstrainedNetworkAccess: Bool = true,
                 connectTimeout: Double = 10, timeout: Double = 60, maxBytes: Int64 = 100 << 20,

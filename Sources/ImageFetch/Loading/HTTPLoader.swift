@@ -52,6 +52,8 @@ public final class HTTPLoader: Sendable {
         let watcher = partial == nil ? request.partialRead.flatMap(ScanWatcher.init) : nil
         transfer.watch = watcher?.watch
         defer { withExtendedLifetime(watcher) {} }   // the transfer calls it until perform returns
+        transfer.headersCheck = request.optOutCheck?.headersCheck
+        defer { withExtendedLifetime(request.optOutCheck) {} }
         let transport: CurlTransport
         do { transport = try sharedTransport() } catch {
             request.bodyTap?.end(complete: false)
@@ -61,6 +63,10 @@ public final class HTTPLoader: Sendable {
         defer { withExtendedLifetime(request.meter) {} }   // the transfer writes it until perform returns
         var result = await transport.perform(transfer)
         request.clock?.add(result.times, secure: url.lowercased().hasPrefix("https:"))
+        if result.stopped, let skip = request.optOutCheck?.decided {   // opted out on its headers: no body was read
+            request.bodyTap?.end(complete: false)
+            throw .skipped(skip)
+        }
         let responseTime = FileSystem.now()
         let received = Int64(result.body.count)
         let continued = partial != nil && result.httpStatus == 206 && result.curlCode == 0

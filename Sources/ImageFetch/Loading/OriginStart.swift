@@ -17,7 +17,7 @@ public final class OriginStart: Sendable {
         OriginGateCallbacks(context: Unmanaged.passUnretained(self).toOpaque(), startWait: { ctx in
             guard let ctx else { return 0 }
             let start = Unmanaged<OriginStart>.fromOpaque(ctx).takeUnretainedValue()
-            let seconds = start.schedule.delay(before: start.origin)
+            let seconds = start.schedule.delayStarting(start.origin)
             return seconds > 0 ? Int(min(seconds * 1000, 86_400_000).rounded(.up)) : 0
         }, answered: { ctx, status in
             guard let ctx else { return }

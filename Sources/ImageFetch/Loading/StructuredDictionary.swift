@@ -2,7 +2,7 @@
 /// are: `key=value` members separated by commas. Parsed by the RFC's algorithm (§4.2): any syntax
 /// error makes the whole field unparsed (nil), as the RFC requires; a later member of the same key
 /// overrides an earlier one. Values are kept only as far as a caller needs them: a byte sequence's
-/// bytes; every other bare item (integer, decimal, string, token, boolean, date, display string)
+/// bytes, a token's text; every other bare item (integer, decimal, string, token, boolean, date, display string)
 /// and inner list is checked and kept as `.other`. Parameters are checked and dropped.
 ///
 /// Bounded: a field of more than 16 KiB, or with more than 64 members, is not parsed (a digest
@@ -10,6 +10,8 @@
 struct StructuredDictionary: Equatable {
     enum Value: Equatable {
         case bytes([UInt8])
+        /// A token (`y`, `n`: the AI-preferences vocabulary's values).
+        case token(String)
         case other
     }
 
@@ -122,8 +124,9 @@ struct StructuredDictionary: Equatable {
             case UInt8(ascii: "%"): return displayString() ? .other : nil
             default:
                 guard Parser.isAlpha(c) || c == UInt8(ascii: "*") else { return nil }
+                let start = i
                 while let t = peek, Parser.isTchar(t) || t == 0x3a || t == 0x2f { i += 1 }
-                return .other
+                return .token(String(decoding: input[start..<i], as: UTF8.self))
             }
         }
 

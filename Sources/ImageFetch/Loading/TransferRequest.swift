@@ -48,6 +48,10 @@ public struct TransferRequest: Sendable {
     /// caller adds `x-amz-content-sha256` (libcurl 7.88 does not) and any `x-amz-security-token`.
     /// Default nil: not signed.
     public var awsSigV4: String?
+    /// Checks a 2xx response's headers before its body and may stop the transfer
+    /// (`TransferResult.stopped`): the opt-out signals (`OptOutCheck`). Its owner keeps its context
+    /// alive until `perform` has returned. Default nil: none.
+    public var headersCheck: HeadersCheck?
     /// The origin gate (`OriginStart.gate`): asked right before the transfer starts, told its
     /// status when it ends, on the loop thread; its owner keeps it alive until `perform` has
     /// returned. Default nil: none.

@@ -5,7 +5,13 @@ extension ImagePipeline {
     func load(_ hop: RequestPlan.SourcePlan, redirectedFrom: Source?, origin: Source?, stale: CachedImage?, staleKey: CacheKey,
               retrieval: inout Retrieval) async throws(FetchError) -> Hop {
         let source = hop.source
-        let load = loadRequest(hop, redirectedFrom: redirectedFrom, stale: stale, retrieval: retrieval)
+        var load = loadRequest(hop, redirectedFrom: redirectedFrom, stale: stale, retrieval: retrieval)
+        // robots.txt first: a disallowed path, or an origin whose robots.txt is unavailable, is never
+        // requested; then what the opt-outs decide on the response's headers (the transfer stops there).
+        if let politeness, source.isNetwork {
+            try await politeness.admit(source, like: load)
+            load.optOutCheck = await politeness.check(source, like: load)
+        }
         loader.prepare(for: source)
         processor.prepare(for: source, route: hop.route)
         var attempt = 0
@@ -23,6 +29,7 @@ extension ImagePipeline {
                     retrieval.attempts -= 1  // refused before any byte was sent: not an attempt
                     throw error
                 }
+                if case .skipped = error { throw error }   // an opt-out: never retried nor served stale
                 if try await retries(after: error, attempt: attempt, source: source, retrieval: &retrieval) { continue }
                 if let stale, source.isNetwork,
                    let result = staleOnError(source, staleKey, stale, error: error, options: retrieval.request.options) {
@@ -80,6 +87,9 @@ extension ImagePipeline {
         if let location = response.redirectLocation {
             return .redirect(try followRedirect(from: source, keys: hop.keys, to: location, response: response, options: options))
         }
+        // Decided on the headers (a 304's, or a response the engine's check did not see): neither
+        // processed nor stored.
+        if let skip = load.optOutCheck?.decide(response.headers) { throw .skipped(skip) }
         return .image(try await complete(response, hop: hop, stale: stale, staleKey: staleKey, options: options, streamed: streamed,
                                          sharing: sharing(source, origin: origin, network: network),
                                          lowDataOf: retrieval.lowDataOrigin))

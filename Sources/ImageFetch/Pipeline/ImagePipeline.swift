@@ -16,12 +16,15 @@ public final class ImagePipeline: Sendable {
     public let network: NetworkConditions
     /// The origins' breaker and holds (`OriginGate`); nil = none (default).
     public let origins: OriginGate?
+    /// robots.txt and the opt-out signals (`Politeness`); nil = none (default).
+    public let politeness: Politeness?
 
     public init(cache: any ImageCaching, memoryCache: MemoryCache? = MemoryCache(), loader: any DataLoading = SourceLoader(),
                 processor: any ImageProcessing = VipsProcessor(), pool: ProcessingPool = ProcessingPool(),
                 sleeper: any Sleeping = TaskSleeper(), remote: RemoteCache? = nil,
-                network: NetworkConditions = NetworkConditions(), origins: OriginGate? = nil) {
+                network: NetworkConditions = NetworkConditions(), origins: OriginGate? = nil, politeness: Politeness? = nil) {
         self.remote = remote
+        self.politeness = politeness
         self.network = network
         self.origins = origins
         self.cache = cache

@@ -1,14 +1,13 @@
 import Synchronization
 
-/// What a pipeline is doing now, for a caller to read on its own schedule: the transfers' meter
-/// (bytes, length, transfers running) and the retry notices not yet taken. Values the caller asks
-/// for, never callbacks: the library prints nothing.
+/// What a pipeline is doing now: the transfers' meter (bytes, length, transfers running), read on
+/// the caller's schedule, and the retry notices, events handed to the caller as they are posted:
+/// a waiting `nextNotices` returns, and the run's listener (`FetchRun`: it wakes the run's reader)
+/// is told. The library prints nothing.
 public final class PipelineActivity: Sendable {
     /// Every http transfer of the pipeline counts on it.
     public let meter = TransferMeter()
     private let notices = NoticeBoard()
-    /// Notices posted and not yet taken (an atomic: a reader with none to take never awaits the board).
-    private let waiting = Atomic<Int>(0)
     /// Attempts in flight: from a load's start until its image is stored (or it failed).
     private let attempts = Atomic<Int>(0)
 
@@ -27,63 +26,84 @@ public final class PipelineActivity: Sendable {
     public init() {}
 
     /// The retry notices posted since the last call, oldest first.
-    public func takeNotices() async -> [RetryNotice] {
-        guard waiting.load(ordering: .acquiring) > 0 else { return [] }
-        let taken = await notices.take()
-        waiting.subtract(taken.posts, ordering: .releasing)
-        return taken.notices
-    }
+    public func takeNotices() async -> [RetryNotice] { notices.take() }
 
-    /// The notices posted since the last take, once there is at least one: it waits for the next
-    /// post (no timer). It returns at once, possibly with none, when the calling task is cancelled.
+    /// The notices posted since the last take, once there is at least one, or once `wake()` is
+    /// called (then possibly none): no timer of its own. It returns at once, possibly with none,
+    /// when the calling task is cancelled. One reader at a time.
     public func nextNotices() async -> [RetryNotice] {
         let board = notices
-        await withTaskCancellationHandler { await board.awaitPost() } onCancel: { Task { await board.release() } }
-        let taken = await board.take()
-        waiting.subtract(taken.posts, ordering: .releasing)
-        return taken.notices
+        await withTaskCancellationHandler { await board.awaitPost() } onCancel: { board.release() }
+        return board.take()
     }
 
-    func post(_ notice: RetryNotice) async {
-        await notices.post(notice)
-        waiting.add(1, ordering: .releasing)
-    }
+    /// Lets a reader waiting in `nextNotices` go (the status line's timer: it redraws, then waits
+    /// again). From any thread or task.
+    public func wake() { notices.release() }
+
+    /// `listener` is called (outside any lock) after each notice posted: the run wakes its reader.
+    func listen(_ listener: @escaping @Sendable () -> Void) { notices.listen(listener) }
+
+    func post(_ notice: RetryNotice) async { notices.post(notice) }
 }
 
-/// The notices waiting for their reader (at most `limit`: the oldest are dropped beyond it).
-actor NoticeBoard {
+/// The notices waiting for their reader (at most `limit`: the oldest are dropped beyond it), the
+/// reader waiting for one, and who else is told of a post.
+final class NoticeBoard: Sendable {
     static let limit = 1000
-    private var waiting: [RetryNotice] = []
-    private var dropped = 0
-    /// A reader waiting in `awaitPost`.
-    private var reader: CheckedContinuation<Void, Never>?
+
+    private struct State {
+        var waiting: [RetryNotice] = []
+        /// A reader waiting in `awaitPost`.
+        var reader: CheckedContinuation<Void, Never>?
+        var listener: (@Sendable () -> Void)?
+    }
+
+    private let state = Lock(State())
+
+    func listen(_ listener: @escaping @Sendable () -> Void) {
+        state.withLock { $0.listener = listener }
+    }
 
     func post(_ notice: RetryNotice) {
-        if waiting.count >= NoticeBoard.limit {
-            waiting.removeFirst()
-            dropped += 1
+        let (reader, listener) = state.withLock { s in
+            if s.waiting.count >= NoticeBoard.limit { s.waiting.removeFirst() }
+            s.waiting.append(notice)
+            defer { s.reader = nil }
+            return (s.reader, s.listener)
         }
-        waiting.append(notice)
-        release()
+        reader?.resume()
+        listener?()
     }
 
     /// Returns once a notice is waiting, or when `release` is called; at once when one is waiting
     /// or the calling task is cancelled (its cancel handler's `release` may then come before or
     /// after this: either way nothing hangs, and a later reader woken by it only looks again).
     func awaitPost() async {
-        guard waiting.isEmpty, !Task.isCancelled else { return }
-        release()   // one reader at a time: an earlier one is let go
-        await withCheckedContinuation { reader = $0 }
+        await withCheckedContinuation { (reader: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { s -> Bool in
+                guard s.waiting.isEmpty, !Task.isCancelled else { return true }
+                let earlier = s.reader   // one reader at a time: an earlier one is let go
+                s.reader = reader
+                earlier?.resume()
+                return false
+            }
+            if ready { reader.resume() }
+        }
     }
 
     func release() {
-        reader?.resume()
-        reader = nil
+        state.withLock { s in
+            defer { s.reader = nil }
+            return s.reader
+        }?.resume()
     }
 
-    /// The notices waiting, and how many posts they stand for (those dropped included).
-    func take() -> (notices: [RetryNotice], posts: Int) {
-        defer { waiting = []; dropped = 0 }
-        return (waiting, waiting.count + dropped)
+    /// The notices waiting, taken.
+    func take() -> [RetryNotice] {
+        state.withLock { s in
+            defer { s.waiting = [] }
+            return s.waiting
+        }
     }
 }

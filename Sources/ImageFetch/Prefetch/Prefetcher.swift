@@ -1,16 +1,17 @@
-/// Runs many retrievals at once for `prefetch`: requests in, results out, as they finish. At most
-/// `Limits.retrievals` run at once (memory stays bounded whatever the list length) and identical
-/// requests in flight share one retrieval (`RequestPlan.retrievalKey`: the whole request). It holds
-/// nothing of its caller's: the caller tags each request (a list line's number) and reads the
-/// results from one sequence, on one task.
+/// A run's batch (`FetchRun.events`): requests in, results out, as they finish. At most
+/// `inFlight` retrievals run at once (`Limits.retrievals`, given by the run: memory stays bounded
+/// whatever the list length) and identical requests in flight share one retrieval
+/// (`RequestPlan.retrievalKey`: the whole request). It holds nothing of its caller's: the caller
+/// tags each request (a list line's number) and reads the results from one sequence, on one task.
 public final class Prefetcher: Sendable {
     public let pipeline: ImagePipeline
-    public let limits: Limits
+    /// Retrievals in flight at most.
+    let inFlight: Int
     private let retrievals = TaskCoalescer<ImageRequest, Result<ImageResult, RetrievalFailure>>()
 
-    public init(pipeline: ImagePipeline, limits: Limits) {
+    init(pipeline: ImagePipeline, inFlight: Int) {
         self.pipeline = pipeline
-        self.limits = limits
+        self.inFlight = max(1, inFlight)
     }
 
     /// One request and the caller's tag for it (a list line's number, its output name: never part
@@ -35,15 +36,14 @@ public final class Prefetcher: Sendable {
     }
 
     /// The results of `requests`, in the order they finish. Requests are read only as slots free
-    /// up; cancelling the task that reads the results cancels the retrievals in flight (each then
-    /// ends as `cancelled`, still delivered) and reads no more requests.
+    /// up; cancelling the task that reads the results (or `Results.cancel()`) cancels the
+    /// retrievals in flight (each then ends as `cancelled`, still delivered) and reads no more requests.
     public func results<Requests: AsyncSequence & Sendable, Tag: Sendable>(for requests: Requests) -> Results<Tag>
         where Requests.Element == Item<Tag> {
-        let channel = ResultChannel<Completion<Tag>>(capacity: limits.retrievals)
-        let driver = Task { [self] in
+        Results.start(capacity: inFlight) { [self] channel in
             await withTaskGroup(of: Void.self) { group in
                 var running = 0
-                let limit = limits.retrievals
+                let limit = inFlight
                 var previous: RequestPlan?   // the driver's own: lines of one processing share its encoding
                 do {
                     for try await item in requests {
@@ -71,52 +71,11 @@ public final class Prefetcher: Sendable {
                 } catch {}
                 await group.waitForAll()
             }
-            channel.finish()
         }
-        return Results(channel: channel, driver: driver)
     }
 
     /// The sequence `results(for:)` returns; read it from one task.
-    public struct Results<Tag: Sendable>: AsyncSequence, Sendable {
-        public typealias Element = Completion<Tag>
-        let channel: ResultChannel<Completion<Tag>>
-        let driver: Task<Void, Never>
-
-        public struct AsyncIterator: AsyncIteratorProtocol {
-            let channel: ResultChannel<Completion<Tag>>
-            let driver: Task<Void, Never>
-            public mutating func next() async -> Completion<Tag>? {
-                let driver = self.driver
-                return await withTaskCancellationHandler { await channel.next() } onCancel: { driver.cancel() }
-            }
-        }
-
-        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: channel, driver: driver) }
-
-        /// Stops reading requests and cancels the retrievals in flight (as cancelling the reader does).
-        public func cancel() { driver.cancel() }
-
-        /// What `nextEvent` returns: a finished item, or a wake-up (`wake`) while none had finished.
-        public enum Event: Sendable {
-            case completion(Completion<Tag>)
-            case woken
-        }
-
-        /// As the iterator's `next`, but `.woken` when `wake()` is called while it waits, so that the
-        /// one reader can do its own periodic work (redraw, show notices) between results; nil at the end.
-        public func nextEvent() async -> Event? {
-            let driver = self.driver
-            let received = await withTaskCancellationHandler { await channel.receive() } onCancel: { driver.cancel() }
-            switch received {
-            case .value(let completion): return .completion(completion)
-            case .woken: return .woken
-            case .finished: return nil
-            }
-        }
-
-        /// Wakes a reader waiting in `nextEvent` (from any task, e.g. the reader's timer).
-        public func wake() { channel.wake() }
-    }
+    public typealias Results<Tag: Sendable> = ChannelSequence<Completion<Tag>>
 
     /// Identical requests in flight share one retrieval; the later ones report it as coalesced.
     /// (data: URLs are not shared: they load no network, and their key would digest all their bytes

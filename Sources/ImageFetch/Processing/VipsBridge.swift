@@ -70,7 +70,8 @@ public enum VipsBridge {
     }
 
     /// Loads only the image-format modules of libvips (heif for AVIF/HEIC, jxl), by absolute path from
-    /// the system's module directory beside libvips; ImageMagick, poppler and openslide stay unloaded,
+    /// the system's module directory beside libvips, each when a source or saver first needs it
+    /// (the CVips shim sniffs the bytes); ImageMagick, poppler and openslide stay unloaded,
     /// and no module is ever loaded from a directory a user can write to. Unless `$VIPSHOME` is set
     /// (then libvips loads what it names). Call first thing in `main`, while the process is still
     /// single-threaded: it sets `$VIPSHOME` (setenv is not thread-safe). Does not load libvips.

@@ -13,7 +13,7 @@ extension HTTPRemoteStore {
     /// The cache object names of the JSON listing at `base` (empty when there is none: 404).
     func jsonListing(_ base: String) async throws(RemoteStoreError) -> [String] {
         let transport: CurlTransport
-        do { transport = try CurlEngine.shared.transport() } catch {
+        do { transport = try engine.transport() } catch {
             throw RemoteStoreError("remote cache \(description): \(error.message)")
         }
         let scanner = JSONListScanner(maxNames: HTTPRemoteStore.maxListingNames)

@@ -52,6 +52,8 @@ public struct HTTPRemoteStore: RemoteStoring {
     public let description: String
     /// Reads objects of an `http://` location without libcurl (see `RemoteStoreSettings.directReads`).
     let direct: DirectHTTPClient?
+    /// The libcurl engine its requests go through: the run's (`FetchRun`), else the process's.
+    let engine: CurlEngine
     /// S3 only: names per listing page (`max-keys`); nil = the store's default (1000 on S3). Tests
     /// set it to see several pages.
     public var listPageSize: Int?
@@ -66,10 +68,12 @@ public struct HTTPRemoteStore: RemoteStoring {
     /// system's trust. `directReads`: GETs of an `http://` location go over `DirectHTTPClient`
     /// (default false: through libcurl, as every other request), at most `maxDirectReads` at once
     /// (0: no bound; see `RemoteStoreSettings`). `proxy`, `noProxy`: as the
-    /// origin's (`NetworkOptions`); nil = libcurl reads the environment.
+    /// origin's (`NetworkOptions`); nil = libcurl reads the environment. `engine`: the libcurl
+    /// engine of every request that is not a direct read.
     public init(location: Location, credentials: Credentials? = nil, tls: TLSOptions = TLSOptions(),
                 connectTimeout: Double = 5, timeout: Double = 30, directReads: Bool = false, maxDirectReads: Int = 0,
-                proxy: String? = nil, noProxy: String? = nil) {
+                proxy: String? = nil, noProxy: String? = nil, engine: CurlEngine = .shared) {
+        self.engine = engine
         self.proxy = proxy
         self.noProxy = noProxy
         if directReads, case .http(let base) = location, let endpoint = DirectHTTPClient.Endpoint(base: base) {
@@ -151,7 +155,7 @@ public struct HTTPRemoteStore: RemoteStoring {
     func send(_ method: TransferMethod, url: String, what: String, maxBytes: Int64,
               body: [UInt8] = [], headers: [String] = []) async throws(RemoteStoreError) -> TransferResult {
         let transport: CurlTransport
-        do { transport = try CurlEngine.shared.transport() } catch {
+        do { transport = try engine.transport() } catch {
             throw RemoteStoreError("remote cache \(description): \(error.message)")
         }
         // The engine's cap leaves room for an error body (S3's error code); a 2xx body is held to
@@ -243,10 +247,10 @@ extension String {
 }
 
 extension HTTPRemoteStore {
-    /// Loads libcurl and starts the shared engine now (see `RemoteStoring.prepare`); nothing when
+    /// Loads libcurl and starts the store's engine now (see `RemoteStoring.prepare`); nothing when
     /// reads go direct (a remote hit then never loads libcurl).
     public func prepare() {
-        if direct == nil { _ = try? CurlEngine.shared.transport() }
+        if direct == nil { _ = try? engine.transport() }
     }
 
     /// `get` over the direct client: the same answers and errors as through libcurl.

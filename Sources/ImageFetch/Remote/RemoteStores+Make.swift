@@ -12,8 +12,9 @@ extension RemoteStores {
     ///   (`https://BUCKET.s3.REGION.amazonaws.com/KEY`; path-style when the bucket has a dot).
     /// Nothing is loaded or sent here (libcurl is loaded by the first request).
     /// Throws `.invalidSource("remote cache: ...")` for a URL, endpoint, bucket, prefix or credential
-    /// that cannot be used; the message never repeats a credential.
-    public static func make(_ settings: RemoteStoreSettings) throws(FetchError) -> any RemoteStoring {
+    /// that cannot be used; the message never repeats a credential. Its libcurl requests go
+    /// through `engine` (a run's: `FetchRun`).
+    public static func make(_ settings: RemoteStoreSettings, engine: CurlEngine = .shared) throws(FetchError) -> any RemoteStoring {
         let url = settings.url
         let lower = url.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
@@ -22,7 +23,7 @@ extension RemoteStores {
             return HTTPRemoteStore(location: .http(base: base.hasSuffix("/") ? base : base + "/"), tls: settings.tls,
                                    connectTimeout: settings.connectTimeout, timeout: settings.timeout,
                                    directReads: settings.directReads, maxDirectReads: settings.maxDirectReads,
-                                   proxy: settings.proxy, noProxy: settings.noProxy)
+                                   proxy: settings.proxy, noProxy: settings.noProxy, engine: engine)
         }
         guard lower.hasPrefix("s3://") else {
             throw bad("the URL must be http://HOST/PREFIX/, https://HOST/PREFIX/ or s3://BUCKET/PREFIX")
@@ -63,7 +64,7 @@ extension RemoteStores {
         return HTTPRemoteStore(location: .s3(bucketURL: bucketURL, bucket: bucket, prefix: prefix, region: region),
                                credentials: .init(accessKeyID: key, secretAccessKey: secret, sessionToken: token),
                                tls: settings.tls, connectTimeout: settings.connectTimeout, timeout: settings.timeout,
-                               proxy: settings.proxy, noProxy: settings.noProxy)
+                               proxy: settings.proxy, noProxy: settings.noProxy, engine: engine)
     }
 
     private static func bad(_ message: String) -> FetchError { .invalidSource("remote cache: \(message)") }

@@ -8,33 +8,16 @@ public enum RemoteSyncEvent: Sendable, Equatable {
 extension RemoteSync {
     /// The events of one push or pull (`RemoteSyncEvent`), handed over as prefetch's results are: a
     /// bounded channel to one reader. Cancelling the task that reads them cancels the run.
-    public struct Events: AsyncSequence, Sendable {
-        public typealias Element = RemoteSyncEvent
-        typealias Channel = ResultChannel<RemoteSyncEvent>
-        let channel: Channel
-        let driver: Task<Void, Never>
+    public typealias Events = ChannelSequence<RemoteSyncEvent>
+    typealias Channel = ResultChannel<RemoteSyncEvent>
+}
 
-        /// Runs `body` in a task of its own; its summary is the last event.
-        static func start(_ body: @escaping @Sendable (Channel) async -> RemoteSyncSummary) -> Events {
-            let channel = Channel(capacity: 64)
-            let driver = Task {
-                let summary = await body(channel)
-                await channel.send(.finished(summary))
-                channel.finish()
-            }
-            return Events(channel: channel, driver: driver)
+extension ChannelSequence where Element == RemoteSyncEvent {
+    /// Runs `body` in a task of its own; its summary is the last event.
+    static func start(_ body: @escaping @Sendable (RemoteSync.Channel) async -> RemoteSyncSummary) -> RemoteSync.Events {
+        start(capacity: 64) { channel in
+            let summary = await body(channel)
+            await channel.send(.finished(summary))
         }
-
-        public struct AsyncIterator: AsyncIteratorProtocol {
-            let channel: Channel
-            let driver: Task<Void, Never>
-            public mutating func next() async -> RemoteSyncEvent? {
-                let driver = self.driver
-                return await withTaskCancellationHandler { await channel.next() } onCancel: { driver.cancel() }
-            }
-        }
-
-        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: channel, driver: driver) }
-
     }
 }

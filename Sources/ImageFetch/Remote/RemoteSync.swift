@@ -36,7 +36,7 @@ public enum RemoteSync {
     }
 
     static func pushing(_ cache: DiskCache, to store: any RemoteStoring, concurrency: Int,
-                        events: Events.Channel) async -> RemoteSyncSummary {
+                        events: Channel) async -> RemoteSyncSummary {
         var entries: [CacheEntry] = []
         cache.forEachEntry { entry in
             entries.append(entry)
@@ -81,7 +81,7 @@ public enum RemoteSync {
     }
 
     static func pulling(from store: any RemoteStoring, into cache: DiskCache, shard: Shard?, concurrency: Int, maxBytes: Int64,
-                        maxPages: Int, maxListingTime: Duration, events: Events.Channel) async -> RemoteSyncSummary {
+                        maxPages: Int, maxListingTime: Duration, events: Channel) async -> RemoteSyncSummary {
         var total = RemoteSyncSummary()
         // However many transfers run at once, their objects together stay under the budget.
         let budget = ByteBudget(limit: max(maxBytesInFlight, maxBytes))
@@ -194,7 +194,7 @@ public enum RemoteSync {
 
     /// Runs `body` over `items`, `concurrency` at a time, in order of start; stops starting new ones
     /// after `giveUpAfter` failures in a row (`failuresInARow` of them before this call).
-    static func run<T: Sendable>(_ items: [T], concurrency: Int, failuresInARow: Int = 0, events: Events.Channel,
+    static func run<T: Sendable>(_ items: [T], concurrency: Int, failuresInARow: Int = 0, events: Channel,
                                  _ body: @escaping @Sendable (T) async throws(RemoteStoreError) -> Bool) async -> RemoteSyncSummary {
         var summary = RemoteSyncSummary()
         var inARow = failuresInARow

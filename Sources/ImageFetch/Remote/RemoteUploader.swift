@@ -1,7 +1,7 @@
 /// The background queue of the remote tier's uploads: at most `capacity` uploads wait (a full
 /// queue makes the enqueuer wait: backpressure, memory stays bounded), at most `concurrency` run at
-/// once. An upload's failure is a warning (`takeWarnings` and `finish` return them: the caller
-/// asks, nothing calls back), never an error of the image. `finish(timeout:)` waits for the rest at most that long, then abandons it;
+/// once. An upload's failure is a warning (`takeWarnings` and `finish` return them; `warned`, when
+/// given, is told one is waiting: the run wakes its reader), never an error of the image. `finish(timeout:)` waits for the rest at most that long, then abandons it;
 /// `cancel()` abandons at once (an interrupt). After either, new uploads are dropped.
 public actor RemoteUploader {
     public typealias Job = @Sendable () async -> String?
@@ -24,9 +24,12 @@ public actor RemoteUploader {
     private var tasks: [Int: Task<Void, Never>] = [:]
     private var nextID = 0
 
-    public init(capacity: Int = 64, concurrency: Int = 4) {
+    private let warned: (@Sendable () -> Void)?
+
+    public init(capacity: Int = 64, concurrency: Int = 4, warned: (@Sendable () -> Void)? = nil) {
         self.capacity = max(1, capacity)
         self.concurrency = max(1, concurrency)
+        self.warned = warned
     }
 
     private var pending: Int { queue.count - head }
@@ -67,6 +70,7 @@ public actor RemoteUploader {
         if let warning {
             failed += 1
             warnings.append(warning)
+            warned?()
         }
         startMore()
     }

@@ -1,7 +1,7 @@
 /// Every admission limit of a run, in one value: how many transfers, to one host, how fast, how
-/// many images processed and uploads sent at once. The CLI sets it once from its options;
-/// `ImagePipeline.make` and `Prefetcher` apply it (the curl engine's caps, the rate limiter, the
-/// processing pool, the uploader, the retrievals a prefetch keeps in flight).
+/// many images processed and uploads sent at once. The CLI fills it once from its options; the
+/// run (`FetchRun.init`) is the one place it is applied (the curl engine's caps, the tier's direct
+/// reads, the rate limiter, the processing pool, the uploader, the retrievals a prefetch keeps in flight).
 public struct Limits: Sendable, Hashable {
     /// libcurl transfers at once, the remote tier's included (`-j`); 0: no cap.
     public var transfers = 0
@@ -18,6 +18,8 @@ public struct Limits: Sendable, Hashable {
     public var uploads = 4
     /// Uploads queued before a store waits for room (backpressure).
     public var uploadQueue = 64
+    /// GETs of an http:// tier read directly at once (`RemoteStoreSettings.maxDirectReads`); 0: no bound.
+    public var tierDirectReads = 0
     /// The dead-host breaker and its marks' lifetime (`--host-down-after`, `--host-down-ttl`).
     public var origins = OriginGate.Policy()
 

@@ -13,7 +13,14 @@ public final class OriginSchedule: Sendable {
         var holds: [String: Double] = [:]
         /// Until when an origin that answered 429/503 is held while its retrieval decides.
         var deciding: [String: Double] = [:]
+        /// The least time between two transfers' starts to an origin (robots.txt's `Crawl-delay`),
+        /// and when the last one started.
+        var intervals: [String: Double] = [:]
+        var lastStart: [String: Double] = [:]
     }
+
+    /// The longest `Crawl-delay` honoured: 60 s (a larger one is taken as 60 s).
+    public static let maxInterval: Double = 60
 
     static let maxOrigins = 65536
     /// The longest an answer holds its origin before the retrieval has decided (a retrieval that
@@ -41,7 +48,35 @@ public final class OriginSchedule: Sendable {
             if let deciding = s.deciding[origin] {
                 if deciding > now { wait = max(wait, min(deciding - now, OriginSchedule.recheck)) } else { s.deciding[origin] = nil }
             }
+            if let interval = s.intervals[origin], let last = s.lastStart[origin], last + interval > now {
+                wait = max(wait, last + interval - now)
+            }
             return wait
+        }
+    }
+
+    /// As `delay(before:)`, asked right before a transfer starts: 0 also says it starts now (the
+    /// next one to an origin with a minimum interval waits from here).
+    public func delayStarting(_ origin: String) -> Double {
+        let wait = delay(before: origin)
+        guard wait <= 0 else { return wait }
+        let now = clock()
+        return state.withLock { s in
+            guard let interval = s.intervals[origin] else { return 0 }
+            // Another transfer may have started since `delay` was read: ask again under the lock.
+            if let last = s.lastStart[origin], last + interval > now { return last + interval - now }
+            s.lastStart[origin] = now
+            return 0
+        }
+    }
+
+    /// Transfers to `origin` start at least `seconds` apart (at most `maxInterval`; 0: no interval).
+    public func setMinimumInterval(_ origin: String, seconds: Double) {
+        let interval = seconds.isFinite ? min(max(seconds, 0), OriginSchedule.maxInterval) : 0
+        state.withLock { s in
+            if interval == 0 { s.intervals[origin] = nil } else if s.intervals[origin] != nil || s.intervals.count < OriginSchedule.maxOrigins {
+                s.intervals[origin] = interval
+            }
         }
     }
 

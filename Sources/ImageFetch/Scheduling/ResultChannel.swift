@@ -1,8 +1,8 @@
 /// A bounded hand-over of values from many producing tasks to one consumer: `send` waits while
 /// `capacity` values are undelivered, so a slow consumer holds back the work instead of letting
 /// finished images pile up in memory. `finish` ends the sequence after the values already sent.
-/// `wake` hands a consumer waiting in `receive` a `.woken` instead (its own timer: it may do other
-/// work, then wait again).
+/// `wake` hands the consumer's next `receive` a `.woken` before any value (what woke it, a posted
+/// notice or the status line's timer, is then read), once however many wakes came meanwhile.
 final class ResultChannel<Element: Sendable>: Sendable {
     /// What `receive` returns.
     enum Received {
@@ -15,6 +15,8 @@ final class ResultChannel<Element: Sendable>: Sendable {
         var buffer: [Element] = []
         var head = 0
         var finished = false
+        /// A `wake` that found no consumer waiting: the next `receive` returns `.woken`.
+        var woken = false
         var receiver: CheckedContinuation<Received, Never>?
         var senders: [CheckedContinuation<Void, Never>] = []
         var undelivered: Int { buffer.count - head }
@@ -64,17 +66,22 @@ final class ResultChannel<Element: Sendable>: Sendable {
     }
 
     /// The next value, `.finished` once finished and drained, or `.woken` when `wake` was called
-    /// while it waited.
+    /// since the last `receive` or while it waits (before a value, so that what woke it is read
+    /// before the results that came after it).
     func receive() async -> Received {
         // Without suspending when a value is waiting.
         let ready = state.withLock { s -> Received? in
+            if s.woken { s.woken = false; return .woken }
             if s.head < s.buffer.count { return .value(take(&s)) }
             return s.finished ? .finished : nil
         }
         if let ready { return ready }
         return await withCheckedContinuation { (receiver: CheckedContinuation<Received, Never>) in
             state.withLock { s in
-                if s.head < s.buffer.count {
+                if s.woken {
+                    s.woken = false
+                    receiver.resume(returning: .woken)
+                } else if s.head < s.buffer.count {
                     receiver.resume(returning: .value(take(&s)))
                 } else if s.finished {
                     receiver.resume(returning: .finished)
@@ -85,10 +92,12 @@ final class ResultChannel<Element: Sendable>: Sendable {
         }
     }
 
-    /// Resumes a consumer waiting in `receive` with `.woken`; nothing when none waits.
+    /// Resumes a consumer waiting in `receive` with `.woken`, or makes its next `receive` return it.
+    /// From any thread or task.
     func wake() {
         state.withLock { s in
-            guard let receiver = s.receiver else { return }
+            guard !s.finished else { return }
+            guard let receiver = s.receiver else { s.woken = true; return }
             s.receiver = nil
             receiver.resume(returning: .woken)
         }

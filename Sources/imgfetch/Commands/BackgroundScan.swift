@@ -9,11 +9,9 @@ import ImageFetch
 enum BackgroundScan {
     /// Starts `imgfetch cache scan` for the cache of `cache` when one of its stores wanted it and no
     /// other scan runs (`v1/scanning`); its output goes to /dev/null, it outlives this process.
-    static func startIfWanted(_ cache: any ImageCaching, settings: RequestOptions) {
-        guard let disk = cache as? DiskCache, disk.scanWanted.load(ordering: .relaxed), let limit = disk.sizeLimit,
-              disk.claimCandidateScan() else { return }
-        guard let exe = executablePath() else { return }
-        spawn([exe, "cache", "scan", "--cache-dir", disk.directory, "--cache-size-limit", String(limit)])
+    static func startIfWanted(_ cache: any ImageCaching) {
+        guard let scan = cache.claimDeferredScan(), let exe = executablePath() else { return }
+        spawn([exe, "cache", "scan", "--cache-dir", scan.directory, "--cache-size-limit", String(scan.sizeLimit)])
     }
 
     static func executablePath() -> String? {

@@ -29,13 +29,13 @@ enum Specs {
         name: "get", abstract: "Fetch one image, to stdout or -o FILE (several with --output-dir DIR).",
         usage: "imgfetch get [options] SOURCE...",
         options: OptionSpec.list(OptionKeys.output)
-            + retrieval(formatDefault: "-o FILE's extension, else original") + network + remoteCache + outputDir
+            + retrieval(formatDefault: "-o FILE's extension, else original") + network + remoteCache + outputDir + politeness
             + OptionSpec.list(OptionKeys.noProgress.helped(OptionKeys.meterHelp)),
         positionals: [PositionalSpec(name: "SOURCE", help: "An http(s) URL, a file path or file:// URL, or a data:image/...;base64 URL. Several need --output-dir.", arity: .oneOrMore, completion: .file)],
         discussion: """
         With several sources (--output-dir), the exit code is 1 when any failed (3 when every failure was not cached), else 4 after a cache error, else 0.
 
-        Exit codes: 0 delivered; 1 the source failed otherwise; 2 usage error; 3 not cached and the network may not be used; 4 the cache directory cannot be used (the image is still written); 5 an HTTP error; 6 a network failure (dns, refused, timeout, reset, tls, proxy, host_down); 7 not a usable image (undecodable, over a limit, a digest mismatch); 129 after SIGHUP, 130 after SIGINT, 143 after SIGTERM.
+        Exit codes: 0 delivered; 1 the source failed otherwise; 2 usage error; 3 not cached and the network may not be used; 4 the cache directory cannot be used (the image is still written); 5 an HTTP error; 6 a network failure (dns, refused, timeout, reset, tls, proxy, host_down); 7 not a usable image (undecodable, over a limit, a digest mismatch); 9 skipped by policy (--robots: robots.txt disallows it; --honor-opt-outs: its server opted out), nothing delivered; 129 after SIGHUP, 130 after SIGINT, 143 after SIGTERM.
 
         Examples:
           imgfetch get https://example.com/a.jpg -s 320x320 -o thumb.jpg
@@ -46,7 +46,7 @@ enum Specs {
     static let prefetch = CommandSpec(
         name: "prefetch", abstract: "Warm the cache from a list of sources (default: stdin).",
         usage: "imgfetch prefetch [options] [LIST | -]",
-        options: retrieval(formatDefault: "original") + network + remoteCache + outputDir
+        options: retrieval(formatDefault: "original") + network + remoteCache + outputDir + politeness
             + OptionSpec.list(
                 OptionKeys.jobs, OptionKeys.rate, OptionKeys.perHost, OptionKeys.shard, OptionKeys.progress, OptionKeys.noProgress,
                 OptionKeys.saveFailed)
@@ -55,7 +55,9 @@ enum Specs {
         discussion: """
         List lines: SOURCE [low-data=SOURCE] [alt=SOURCE]... [header=VALUE]... [user-agent=VALUE] [referer=VALUE] [cookie=VALUE] [user=USER:PASSWORD] [name=TEMPLATE]; a value with blanks is double-quoted (header="Referer: https://a.example/"); list lines are redacted in every message; blank lines and # comments are ignored; LF or CRLF line ends and a UTF-8 byte order mark are accepted. Each line starts as soon as it arrives (a pipe is followed line by line). A malformed line (or one over 64 KiB) is reported as LIST:LINE: message and skipped.
 
-        Exit codes: 0 every source delivered; 1 a source failed or a line was malformed; 2 usage error or an unreadable list; 3 every failure was a source not cached while the network may not be used; 4 the cache directory cannot be used; 129 after SIGHUP, 130 after SIGINT, 141 when stdout is closed (| head), 143 after SIGTERM (after the summary).
+        robots.txt is honoured (--no-robots: not); with --shard-dir or --honor-opt-outs, so are the servers' opt-outs (man imgfetch, POLITENESS): a line they skip is no failure.
+
+        Exit codes: 0 every source delivered or skipped by policy; 1 a source failed or a line was malformed; 2 usage error or an unreadable list; 3 every failure was a source not cached while the network may not be used; 4 the cache directory cannot be used; 129 after SIGHUP, 130 after SIGINT, 141 when stdout is closed (| head), 143 after SIGTERM (after the summary).
 
         Examples:
           imgfetch prefetch urls.txt -s 320x320 -j 8 --rate 50

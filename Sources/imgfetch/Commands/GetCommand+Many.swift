@@ -7,7 +7,8 @@ extension GetCommand {
     /// failed, the class every failure shares (`FailureClass`: 3, 5, 6, 7) else 1; else 4 after a
     /// cache error, else 0.
     static func runMany(_ texts: [String], parsed: ParsedCommand, outputDir: OutputDirectory) async throws(UsageError) -> ExitCode {
-        let settings = try RequestOptions(parsed)
+        var settings = try RequestOptions(parsed)
+        settings.politeness = try PolitenessSettings.from(parsed, settings: settings, robotsByDefault: false, dataset: false)
         settings.warnOfUnverifiedTLS()
         var sources: [Source] = []
         for text in texts {
@@ -15,11 +16,11 @@ extension GetCommand {
                 throw UsageError("\(Source.abbreviated(text)): \(error.message)")
             }
         }
-        let remote = try settings.remote?.remoteCache()
-        let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
-        let interrupted = Interrupts.stoppingLoads(of: pipeline)
-        defer { CookieJarFile.write(settings.network) }
-        defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
+        let run = try Runs.start(settings, limits: try Runs.limits(settings), deferredScans: true)
+        let (pipeline, remote) = (run.pipeline, run.remote)
+        let interrupted = Interrupts.stopping(run)
+        defer { CookieJarFile.write(settings.network, engine: run.engine) }
+        defer { BackgroundScan.startIfWanted(pipeline.cache) }
         var failures: [FetchError] = [], cacheErrors = 0
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         for (index, source) in sources.enumerated() {
@@ -36,10 +37,9 @@ extension GetCommand {
             // Uploads that failed meanwhile: a warning line each, as they come.
             if let remote { Report.warnings(await remote.uploader.takeWarnings(), settings: settings) }
         }
-        if let remote, let timeout = settings.remote?.timeout {
-            Report.warnings(await remote.uploader.finish(timeout: timeout), settings: settings)
-        }
+        await Report.finishUploads(run, settings: settings)
         Report.lowDataDecision(settings)
+        Report.politenessNotes(pipeline, settings: settings)
         pipeline.cache.fitLimit()
         if !failures.isEmpty { return FailureClass.exitCode(for: failures) }
         return cacheErrors > 0 ? .cacheUnusable : .ok

@@ -14,7 +14,8 @@ enum GetCommand {
         if sourceTexts.count > 1 {
             throw UsageError("several sources need --output-dir DIR (-o writes one file)", commandPath: ["get"])
         }
-        let settings = try RequestOptions(parsed, outputPath: output)
+        var settings = try RequestOptions(parsed, outputPath: output)
+        settings.politeness = try PolitenessSettings.from(parsed, settings: settings, robotsByDefault: false, dataset: false)
         settings.warnOfUnverifiedTLS()
         let source: Source
         do { source = try Source(parsing: sourceText) } catch {
@@ -26,15 +27,16 @@ enum GetCommand {
         // Decide where the image goes before doing any work.
         let destination = try Destination.from(parsed, output: output, json: settings.json)
 
-        let remote = try settings.remote?.remoteCache()
-        let pipeline = Pipelines.make(settings, remote: remote, deferredScans: true)
-        let interrupted = Interrupts.stoppingLoads(of: pipeline)
-        defer { CookieJarFile.write(settings.network) }
+        let run = try Runs.start(settings, limits: try Runs.limits(settings), deferredScans: true)
+        let pipeline = run.pipeline
+        let interrupted = Interrupts.stopping(run)
+        defer { CookieJarFile.write(settings.network, engine: run.engine) }
         let meter = FeedbackOptions.showsMeter(parsed, quiet: settings.quiet)
         let outcome = await GetFeedback.retrieve(settings.request(for: source), with: pipeline, meter: meter, quiet: settings.quiet)
         Report.lowDataDecision(settings)
+        Report.politenessNotes(pipeline, settings: settings)
         if let signal = interrupted.signal { return ExitCode(signal: signal) }
-        defer { BackgroundScan.startIfWanted(pipeline.cache, settings: settings) }
+        defer { BackgroundScan.startIfWanted(pipeline.cache) }
         switch outcome {
         case .failure(let failure):
             Report.failure(failure, source: source.description, settings: settings)
@@ -48,14 +50,14 @@ enum GetCommand {
             // The cache ends within its limit (another process's store may have left it over).
             result.evicted.add(pipeline.cache.fitLimit())
             // The image is out; its upload (if any) is waited for, its failure a warning of the record.
-            if let remote, let timeout = settings.remote?.timeout {
-                result.warnings += await remote.uploader.finish(timeout: timeout)
+            if run.remote != nil, let timeout = settings.remote?.timeout {
+                result.warnings += await run.finish(uploadTimeout: timeout).uploadWarnings
             }
             Report.success(result, settings: settings, kept: kept)
             // Within a stale-while-revalidate window: the image is out; now bring the entry up to date.
             if result.needsRevalidation {
                 _ = await pipeline.revalidate(settings.request(for: source))
-                await Report.finishUploads(remote, settings: settings)
+                await Report.finishUploads(run, settings: settings)
             }
             return result.cacheError == nil ? .ok : .cacheUnusable
         }

@@ -95,17 +95,5 @@ struct RemoteSettings {
 
     /// The warning `--remote-insecure` gives, every time it is used with a tier (even with --quiet).
     static let insecureWarning = "warning: --remote-insecure: the remote cache's certificates and host names are not verified: anyone on the path may serve or receive its images"
-
-    /// The tier itself: the store (`RemoteStores.make`; a bad URL or missing credentials are usage
-    /// errors) behind a `RemoteCache` with its uploader (whose warnings the command takes as it goes).
-    func remoteCache(limits: Limits = Limits()) throws(UsageError) -> RemoteCache {
-        let backend: any RemoteStoring
-        var store = self.store
-        store.maxDirectReads = Console.directReadBudget(transfers: limits.transfers)
-        do { backend = try RemoteStores.make(store) } catch {
-            if case .invalidSource(let message) = error { throw UsageError(message) }
-            throw UsageError("remote cache: " + error.message)
-        }
-        return RemoteCache(store: backend, mode: mode, uploader: RemoteUploader(capacity: limits.uploadQueue, concurrency: limits.uploads))
-    }
 }
+

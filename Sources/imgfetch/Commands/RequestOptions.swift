@@ -26,6 +26,8 @@ struct RequestOptions {
     var totalRate: Int64?
     /// The dead-host breaker (`--host-down-after`, `--host-down-ttl`, cleared by `--force-refresh`).
     var origins = OriginGate.Policy()
+    /// robots.txt and the opt-out signals (`PolitenessSettings`, set by the command): none by default.
+    var politeness = PolitenessPolicy()
     var json: Bool
     var quiet: Bool
     var verbose: Bool

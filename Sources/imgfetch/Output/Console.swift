@@ -16,6 +16,8 @@ enum ExitCode: Int32 {
     case network = 6
     /// `get`: what arrived is not a usable image (`FailureClass.image`).
     case unusableImage = 7
+    /// `get`: skipped by policy (robots.txt disallows it, or the server opted out): nothing delivered.
+    case skipped = 9
     /// Stopped by SIGHUP (128 + 1): the terminal or the session went away.
     case hangup = 129
     /// Interrupted by SIGINT (128 + 2, as shells report it).

@@ -1,7 +1,8 @@
 import ImageFetch
 
 /// What kind of failure a retrieval's error is, for a script: `get`'s exit code by class (5, 6, 7,
-/// else 1) and the record's `error.class`. One table: each cause of `FailureCause` in one class.
+/// else 1; 9 for a skip by policy, which is no failure) and the record's `error.class`. One
+/// table: each cause of `FailureCause` in one class.
 /// A source with `--alt` sources takes the class of its last attempt (the last source's); `get`
 /// of several sources exits with the class every failure shares, else 1. `prefetch` keeps 1.
 enum FailureClass: String {
@@ -21,7 +22,7 @@ enum FailureClass: String {
         case .dns, .refused, .connectTimeout, .timeout, .reset, .tls, .proxy, .hostDown, .network: self = .network
         case .decode, .tooLarge, .integrity: self = .image
         case .redirectRefused, .unsupportedFormat, .deniedAddress, .constrained, .notCached, .invalidSource, .fileError,
-             .cacheUnavailable, .dependencyMissing, .cancelled: self = .other
+             .cacheUnavailable, .dependencyMissing, .cancelled, .robots, .optOut: self = .other
         }
     }
 
@@ -39,6 +40,7 @@ enum FailureClass: String {
     /// cached, 4 for an unusable cache directory alone, else the class they all share, else 1.
     static func exitCode(for errors: [FetchError]) -> ExitCode {
         guard let first = errors.first else { return .ok }
+        if errors.allSatisfy({ $0.policySkip != nil }) { return .skipped }
         if errors.allSatisfy(\.isNotCached) { return .notCached }
         if errors.count == 1, case .cacheUnavailable = first { return .cacheUnusable }
         let classes = Set(errors.map { FailureClass($0) })

@@ -1,10 +1,10 @@
 import ImageFetch
 
-/// What `get` shows while it works: the retry notices, on stderr as the pipeline decides them
-/// (one line each, none with --quiet), and, when `meter`, the download meter once the retrieval
-/// has taken `delay` (cleared at `stop()`). It reads the pipeline's activity, on its own timer
-/// with the meter, else as notices are posted: the library calls nothing back. Started only when the image is not a fresh hit, so a hit
-/// costs nothing. One task draws (this one) until `stop()` returns; then the caller prints.
+/// What `get` shows while it works: the retry notices, on stderr as the pipeline posts them (one
+/// line each, none with --quiet), and, when `meter`, the download meter once the retrieval has
+/// taken `delay` (cleared at `stop()`), redrawn when the meter's line's timer (`StatusLine.tick`)
+/// wakes the reader: the library calls nothing back. Started only when the image is not a fresh
+/// hit, so a hit costs nothing. One task draws (this one) until `stop()` returns; then the caller prints.
 final class GetFeedback: Sendable {
     /// Seconds before the meter appears (a quick download never shows one), and between readings.
     static let delay = 0.5
@@ -18,24 +18,24 @@ final class GetFeedback: Sendable {
             let line = meter ? DownloadMeter() : nil
             // The rate's first reading: before any byte of this retrieval (those of the first tick count).
             line?.sample(activity.meter.reading(), now: started)
+            line?.line.tick(every: GetFeedback.interval) { activity.wake() }
             func show(_ notices: [RetryNotice]) {
                 guard !quiet, !notices.isEmpty else { return }
                 line?.clear()
                 for notice in notices { Console.errorLine("retry: " + notice.message) }
             }
-            // Off a terminal: the notices as they are posted, no timer.
-            while !meter && !Task.isCancelled { show(await activity.nextNotices()) }
-            while meter && !Task.isCancelled {
-                try? await Task.sleep(nanoseconds: UInt64(GetFeedback.interval * 1e9))
-                show(await activity.takeNotices())
-                guard !Task.isCancelled else { continue }
+            // The notices as they are posted; with the meter, a reading at each of its ticks too.
+            while !Task.isCancelled {
+                show(await activity.nextNotices())
+                guard let line, !Task.isCancelled else { continue }
                 // Read from the start, drawn once the retrieval has taken `delay`.
                 if FileSystem.monotonic() - started >= GetFeedback.delay {
-                    line?.draw(activity.meter.reading())
+                    line.draw(activity.meter.reading())
                 } else {
-                    line?.sample(activity.meter.reading())
+                    line.sample(activity.meter.reading())
                 }
             }
+            line?.line.stopTicking()
             line?.clear()
             show(await activity.takeNotices())
         }

@@ -61,17 +61,26 @@ enum Report {
         Console.errorLine("--low-data=auto resolved to " + why)
     }
 
+    /// `-v`: what robots.txt and the opt-out signals ignored (a malformed Content-Usage, an
+    /// unusable tdmrep.json), a line each.
+    static func politenessNotes(_ pipeline: ImagePipeline, settings: RequestOptions) {
+        guard settings.verbose, let politeness = pipeline.politeness else { return }
+        for note in politeness.takeNotes() { Console.errorLine("note: " + note) }
+    }
+
     static func failure(_ failure: RetrievalFailure, source: String, settings: RequestOptions) {
-        if settings.json { Console.line(ResultRecord.failure(failure, source: source).text) }
+        if settings.json {
+            Console.line((failure.error.policySkip != nil ? ResultRecord.skipped(failure, source: source) : ResultRecord.failure(failure, source: source)).text)
+        }
         if !settings.quiet { for warning in failure.warnings { Console.errorLine("warning: " + warning) } }
         Console.errorLine(problem(of: failure, source: source))
         if settings.verbose { Console.errorLine(source + ": timing " + ResultRecord.phasesLine(failure.timing)) }
     }
 
-    /// Waits for the uploads still queued (at most --remote-timeout) and prints their warnings.
-    static func finishUploads(_ remote: RemoteCache?, settings: RequestOptions) async {
-        guard let remote, let timeout = settings.remote?.timeout else { return }
-        warnings(await remote.uploader.finish(timeout: timeout), settings: settings)
+    /// The run's end (`FetchRun.finish`): waits for the uploads still queued (at most --remote-timeout) and prints their warnings.
+    static func finishUploads(_ run: FetchRun, settings: RequestOptions) async {
+        guard run.remote != nil, let timeout = settings.remote?.timeout else { return }
+        warnings(await run.finish(uploadTimeout: timeout).uploadWarnings, settings: settings)
     }
 
     /// The remote tier's warnings (failed or abandoned uploads), a line each unless quiet.

@@ -46,6 +46,26 @@ enum ResultRecord {
         return o
     }
 
+    /// A line skipped by policy: `"skip"` says why (`robots` or `opt_out`) and the rule or directive.
+    static func skipped(_ f: RetrievalFailure, source: String, line: Int? = nil) -> JSONObject {
+        var o = JSONObject()
+        o.add("status", "skipped")
+        o.add("original_source", source)
+        o.add("source", source)
+        o.add("key", f.key?.rawValue)
+        o.add("path", nil as String?)
+        o.add("attempts", f.attempts)
+        o.add("ms", f.milliseconds)
+        if let skip = f.error.policySkip {
+            var x = JSONObject()
+            x.add("cause", skip.cause.rawValue)
+            x.add("rule", skip.rule)
+            o.add("skip", object: x)
+        }
+        if let line { o.add("line", line) }
+        return o
+    }
+
     static func failure(_ f: RetrievalFailure, source: String, line: Int? = nil) -> JSONObject {
         var o = JSONObject()
         o.add("status", "failed")
@@ -59,6 +79,7 @@ enum ResultRecord {
         o.add("ms", f.milliseconds)
         o.add("timing", object: timing(f.timing))
         o.add("error", object: error(f.error))
+        if f.error.robotsUnavailable { o.add("robots", "unavailable") }
         let warnings = f.retries.map { "retry: " + $0.message } + f.warnings
         if !warnings.isEmpty { o.add("warnings", strings: warnings) }
         if let line { o.add("line", line) }
@@ -88,6 +109,7 @@ enum ResultRecord {
         if case .httpStatus(let status, _) = e { o.add("status", status) }
         if case .retryAfterBeyondLimit(let status, _, _) = e { o.add("status", status) }
         if case .loginWithheld(let status, _) = e { o.add("status", status) }
+        if case .robotsUnavailable(_, .httpStatus(let status, _)) = e { o.add("status", status) }
         o.add("retryable", e.isRetryable)
         if case .sourcesExhausted(let failures) = e {
             o.add("failures", objects: failures.map { f in

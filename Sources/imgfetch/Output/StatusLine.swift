@@ -8,7 +8,8 @@ import Synchronization
 /// is plain text: a carriage return and spaces overwrite the previous line, no escape codes.
 /// Coloured parts are red on a terminal, unless `NO_COLOR` is set.
 /// Used from one task: no lock. A resize (SIGWINCH, another thread) only raises a flag; the next
-/// draw reads the new width.
+/// draw reads the new width. The line owns the one timer of a redraw (`tick`): it wakes the task
+/// that draws, which redraws from what it reads then.
 final class StatusLine {
     struct Style: Sendable, Equatable {
         /// Erase with `ESC [ K` (else overwrite with spaces).
@@ -47,6 +48,28 @@ final class StatusLine {
             let flag = resizedFlag
             Terminal.onResize { flag.raise() }
         }
+    }
+
+    /// The redraw timer (`tick`), until `stopTicking` or the line's end.
+    private var timer: Task<Void, Never>?
+
+    deinit { timer?.cancel() }
+
+    /// Calls `wake` every `interval` seconds, from a task of its own, until `stopTicking`: it wakes
+    /// the task that draws this line (never draws itself).
+    func tick(every interval: Double, _ wake: @escaping @Sendable () -> Void) {
+        timer?.cancel()
+        timer = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(nanoseconds: UInt64(interval * 1e9))
+                if !Task.isCancelled { wake() }
+            }
+        }
+    }
+
+    func stopTicking() {
+        timer?.cancel()
+        timer = nil
     }
 
     /// True once after SIGWINCH (the width is read again): the caller should draw now.

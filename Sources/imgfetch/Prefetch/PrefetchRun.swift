@@ -33,8 +33,8 @@ final class PrefetchRun {
     /// A tabular list: problems name the row (`LIST: row N:`).
     var namesRows = false
     private(set) var undelivered: [(line: Int, text: [UInt8])] = []
-    /// Lines that failed because their origin is marked down, by origin: their count and the
-    /// mark's words, said in one line at the end (`-v`: a line each, as they fail).
+    /// Lines that failed because their origin is marked down or its robots.txt is unavailable, by
+    /// origin: their count and the first's words, said in one line at the end (`-v`: a line each).
     private var downSkips: [String: (count: Int, message: String)] = [:]
 
     init(settings: RequestOptions, listName: String, progress: ProgressBar?, outputDir: OutputDirectory?) {
@@ -114,6 +114,13 @@ final class PrefetchRun {
             }
             problems = Report.problems(of: result, settings: settings)
             if settings.verbose { problems.append(Report.verbose(result, file: file?.path, kept: file?.kept == true)) }
+        case (_, .failure(let failure)?) where failure.error.policySkip != nil:
+            summary.record(.failure(failure))   // skipped by policy: not a failure, not in --save-failed
+            delivered.insert(completion.tag.line)
+            let source = completion.request?.source.description ?? ""
+            if recordsWanted { record = ResultRecord.adding(completion.tag.cells, to: ResultRecord.skipped(failure, source: source, line: completion.tag.line)).text }
+            if let record { shardOutput?.take(record: record, failure: nil) }
+            if settings.verbose { problems.append(Report.problem(of: failure, source: source)) }
         case (_, .failure(let failure)?) where failure.error == .cancelled:
             summary.record(.failure(failure))   // abandoned by an interrupt: counted, not reported line by line
             keepUndelivered(completion.tag)
@@ -125,7 +132,8 @@ final class PrefetchRun {
             if recordsWanted { record = ResultRecord.adding(completion.tag.cells, to: ResultRecord.failure(failure, source: source, line: completion.tag.line)).text }
             if let record { shardOutput?.take(record: record, failure: failure) }
             if !settings.quiet { problems += failure.warnings.map { "warning: " + $0 } }
-            if failure.error.cause == .hostDown, !settings.verbose, let origin = completion.request?.source.origin {
+            if failure.error.cause == .hostDown || failure.error.robotsUnavailable, !settings.verbose,
+               let origin = completion.request?.source.origin {
                 downSkips[origin, default: (0, failure.error.message)].count += 1
             } else {
                 problems.append(Report.problem(of: failure, source: source))
@@ -151,7 +159,7 @@ final class PrefetchRun {
     /// how many are in flight.
     func refresh(force: Bool = false) {
         // Malformed lines and other shards' lines are done too: the total counts every source line.
-        let done = summary.total + summary.malformed + summary.skippedByShard
+        let done = summary.total + summary.malformed + summary.skippedByShard + summary.skippedByRobots + summary.skippedByOptOut
         progress?.update(done: done, failed: summary.failed, bytes: summary.bytesDownloaded, transfers: transfers?.reading(),
                          force: force)
     }
@@ -213,6 +221,8 @@ final class PrefetchRun {
             o.add("partial_bytes_saved", s.partialSaved)
             o.add("malformed", s.malformed)
             o.add("skipped", s.skippedByShard)
+            o.add("skipped_robots", s.skippedByRobots)
+            o.add("skipped_opt_out", s.skippedByOptOut)
             o.add("cancelled", s.cancelled)
             o.add("evicted", s.evicted.count)
             o.add("evicted_bytes", s.evicted.bytes)
@@ -230,6 +240,8 @@ final class PrefetchRun {
             if s.kept > 0 { line += ", \(s.kept) kept (--no-clobber)" }
             if s.malformed > 0 { line += ", \(s.malformed) malformed line\(s.malformed == 1 ? "" : "s")" }
             if s.skippedByShard > 0 { line += ", \(s.skippedByShard) in other shards" }
+            if s.skippedByRobots > 0 { line += ", \(s.skippedByRobots) skipped by robots.txt" }
+            if s.skippedByOptOut > 0 { line += ", \(s.skippedByOptOut) skipped by opt-outs" }
             if s.cancelled > 0 { line += ", \(s.cancelled) cancelled" }
             if s.partial > 0 { line += ", \(s.partial) partial read\(s.partial == 1 ? "" : "s") (\(Formatting.size(s.partialSaved)) not downloaded)" }
             if s.evicted.count > 0 { line += ", \(s.evicted.count) evicted (\(Formatting.size(s.evicted.bytes)))" }

@@ -19,6 +19,9 @@ struct PrefetchSummary: Sendable {
     var lowData = 0
     var malformed = 0
     var skippedByShard = 0
+    /// Lines skipped by policy (not failures): robots.txt disallowed them, or the server opted out.
+    var skippedByRobots = 0
+    var skippedByOptOut = 0
     var bytesDownloaded: Int64 = 0
     var cacheErrors = 0
     var notCached = 0
@@ -46,6 +49,10 @@ struct PrefetchSummary: Sendable {
     mutating func record(_ outcome: Result<ImageResult, RetrievalFailure>, shared isShared: Bool = false) {
         if case .failure(let f) = outcome, f.error == .cancelled {
             cancelled += 1
+            return
+        }
+        if case .failure(let f) = outcome, let skip = f.error.policySkip {
+            if skip.cause == .robots { skippedByRobots += 1 } else { skippedByOptOut += 1 }
             return
         }
         total += 1

@@ -64,12 +64,17 @@ struct ShardDirectory {
     /// library digests them (`RequestPlan.shardDigestLines`: the cache key's options, derived from
     /// the key itself, and those outside it that change what a line gives), then the run's own:
     /// low-data mode as decided (`--low-data=auto` asks the network here), `--max-frames`,
-    /// `--allow-jxl`. Never `-j`, `--rate`, `--per-host`, timeouts, retries, progress or verbosity.
+    /// `--allow-jxl`, `--no-robots`, `--no-honor-opt-outs`, `--usage`. Never `-j`, `--rate`, `--per-host`, timeouts, retries, progress or verbosity.
     static func digestedOptions(_ settings: RequestOptions) -> [String] {
         var lines = RequestPlan.shardDigestLines(of: settings.request(for: RequestPlan.shardDigestProbe))
         lines.append("low-data=\(settings.networkConditions.isConstrained)")
         lines.append("max-frames=\(settings.maxFrames)")
         if settings.allowJXL { lines.append("allow-jxl") }
+        // What is skipped by policy: only when not the default (robots.txt and opt-outs honoured,
+        // train-ai), so that the markers of earlier runs keep their digest.
+        if !settings.politeness.robots { lines.append("no-robots") }
+        if !settings.politeness.optOuts { lines.append("no-honor-opt-outs") }
+        if settings.politeness.usage != "train-ai" { lines.append("usage=\(settings.politeness.usage)") }
         return lines
     }
 

@@ -68,6 +68,8 @@ final class ShardOutput {
         o.add("bytes_downloaded", s.bytesDownloaded)
         o.add("malformed", s.malformed)
         o.add("skipped", s.skippedByShard)
+        o.add("skipped_robots", s.skippedByRobots)
+        o.add("skipped_opt_out", s.skippedByOptOut)
         var failures = JSONObject()
         failures.add("by_code", object: Self.counts(codes))
         failures.add("by_cause", object: Self.counts(causes))

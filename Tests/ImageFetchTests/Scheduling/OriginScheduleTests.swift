@@ -30,6 +30,27 @@ final class OriginScheduleTests: XCTestCase {
         XCTAssertEqual(schedule.delay(before: "http://a:80"), 0)
     }
 
+    /// robots.txt's Crawl-delay: starts of one origin at least the interval apart (at most 60 s);
+    /// asking (`delay`) reserves nothing, starting (`delayStarting` at 0) does.
+    func testAMinimumIntervalSpacesTheStartsOfItsOriginOnly() {
+        let (schedule, clock) = schedule()
+        schedule.setMinimumInterval("http://a:80", seconds: 2)
+        XCTAssertEqual(schedule.delayStarting("http://a:80"), 0, "the first starts at once")
+        XCTAssertEqual(schedule.delay(before: "http://a:80"), 2)
+        XCTAssertEqual(schedule.delayStarting("http://a:80"), 2, "the next waits the interval")
+        XCTAssertEqual(schedule.delayStarting("http://b:80"), 0, "other origins go on")
+        clock.advance(1.5)
+        XCTAssertEqual(schedule.delayStarting("http://a:80"), 0.5)
+        clock.advance(0.5)
+        XCTAssertEqual(schedule.delayStarting("http://a:80"), 0)
+        XCTAssertEqual(schedule.delayStarting("http://a:80"), 2)
+        schedule.setMinimumInterval("http://c:80", seconds: 3600)
+        XCTAssertEqual(schedule.delayStarting("http://c:80"), 0)
+        XCTAssertEqual(schedule.delay(before: "http://c:80"), OriginSchedule.maxInterval, "bounded")
+        for bad in [-1.0, .infinity, .nan, 0] { schedule.setMinimumInterval("http://a:80", seconds: bad) }
+        XCTAssertEqual(schedule.delayStarting("http://a:80"), 0, "no interval")
+    }
+
     /// From the 429/503 until the retrieval decides (or `decisionLimit`): held; a decision to
     /// retry holds for its wait, one not to retry lets requests start at once.
     func testAnAnswerHoldsItsOriginUntilTheRetrievalDecides() {
