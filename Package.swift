@@ -29,12 +29,14 @@ let package = Package(
         .target(name: "CCodecs", cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         // The JPEG path: libjpeg alone (dlopen'ed too), no libvips; CCodecs' resizer.
         .target(name: "CJpeg", dependencies: ["CCodecs"], cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
+        // PNG, WebP and GIF sources decoded without libvips (libpng, libwebp, giflib dlopen'ed); CCodecs' resizer.
+        .target(name: "CDecoders", dependencies: ["CCodecs"], cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         .target(name: "CSignals", cSettings: shim),
         // Plain HTTP GETs of the remote tier over a socket, without libcurl.
         .target(name: "CNet", cSettings: shim, linkerSettings: [.linkedLibrary("pthread")]),
         // SHA-256 and SHA-512 by libcrypto's static archive (libssl-dev): seven of its members, nothing loaded at run time.
         .target(name: "CCrypto", cSettings: shim, linkerSettings: [.unsafeFlags(["-Xlinker", "-l:libcrypto.a"])]),
-        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CJpeg", "CCodecs", "CSignals", "CNet", "CCrypto"], swiftSettings: swift),
+        .target(name: "ImageFetch", dependencies: ["CCurl", "CVips", "CJpeg", "CCodecs", "CDecoders", "CSignals", "CNet", "CCrypto"], swiftSettings: swift),
         .target(name: "ArgumentKit", swiftSettings: swift),
         .executableTarget(name: "imgfetch", dependencies: ["ImageFetch", "ArgumentKit", "CSignals"], swiftSettings: swift),
         .testTarget(name: "ImageFetchTests", dependencies: ["ImageFetch"]),

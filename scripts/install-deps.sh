@@ -3,6 +3,7 @@
 #   libvips-dev, libcurl4-openssl-dev: headers (the binary dlopens libvips.so.42 and libcurl.so.4 at run time)
 #   libjpeg62-turbo-dev: jpeglib.h for the JPEG path (the shim and the `make fuzz` target dlopen libjpeg.so.62)
 #   libwebp-dev, libpng-dev: webp/encode.h and png.h for CCodecs' encoders (libwebp.so.7, libpng16.so.16 dlopen'ed)
+#   libgif-dev: gif_lib.h for CDecoders' GIF decoder (libgif.so.7 dlopen'ed; webp/demux.h comes with libwebp-dev)
 #   libssl-dev: libcrypto.a and openssl/sha.h, whose SHA-256 the CCrypto shim links statically
 #   python3: the end-to-end tests' HTTP server; python3-numpy, python3-pil: scripts/fidelity.py (the
 #   fidelity tests and figures); libvips-tools: vipsthumbnail, the reference for sizes; mandoc: man page lint
@@ -52,7 +53,7 @@ placeholder_check='from blurhash import PixelMode; from thumbhash import thumbha
 sets=("$@")
 [[ ${#sets[@]} -gt 0 ]] || sets=(test engines)
 [[ "${DEPS:-}" != build ]] || sets=(build)
-want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev libwebp-dev libpng-dev libssl-dev pkg-config make g++ dpkg-dev binutils)
+want=(libvips-dev libcurl4-openssl-dev libjpeg62-turbo-dev libwebp-dev libpng-dev libgif-dev libssl-dev pkg-config make g++ dpkg-dev binutils)
 pip=()          # NAME==VERSION ... as pip takes them
 pip_checks=()   # the Python import that tells each pip line is installed, in the same order
 for set in "${sets[@]}"; do

@@ -18,8 +18,9 @@ umask 022
 # libvips 8.14 (Debian 12) is the oldest the shims are built and tested against; its package carries
 # the heif and jxl modules imgfetch opens. libcurl 7.80 has every curl_multi call the engine uses.
 # libjpeg62-turbo is libjpeg.so.62, the JPEG path's decoder; libwebp7 and libpng16-16 (libwebp.so.7,
-# libpng16.so.16) are the encoders of its WebP and PNG thumbnails. (libcrypto's SHA-256 is linked in.)
-DLOPEN_DEPENDS="libvips42 (>= 8.14), libcurl4 (>= 7.80), libjpeg62-turbo, libwebp7, libpng16-16"
+# libpng16.so.16) are the encoders of its WebP and PNG thumbnails and, with libwebpdemux2 and libgif7
+# (libwebpdemux.so.2, libgif.so.7), the decoders of PNG, WebP and GIF sources. (libcrypto's SHA-256 is linked in.)
+DLOPEN_DEPENDS="libvips42 (>= 8.14), libcurl4 (>= 7.80), libjpeg62-turbo, libwebp7, libpng16-16, libwebpdemux2, libgif7"
 
 fail() { echo "make-deb.sh: $*" >&2; exit 1; }
 

@@ -100,7 +100,7 @@ final class PackageTests: E2ETestCase {
         let description = field("Description").split(separator: "\n")
         XCTAssertGreaterThan(description.count, 3, "a synopsis and a long description")
         let depends = field("Depends")
-        for name in ["libc6 (", "libgcc-s1 (", "libvips42 (>= 8.14)", "libcurl4 (>= 7.80)", "libjpeg62-turbo", "libwebp7", "libpng16-16"] {
+        for name in ["libc6 (", "libgcc-s1 (", "libvips42 (>= 8.14)", "libcurl4 (>= 7.80)", "libjpeg62-turbo", "libwebp7", "libpng16-16", "libwebpdemux2", "libgif7"] {
             XCTAssertTrue(depends.contains(name), "Depends names \(name): \(depends)")
         }
         // The C++ runtime is linked in (`make build`): the package needs no libstdc++6.

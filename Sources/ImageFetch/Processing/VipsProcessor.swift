@@ -34,6 +34,10 @@ public struct VipsProcessor: ImageProcessing {
                                                  output: output) {
             return fast.processed.dropping(damage)
         }
+        // PNG, WebP and GIF stills decoded, resized and encoded without libvips (nil: libvips' turn).
+        if let made = PixelSourcePath.thumbnail(bytes, processing: processing, route: route, maxPixels: maxPixels) {
+            return made
+        }
         // Any JPEG libvips is given passes libjpeg's strict check first: libvips 8.14's own check
         // misses corruption in the last rows and races with its threads. A JPEG handed out as it is
         // needs nothing more, so libvips is not even loaded.
@@ -122,9 +126,13 @@ public struct VipsProcessor: ImageProcessing {
     /// Starts loading libvips (dlopen and vips_init) on a background thread, so it overlaps the
     /// download instead of following it. Idempotent and cheap once loaded.
     /// Not when libjpeg alone will most likely do the work (a .jpg source to a JPEG thumbnail, or
-    /// handed out as it is): loading libvips anyway would cost CPU time and memory for nothing.
+    /// handed out as it is), nor for a .png, .webp or .gif source made into a PNG or WebP
+    /// (`PixelSourcePath`; `-f original` is not told from `-f jpeg` here, which libvips writes):
+    /// loading libvips anyway would cost CPU time and memory for nothing.
     public func prepare(for source: Source, route: ProcessingRoute) {
         if source.looksLikeJPEG, route.mayNeedOnlyLibjpeg { return }
+        if PixelSourcePath.mayTake(source), let output = route.jpegThumbnailOutput, output != .jpeg,
+           !PixelEncoder.needsLibvips(output) { return }
         VipsProcessor.preload
     }
 
