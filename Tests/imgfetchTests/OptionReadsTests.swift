@@ -48,6 +48,7 @@ final class OptionReadsTests: XCTestCase {
                     _ = try? FeedbackOptions.saveFailedPath(parsed)
                     _ = try? FeedbackOptions.saveFailedPath(parsed, key: OptionKeys.saveRemaining)
                     _ = try? TableSettings.from(parsed, listPath: nil)
+                    _ = try? PrefetchCommand.stallTimeout(parsed)
                     _ = try? ShardDirectory.from(parsed, shard: nil, listPath: nil, options: [])
                 }
             })

@@ -68,11 +68,16 @@ extension PrefetchCommand {
 }
 
 extension PrefetchCommand {
-    /// `--stall-timeout` (default `StallWatchdog.defaultTimeout`, 0: none): started, its stall
-    /// pointed at the run's one stop (`FetchRun.cancel`).
+    /// `--stall-timeout` in seconds (default `StallWatchdog.defaultTimeout`; 0: none).
+    static func stallTimeout(_ parsed: ParsedCommand) throws(UsageError) -> Double {
+        try parsed[OptionKeys.stallTimeout] ?? StallWatchdog.defaultTimeout
+    }
+
+    /// The run's watchdog (`--stall-timeout`; nil: none), started, its stall pointed at the run's
+    /// one stop (`FetchRun.cancel`).
     static func stallWatchdog(_ parsed: ParsedCommand, meter: TransferMeter, reader: ListReader,
                               stop: @escaping @Sendable () -> Void) throws(UsageError) -> StallWatchdog? {
-        let timeout = try parsed[OptionKeys.stallTimeout] ?? StallWatchdog.defaultTimeout
+        let timeout = try stallTimeout(parsed)
         guard timeout > 0 else { return nil }
         let watchdog = StallWatchdog(timeout: timeout, progress: { meter.reading().total }, idle: { reader.isWaiting }, onStall: stop)
         watchdog.start()
