@@ -81,8 +81,9 @@ final class CacheTrustTests: E2ETestCase {
             try fm.copyItem(at: object, to: place)
         }
 
-        // The control: libvips does load the planted object from the old location when told to.
-        let told = try get([imageURL("alpha.png"), "-f", "webp", "-o", file("told.webp").path],
+        // The control: libvips does load the planted object from the old location when told to (a
+        // TIFF source: libvips decodes it; a PNG made into WebP loads no libvips at all).
+        let told = try get([imageURL("blue.tiff"), "-f", "webp", "-o", file("told.webp").path],
                            env: ["VIPSHOME": v1.appendingPathComponent("vips").path])
         assertExit(told, 0)
         XCTAssertTrue(exists(marker), "the planted object is loadable where an earlier imgfetch pointed libvips")
@@ -90,7 +91,8 @@ final class CacheTrustTests: E2ETestCase {
 
         for format in ["webp", "avif", "png"] {
             let out = file("out.\(format)")
-            let r = try get([imageURL("alpha.png", "f=\(format)"), "-s", "40", "-f", format, "-o", out.path])
+            // A TIFF source, so libvips decodes every one of them (and saves the AVIF).
+            let r = try get([imageURL("blue.tiff", "f=\(format)"), "-s", "40", "-f", format, "-o", out.path])
             assertExit(r, 0)
             XCTAssertFalse(exists(marker), "no shared object in the cache ran (-f \(format))")
         }
