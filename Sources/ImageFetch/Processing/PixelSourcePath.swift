@@ -76,7 +76,7 @@ enum PixelSourcePath {
             image.channels = colours
         }
         return opaque.withUnsafeBytes { stripped in
-            if let start = stripped.baseAddress { image.pixels = start }
+            if !opaque.isEmpty, let start = stripped.baseAddress { image.pixels = start }   // an empty array's address is no pixels
             var best: ([UInt8], ImageFormat)?
             for candidate in AutoFormat.candidates(processing.accept) {
                 if transparent && !candidate.format.hasAlpha { continue }
