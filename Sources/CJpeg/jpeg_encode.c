@@ -81,6 +81,9 @@ static int ifj_encode_components(const ifj_encode_opts *o, int channels) {
     return (o->background[0] == o->background[1] && o->background[1] == o->background[2]) ? 1 : 3;
 }
 
+static int ifj_compress(const unsigned char *pixels, int width, int height, int channels, size_t stride,
+                        const ifj_encode_opts *o, void **out, size_t *out_len);
+
 int ifj_encode(const void *pixels, int width, int height, int channels, size_t stride,
                const ifj_encode_opts *opts, void **out, size_t *out_len) {
     *out = NULL;
@@ -90,8 +93,14 @@ int ifj_encode(const void *pixels, int width, int height, int channels, size_t s
     pthread_once(&encode_once, ifj_encode_load);
     if (!encode_loaded) return IFJ_DECLINED;
     ifj_encode_opts defaults = { 0, 0, { 255, 255, 255 } };
-    const ifj_encode_opts *o = opts != NULL ? opts : &defaults;
-    int components = ifj_encode_components(o, channels);
+    return ifj_compress(pixels, width, height, channels, stride, opts != NULL ? opts : &defaults, out, out_len);
+}
+
+/* ifj_encode once its arguments are checked and libjpeg is loaded. */
+static int ifj_compress(const unsigned char *pixels, int width, int height, int channels, size_t stride,
+                        const ifj_encode_opts *o, void **out, size_t *out_len) {
+    /* volatile: live across setjmp (gcc's -Wclobbered). */
+    volatile int components = ifj_encode_components(o, channels);
     int alpha = channels == 2 || channels == 4;
 
     struct jpeg_compress_struct c;
@@ -129,9 +138,8 @@ int ifj_encode(const void *pixels, int width, int height, int channels, size_t s
     }
     c.write_JFIF_header = FALSE;   /* jpegsave's strip leaves out the APP0 (JFIF) marker too */
     e_jpeg_start_compress(&c, TRUE);
-    const unsigned char *base = pixels;
     while (c.next_scanline < c.image_height) {
-        const unsigned char *in = base + (size_t)c.next_scanline * stride;
+        const unsigned char *in = pixels + (size_t)c.next_scanline * stride;
         JSAMPROW r = (JSAMPROW)in;
         if (alpha) {
             ifj_flatten_row(in, width, channels, o->background, components, (unsigned char *)row);
