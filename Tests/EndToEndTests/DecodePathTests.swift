@@ -59,8 +59,9 @@ final class DecodePathTests: E2ETestCase {
             assertExit(r, 0)
             return try String(contentsOf: trace, encoding: .utf8)
         }
-        // (Outputs libvips writes: a PNG or WebP made into a PNG or WebP loads no libvips at all, PixelSourceTests.)
-        for (source, format) in [("alpha.png", "jpeg"), ("small.gif", "auto"), ("blue.tiff", "jpeg"), ("small.webp", "jpeg")] {
+        // (Outputs libvips writes: a PNG, WebP or GIF still made into a JPEG, PNG or WebP or by -f auto
+        // loads no libvips at all, PixelSourceTests and PixelSourceJpegTests.)
+        for (source, format) in [("alpha.png", "gif"), ("small.gif", "gif"), ("blue.tiff", "jpeg"), ("small.webp", "gif")] {
             let files = try opened([imageURL(source), "-s", "40", "-f", format, "-o", file("out-\(format)-\(source.prefix { $0 != "." })").path])
             XCTAssertTrue(files.contains("libvips.so.42"), "libvips decodes \(source)")
             XCTAssertFalse(files.contains("vips-heif.so"), "\(source) -> \(format) opens no heif module")

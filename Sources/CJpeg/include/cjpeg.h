@@ -54,6 +54,25 @@ void ifj_free(void *p);
  * passes. */
 int ifj_validate(const void *buf, size_t len, double max_pixels, int *width, int *height, char *msg, size_t msglen);
 
+/* ---- jpeg_encode.c: 8-bit pixels -> JPEG, as libvips 8.14's jpegsave writes them ----
+ * For the other decoders' thumbnails (PNG, WebP, GIF stills): jpeg_set_defaults, the quality's
+ * tables (jpeg_set_quality(Q, TRUE)), 4:2:0 below Q 90 and 4:4:4 from it, baseline, Huffman tables
+ * optimised when asked (-f auto's jpegsave), no marker at all, not even JFIF's APP0 (jpegsave's
+ * strip). Alpha (2 or 4 channels, straight) is flattened onto `background` exactly as
+ * vips_flatten does 8-bit pixels; grey with alpha onto a colour becomes RGB, as libvips converts
+ * it to sRGB first. The same file as libvips' for the same pixels. */
+typedef struct {
+    int quality;             /* 1-100, 0 = 75 (jpegsave's Q default) */
+    int optimize_coding;     /* 1 = optimised Huffman tables */
+    unsigned char background[3];   /* the sRGB colour alpha is flattened onto */
+} ifj_encode_opts;
+
+/* pixels: width x height, channels 1 (grey), 2 (grey, alpha), 3 (RGB) or 4 (RGBA), rows `stride`
+ * bytes apart. IFJ_OK with *out (release with ifj_free) and *out_len; IFJ_DECLINED when libjpeg
+ * is missing, the size is out of JPEG's range or memory is short. opts may be NULL (Q 75, white). */
+int ifj_encode(const void *pixels, int width, int height, int channels, size_t stride,
+               const ifj_encode_opts *opts, void **out, size_t *out_len);
+
 /* ---- jpeg_stream.c: the same thumbnail, decoded while the bytes arrive ----
  * A decoder thread starts with the first byte (if it is 0xFF, else the stream declines at once) and
  * reads pieces as ifj_stream_append delivers them, so decoding overlaps the download and only the

@@ -126,13 +126,15 @@ public struct VipsProcessor: ImageProcessing {
     /// Starts loading libvips (dlopen and vips_init) on a background thread, so it overlaps the
     /// download instead of following it. Idempotent and cheap once loaded.
     /// Not when libjpeg alone will most likely do the work (a .jpg source to a JPEG thumbnail, or
-    /// handed out as it is), nor for a .png, .webp or .gif source made into a PNG or WebP
-    /// (`PixelSourcePath`; `-f original` is not told from `-f jpeg` here, which libvips writes):
+    /// handed out as it is), nor for a .png, .webp or .gif source made into a PNG or WebP, or by
+    /// `-f auto` (`PixelSourcePath`; `-f original` is not told from `-f jpeg` here: libvips writes a
+    /// GIF's):
     /// loading libvips anyway would cost CPU time and memory for nothing.
     public func prepare(for source: Source, route: ProcessingRoute) {
         if source.looksLikeJPEG, route.mayNeedOnlyLibjpeg { return }
-        if PixelSourcePath.mayTake(source), let output = route.jpegThumbnailOutput, output != .jpeg,
-           !PixelEncoder.needsLibvips(output) { return }
+        if PixelSourcePath.mayTake(source), route == .autoFormat { return }
+        if PixelSourcePath.mayTake(source), let output = route.jpegThumbnailOutput, !PixelEncoder.needsLibvips(output),
+           output != .jpeg || !PixelSourcePath.mayTake(source, gifOnly: true) { return }
         VipsProcessor.preload
     }
 

@@ -15,6 +15,10 @@ public enum ProcessingRoute: Sendable, Hashable {
     /// Any other source, or a JPEG libjpeg declines (ICC profile, CMYK, EXIF rotation, a warning;
     /// for png, a resolution libvips would read from EXIF), goes to libvips.
     case jpegThumbnail(streamed: Bool, output: ImageFormat = .jpeg)
+    /// `-f auto` whose candidates libjpeg, libwebp and libpng all write, without what only libvips
+    /// does: a PNG, WebP or GIF source is made by `PixelSourcePath` (each candidate encoded from the
+    /// same pixels, the smallest kept, as libvips does); any other source as `vips`.
+    case autoFormat
     /// libvips' header checks and thumbnail; a source already in the format asked for, without a
     /// resize or a quality, is handed out (known only from its header).
     case vips
@@ -30,6 +34,9 @@ public enum ProcessingRoute: Sendable, Hashable {
         } else if !p.needsLibvips && PixelEncoder.encodes(p.format) {
             // With or without a resize: the source's own size is a thumbnail that fits.
             self = .jpegThumbnail(streamed: source?.isNetwork ?? false, output: p.format)
+        } else if p.format == .auto && !p.needsLibvips,
+                  AutoFormat.candidates(p.accept).allSatisfy({ PixelEncoder.encodesDecoded($0.format) && !PixelEncoder.needsLibvips($0.format) }) {
+            self = .autoFormat
         } else {
             self = .vips
         }

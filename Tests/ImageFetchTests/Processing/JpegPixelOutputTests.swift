@@ -34,9 +34,16 @@ final class JpegPixelOutputTests: XCTestCase {
         XCTAssertFalse(ProcessingRoute(processing: Processing(width: 100, height: 100, format: .avif)).mayNeedOnlyLibjpeg,
                        "AVIF is libvips' to write: loaded ahead")
         XCTAssertTrue(ProcessingRoute(processing: Processing(width: 100, height: 100, format: .webp)).mayNeedOnlyLibjpeg)
-        for format in [ImageFormat.gif, .auto] {
-            XCTAssertEqual(ProcessingRoute(processing: Processing(width: 100, height: 100, format: format)), .vips, "\(format)")
-        }
+        XCTAssertEqual(ProcessingRoute(processing: Processing(width: 100, height: 100, format: .gif)), .vips)
+        // -f auto: a PNG, WebP or GIF still is PixelSourcePath's when libjpeg, libwebp and libpng write every candidate.
+        var auto = Processing(width: 100, height: 100, format: .auto)
+        XCTAssertEqual(ProcessingRoute(processing: auto), .autoFormat)
+        XCTAssertFalse(ProcessingRoute(processing: auto).mayNeedOnlyLibjpeg, "a JPEG source to -f auto is libvips'")
+        auto.accept = [.avif, .webp]
+        XCTAssertEqual(ProcessingRoute(processing: auto), .vips, "AVIF is libvips' to write")
+        auto.accept = nil
+        auto.sharpen = true
+        XCTAssertEqual(ProcessingRoute(processing: auto), .vips, "what only libvips does")
     }
 
     func testSizesAndFormatsAreLibvipsThumbnails() throws {
