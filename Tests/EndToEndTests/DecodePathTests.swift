@@ -52,7 +52,8 @@ final class DecodePathTests: E2ETestCase {
             throw XCTSkip("strace is needed (scripts/install-deps.sh installs it)")
         }
         func opened(_ args: [String]) throws -> String {
-            let trace = file("openat.txt")
+            // A trace file of its own per run: no earlier run (or a process it left behind) writes into it.
+            let trace = file("openat-\(UUID().uuidString).txt")
             let r = ProcessRunner.run(strace, ["-f", "-q", "-o", trace.path, "-e", "trace=open,openat", binary.path, "get",
                                                "--cache-dir", cacheDir.path] + args,
                                       environment: Imgfetch.baseEnvironment(home: home), currentDirectory: work)
