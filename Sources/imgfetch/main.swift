@@ -20,7 +20,7 @@ func runMain() async -> ExitCode {
             Console.out(HelpFormatter.help(for: Specs.root, path: path))
             return .ok
         }
-        switch try Specs.root.parse(arguments) {
+        switch try Specs.parser(for: arguments).parse(arguments) {
         case .version:
             Console.out(VersionReport.text(LibraryVersions.probe()))
             return .ok

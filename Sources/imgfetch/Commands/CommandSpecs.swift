@@ -172,6 +172,19 @@ enum Specs {
         subcommands: [get, prefetch, cache, completions],
         discussion: "See man imgfetch for the cache layout, exit codes and examples.")
 
+    /// The tree a command line is parsed with: for `get ...` and `prefetch ...` the root with that one
+    /// command, so a run builds no other command's specs (a cache hit's largest part: `cache` and
+    /// `prefetch` cost a `get` ~0.3 M instructions); any other line, the whole tree.
+    static func parser(for arguments: [String]) -> CommandSpec {
+        let one: CommandSpec
+        switch arguments.first {
+        case "get": one = get
+        case "prefetch": one = prefetch
+        default: return root
+        }
+        return CommandSpec(name: "imgfetch", abstract: "", usage: "imgfetch COMMAND [options]", options: [cacheDir], subcommands: [one])
+    }
+
     /// What the completion scripts offer: the tree plus `help [COMMAND]`, which main.swift runs
     /// before parsing (so it is no spec of the parser's).
     static var completed: CommandSpec {

@@ -76,7 +76,7 @@ enum ConfigFile {
 
     private static func parse(_ path: [String], _ args: [String]) throws(UsageError) -> ParsedCommand {
         // A stand-in positional: the config gives options only.
-        guard case .command(let parsed) = try Specs.root.parse(path + args + ["--", "config-placeholder"]) else {
+        guard case .command(let parsed) = try Specs.parser(for: path).parse(path + args + ["--", "config-placeholder"]) else {
             throw UsageError("--help and --version are not options for a config file")
         }
         return parsed
@@ -130,6 +130,6 @@ enum ConfigFile {
 extension Specs {
     /// The options of `get` or `prefetch`.
     static func options(of path: [String]) -> [OptionSpec] {
-        (path == ["get"] ? get.options : prefetch.options) + root.options.filter(\.global)
+        (path == ["get"] ? get.options : prefetch.options) + parser(for: path).options.filter(\.global)
     }
 }
