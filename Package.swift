@@ -24,7 +24,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "CCurl", cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
-        .target(name: "CVips", cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
+        // Animated GIFs: its frames resized by CCodecs' Lanczos3 (vips_animated.c).
+        .target(name: "CVips", dependencies: ["CCodecs"], cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread")]),
         // 8-bit pixels without libvips: the Lanczos3 resizer, the WebP and PNG encoders (libwebp, libpng dlopen'ed).
         .target(name: "CCodecs", cSettings: shim, linkerSettings: [.linkedLibrary("dl"), .linkedLibrary("pthread"), .linkedLibrary("m")]),
         // The JPEG path: libjpeg alone (dlopen'ed too), no libvips; CCodecs' resizer.

@@ -99,4 +99,12 @@ int ifv__suffix_is(const char *suffix, const char *a);
 /* The save suffix for a saver and quality (".jpg" -> ".jpg[Q=80,strip]"). */
 int ifv__suffix(const char *suffix, int quality, int strip, char *dst, size_t dstlen);
 
+/* vips_animated.c: resolves its functions (0, or -1 with a message in err). ifv__animated_thumbnail: an
+ * animated GIF fitted inside the box with its frames resized by CCodecs into *out (page-height, delay,
+ * loop set), 0; 1 = declined (not a GIF, cover crop, linear, `convert`, no downsizing, too large: use
+ * vips_thumbnail); -1 = failed (libvips' error set). */
+int ifv__animated_resolve(void *handle, char *err, size_t errlen);
+int ifv__animated_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts, const char *load_opts,
+                            int convert, VipsImage **out);
+
 #endif

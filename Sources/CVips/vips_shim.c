@@ -139,6 +139,7 @@ static void ifv_do_load(void) {
     if (ifv__common_resolve(handle, load_error, sizeof load_error) != 0) return;
     if (ifv__profile_resolve(handle, load_error, sizeof load_error) != 0) return;
     if (ifv__cropfirst_resolve(handle, load_error, sizeof load_error) != 0) return;
+    if (ifv__animated_resolve(handle, load_error, sizeof load_error) != 0) return;
     p_vips_version = (int (*)(int))dlsym(handle, "vips_version");
 
     /* Silence VIPS-WARNING and friends before init (init itself may warn about modules). */
@@ -326,9 +327,10 @@ int ifv__thumbnail_once(const void *buf, size_t len, const ifv_thumb_opts *opts,
      * n=-1 loads every frame of an animation (stacked, page-height set), which vips_thumbnail
      * resizes frame by frame. */
     const char *load_opts = opts->all_pages ? IFV_FAIL_ON ",n=-1" : IFV_FAIL_ON;
-    int rc0 = crop_first
-                  ? ifv__cropfirst_thumbnail(buf, len, opts, load_opts, convert, &thumb)
-                  : p_vips_thumbnail_buffer((void *)buf, len, &thumb, opts->width, "height", opts->height,
+    int rc0 = crop_first ? ifv__cropfirst_thumbnail(buf, len, opts, load_opts, convert, &thumb)
+                         : ifv__animated_thumbnail(buf, len, opts, load_opts, convert, &thumb);
+    if (rc0 == 1)
+        rc0 = p_vips_thumbnail_buffer((void *)buf, len, &thumb, opts->width, "height", opts->height,
                                             "size", opts->upscale ? IFV_VIPS_SIZE_BOTH : IFV_VIPS_SIZE_DOWN, "crop", crop, "linear", opts->linear ? 1 : 0,
                                             "option_string", load_opts,
                                             convert ? "export_profile" : NULL, "srgb", NULL);
