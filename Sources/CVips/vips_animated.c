@@ -104,8 +104,8 @@ static int a_pack_opaque(unsigned char *px, size_t pixels) {
 int ifv__animated_thumbnail(const void *buf, size_t len, const ifv_thumb_opts *opts, const char *load_opts,
                             int convert, VipsImage **out) {
     if (!opts->all_pages || opts->save_suffix == NULL || strncasecmp(opts->save_suffix, ".gif", 4) != 0 ||
-        (opts->extras != NULL && opts->extras->n_candidates > 0) || opts->crop != 0 || opts->linear || convert || len < 6 || memcmp(buf, "GIF8", 4) != 0 ||
-        opts->width < 1 || opts->height < 1)
+        (opts->extras != NULL && opts->extras->n_candidates > 0) || opts->crop != 0 || opts->linear || convert ||
+        len < 6 || memcmp(buf, "GIF8", 4) != 0 || opts->width < 1 || opts->height < 1)
         return 1;
     VipsImage *in = a_new_from_buffer(buf, len, load_opts, "access", A_ACCESS_SEQUENTIAL, NULL);
     if (in == NULL) return -1;
