@@ -39,6 +39,34 @@ final class OriginHoldMarksTests: XCTestCase {
         XCTAssertEqual(a.struck("http://o:80"), 2, "a new row")
     }
 
+    func testAfterA429sHoldTheProcessesTogetherStartOneTransferPerBase() {
+        let clock = OriginScheduleTests.Clock()
+        let marks = OriginHoldMarks(cacheDirectory: directory)
+        func make() -> OriginSchedule {
+            OriginSchedule(backoff: .init(base: 2, cap: 60), shared: marks, monotonic: { clock.now.withLock { $0 } },
+                           wall: { 1_000_000 + clock.now.withLock { $0 } }, random: { 0 })
+        }
+        let a = make(), b = make()
+        XCTAssertEqual(a.delayStarting("http://o:80"), 0, "not paced before a throttle")
+        XCTAssertEqual(a.delayStarting("http://o:80"), 0)
+        a.struck("http://o:80")
+        clock.advance(2)
+        XCTAssertEqual(a.delayStarting("http://o:80"), 0, "a timeout's hold ended: no pacing")
+        XCTAssertEqual(b.delayStarting("http://o:80"), 0)
+        a.struck("http://o:80", throttled: true)
+        clock.advance(4)
+        XCTAssertEqual(a.delayStarting("http://o:80"), 0, "a 429's hold ended: one start")
+        XCTAssertEqual(b.delayStarting("http://o:80"), 2, accuracy: 0.001, "the other process's next start waits the base")
+        XCTAssertEqual(a.delayStarting("http://o:80"), 2, accuracy: 0.001, "and this one's")
+        clock.advance(2)
+        XCTAssertEqual(b.delayStarting("http://o:80"), 0)
+        XCTAssertEqual(a.delayStarting("http://o:80"), 2, accuracy: 0.001, "the starts of both processes are paced together")
+        clock.advance(OriginSchedule.paceWindow)
+        XCTAssertEqual(a.delayStarting("http://o:80"), 0, "a minute after the hold, no more pacing")
+        XCTAssertEqual(b.delayStarting("http://o:80"), 0)
+        XCTAssertEqual(b.delayStarting("http://o:80"), 0)
+    }
+
     func testHostileMarksAreIgnored() throws {
         let marks = OriginHoldMarks(cacheDirectory: directory)
         XCTAssertTrue(marks.write(.init(origin: "http://o:80", until: 2000, strikes: 3), now: 1000))
@@ -48,9 +76,13 @@ final class OriginHoldMarksTests: XCTestCase {
         XCTAssertEqual(marks.mark(of: "http://o:80", now: 1000), .init(origin: "http://o:80", until: 1000 + OriginHoldMarks.maxTTL, strikes: 62),
                        "a hold ends at most an hour from now")
         let path = marks.path("http://o:80")
-        for text in ["imgfetch-origin-hold 1\nhttp://other:80\n2000\n1\n", "imgfetch-origin-hold 1\nhttp://o:80\nnan\n1\n",
-                     "imgfetch-origin-hold 1\nhttp://o:80\n2000\n-1\n", "imgfetch-origin-hold 1\nhttp://o:80\n9e9\n1\n",
-                     "imgfetch-origin-hold 1\nfile:///etc\n2000\n1\n", String(repeating: "x", count: 10_000)] {
+        try "imgfetch-origin-hold 1\nhttp://o:80\n2000\n1\n0\n0\n".write(toFile: marks.path("http://o:80"), atomically: false, encoding: .utf8)
+        XCTAssertEqual(marks.mark(of: "http://o:80", now: 1000)?.strikes, 1, "the form the hostile ones below vary")
+        for text in ["imgfetch-origin-hold 1\nhttp://other:80\n2000\n1\n0\n0\n", "imgfetch-origin-hold 1\nhttp://o:80\nnan\n1\n0\n0\n",
+                     "imgfetch-origin-hold 1\nhttp://o:80\n2000\n-1\n0\n0\n", "imgfetch-origin-hold 1\nhttp://o:80\n9e9\n1\n0\n0\n",
+                     "imgfetch-origin-hold 1\nhttp://o:80\n2000\n1\n9e9\n0\n", "imgfetch-origin-hold 1\nhttp://o:80\n2000\n1\n0\ninf\n",
+                     "imgfetch-origin-hold 1\nhttp://o:80\n2000\n1\n", "imgfetch-origin-hold 1\nfile:///etc\n2000\n1\n0\n0\n",
+                     String(repeating: "x", count: 10_000)] {
             try text.write(toFile: path, atomically: false, encoding: .utf8)
             XCTAssertNil(marks.mark(of: "http://o:80", now: 1000), text.prefix(60).description)
         }
