@@ -66,6 +66,23 @@ final class PolitenessBoundsTests: E2ETestCase {
         }
     }
 
+    /// Under `--resolve` the run does not reach the origin's own address: its 429 holds this run's
+    /// requests (the backoff still spaces them) but leaves no hold for the other processes.
+    func testA429UnderResolveLeavesNoHoldForOtherProcesses() throws {
+        let list = try writeList(["http://localhost:\(server.port)/flaky/resolved?fail=1&code=429&img=tiny.jpg",
+                                  "http://localhost:\(server.port)/img/tiny.jpg?v=resolved"])
+        let r = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "-j", "1", "--retry", "1",
+                              "--retry-delay", "0.1", "--backoff-base", "0.5", "--resolve", "localhost:\(server.port):127.0.0.1", list.path])
+        assertExit(r, 0)
+        let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }.sorted { $0.t < $1.t }
+        let refusal = try XCTUnwrap(log.first { $0.status == 429 }, "\(log.map { ($0.path, $0.status ?? 0) })")
+        for entry in log where entry.t > refusal.t {
+            XCTAssertGreaterThanOrEqual(entry.t - refusal.t, 0.5, "\(entry.path) waited this run's backoff")
+        }
+        let holds = cacheDir.appendingPathComponent("v1/hold").path
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: holds)) ?? [], [], "no hold for other processes")
+    }
+
     /// A blackhole (the request read, nothing answered) ends at --timeout per attempt; a server
     /// sending 1 byte every 2 s (half of --speed-limit 1) ends at --speed-time, long before its
     /// --timeout: each line fails as a timeout after its two attempts, and the run ends.
