@@ -253,8 +253,8 @@ public final class OriginSchedule: Sendable {
             guard s.strikes.removeValue(forKey: origin) != nil else { return nil }
             return (max((s.holds[origin] ?? now) - now, 0), max((s.paced[origin] ?? now) - now, 0))
         }
-        guard let left, let shared else { return }
-        if left.hold > 0 || left.paced > 0 { share(origin, until: wall() + left.hold, strikes: 0) } else { shared.clear(origin) }
+        // Written, not removed: a mark of 0 strikes tells the other processes the row ended.
+        if let left { share(origin, until: wall() + left.hold, strikes: 0) }
     }
 
     /// Takes in the shared mark of `origin` (another process's hold and strikes) when the marks'
@@ -270,7 +270,11 @@ public final class OriginSchedule: Sendable {
                 s.seen[origin] = stamp
             }
             guard let mark else { return }
-            if mark.strikes > (s.strikes[origin] ?? 0), s.strikes[origin] != nil || s.strikes.count < OriginSchedule.maxOrigins {
+            // The mark is the last word of any process on the origin (every strike and success
+            // of one is written): its strikes, fewer ones included (a success elsewhere).
+            if mark.strikes == 0 {
+                s.strikes[origin] = nil
+            } else if s.strikes[origin] != nil || s.strikes.count < OriginSchedule.maxOrigins {
                 s.strikes[origin] = mark.strikes
             }
             // A hold this process holds already (its own mark read back) is no new one.
