@@ -109,13 +109,14 @@ final class HostDownTests: E2ETestCase {
     }
 
     /// The transfers already queued in the curl engine for the host (`--per-host 1`: one at a
-    /// time) are held by a 429's Retry-After too: none arrives before the hold ends.
+    /// time) are held by a 429's Retry-After too: none arrives before the hold ends. (After it, the
+    /// origin is paced at one start per `--backoff-base`: 0.2 s keeps the run short.)
     func testA429HoldsTheTransfersAlreadyQueuedForTheHost() throws {
         let lines = [server.url("/flaky/queued?fail=1&code=429&retry_after=2&img=tiny.jpg")]
             + (1...24).map { imageURL("tiny.jpg", "v=q\($0)") }
         let list = try writeList(lines)
         let r = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
-                              "-j", "8", "--per-host", "1", list.path], timeout: 60)
+                              "--backoff-base", "0.2", "-j", "8", "--per-host", "1", list.path], timeout: 60)
         assertExit(r, 0)
         XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 25, r.stderr)
         let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }
@@ -133,7 +134,7 @@ final class HostDownTests: E2ETestCase {
             + (1...24).map { server.url("/slow/tiny.jpg?seconds=0.6&v=s\($0)") }
         let list = try writeList(lines)
         let r = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "--retry", "1", "--retry-delay", "0.1",
-                              "-j", "8", list.path], timeout: 60)
+                              "--backoff-base", "0.2", "-j", "8", list.path], timeout: 60)
         assertExit(r, 0)
         XCTAssertEqual(records(r).filter { $0["status"] as? String == "ok" }.count, 25, r.stderr)
         let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }

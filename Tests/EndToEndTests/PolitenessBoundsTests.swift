@@ -8,9 +8,10 @@ final class PolitenessBoundsTests: E2ETestCase {
     private func records(_ r: RunResult) -> [[String: Any]] { r.json.filter { $0["summary"] == nil } }
     private func summary(_ r: RunResult) -> [String: Any] { r.json.last { $0["summary"] as? Bool == true } ?? [:] }
 
-    /// Two 429s without Retry-After in a row: the origin's next request waits at least the base,
-    /// then at least twice it (the server's log shows the gaps), though the retry itself was due
-    /// after 0.1 s; a success resets the backoff, and the summary says how long the origin was held.
+    /// 429s without Retry-After: the origin's next request waits at least the base, then at least
+    /// twice it after a second 429 in a row (the server's log shows the gaps), though the retry
+    /// itself was due after 0.1 s; a success (another line of the origin answered between) starts
+    /// the row again, and the summary says how long the origin was held.
     func testA429WithoutRetryAfterSpacesTheOriginsNextRequests() throws {
         let lines = [server.url("/flaky/nora?fail=2&code=429&img=tiny.jpg")] + (1...4).map { imageURL("tiny.jpg", "v=b\($0)") }
         let list = try writeList(lines)
@@ -19,18 +20,67 @@ final class PolitenessBoundsTests: E2ETestCase {
         assertExit(r, 0)
         XCTAssertEqual(records(r).filter { $0.string("status") == "ok" }.count, 5, r.stderr)
         let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }.sorted { $0.t < $1.t }
-        let refusals = log.indices.filter { log[$0].status == 429 }
-        XCTAssertEqual(refusals.count, 2, "\(log.map { ($0.path, $0.status ?? 0) })")
-        for (strike, index) in refusals.enumerated() {
+        XCTAssertEqual(log.filter { $0.status == 429 }.count, 2, "\(log.map { ($0.path, $0.status ?? 0) })")
+        var strikes = 0, waited = 0.0
+        for (index, entry) in log.enumerated() {
+            guard entry.status == 429 else {
+                if entry.status == 200 { strikes = 0 }
+                continue
+            }
+            strikes += 1
             let next = try XCTUnwrap(log.dropFirst(index + 1).first, "a request after the 429")
-            let gap = next.t - log[index].t
-            XCTAssertGreaterThanOrEqual(gap, Double(1 << strike), "strike \(strike + 1): the next request waited the backoff: \(log.map { ($0.path, $0.t - log[0].t) })")
+            let backoff = Double(1 << (strikes - 1))
+            waited += backoff
+            XCTAssertGreaterThanOrEqual(next.t - entry.t, backoff, "strike \(strikes): the next request waited the backoff: \(log.map { ($0.path, $0.t - log[0].t) })")
         }
         // After the success, no backoff: the other lines follow one another at once.
         let held = try XCTUnwrap((summary(r)["held_origins"] as? [[String: Any]])?.first, r.stdoutText)
         XCTAssertEqual(held.string("origin"), "http://127.0.0.1:\(server.port)")
-        XCTAssertGreaterThanOrEqual(held.double("held_s") ?? 0, 3)
+        XCTAssertGreaterThanOrEqual(held.double("held_s") ?? 0, waited)
         XCTAssertTrue(r.stderr.contains("http://127.0.0.1:\(server.port) held "), r.stderr)
+    }
+
+    /// Two prefetch processes on one cache: the first's 429 without Retry-After holds the origin
+    /// for the second too (the hold is shared through the cache directory's `v1/hold/`): the
+    /// server's log shows no request from either before the backoff base has elapsed.
+    func testA429WithoutRetryAfterHoldsTheOriginForEveryProcessOnTheCache() throws {
+        let flags = ["prefetch", "--cache-dir", cacheDir.path, "--no-robots", "-j", "1", "--retry", "2", "--retry-delay", "0.1",
+                     "--backoff-base", "2"]
+        let first = try launch(flags + [try writeList([server.url("/flaky/shared?fail=1&code=429&img=tiny.jpg")], name: "first.txt").path])
+        let holds = cacheDir.appendingPathComponent("v1/hold")
+        waitFor("the first process's hold in \(holds.path)") {
+            ((try? FileManager.default.contentsOfDirectory(atPath: holds.path)) ?? []).contains { $0.count == 32 }
+        }
+        let second = try launch(flags + [try writeList((1...2).map { imageURL("tiny.jpg", "v=second\($0)") }, name: "second.txt").path])
+        first.waitUntilExit()
+        second.waitUntilExit()
+        XCTAssertEqual(first.terminationStatus, 0)
+        XCTAssertEqual(second.terminationStatus, 0)
+        let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }.sorted { $0.t < $1.t }
+        let refusal = try XCTUnwrap(log.first { $0.status == 429 }, "\(log.map { ($0.path, $0.status ?? 0) })")
+        let after = log.filter { $0.t > refusal.t }
+        XCTAssertEqual(after.count, 3, "the first's retry and the second's two lines: \(log.map { $0.path })")
+        XCTAssertEqual(after.filter { $0.path.contains("v=second") }.count, 2)
+        for entry in after {
+            XCTAssertGreaterThanOrEqual(entry.t - refusal.t, 2, "\(entry.path) waited the origin's backoff: \(log.map { ($0.path, $0.t - refusal.t) })")
+        }
+    }
+
+    /// Under `--resolve` the run does not reach the origin's own address: its 429 holds this run's
+    /// requests (the backoff still spaces them) but leaves no hold for the other processes.
+    func testA429UnderResolveLeavesNoHoldForOtherProcesses() throws {
+        let list = try writeList(["http://localhost:\(server.port)/flaky/resolved?fail=1&code=429&img=tiny.jpg",
+                                  "http://localhost:\(server.port)/img/tiny.jpg?v=resolved"])
+        let r = try imgfetch(["prefetch", "--no-robots", "--cache-dir", cacheDir.path, "--json", "-j", "1", "--retry", "1",
+                              "--retry-delay", "0.1", "--backoff-base", "0.5", "--resolve", "localhost:\(server.port):127.0.0.1", list.path])
+        assertExit(r, 0)
+        let log = try server.requestLog().filter { !$0.path.hasPrefix("/__") }.sorted { $0.t < $1.t }
+        let refusal = try XCTUnwrap(log.first { $0.status == 429 }, "\(log.map { ($0.path, $0.status ?? 0) })")
+        for entry in log where entry.t > refusal.t {
+            XCTAssertGreaterThanOrEqual(entry.t - refusal.t, 0.5, "\(entry.path) waited this run's backoff")
+        }
+        let holds = cacheDir.appendingPathComponent("v1/hold").path
+        XCTAssertEqual((try? FileManager.default.contentsOfDirectory(atPath: holds)) ?? [], [], "no hold for other processes")
     }
 
     /// A blackhole (the request read, nothing answered) ends at --timeout per attempt; a server

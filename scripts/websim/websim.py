@@ -126,7 +126,7 @@ def run_side(name, commands, server_pid, cwd):
 def web_figures(stats, origins):
     """Requests per origin against what each profile allows, robots.txt fetches per origin."""
     per = stats["origins"]
-    over, worst, throttlers = 0, 0.0, 0
+    over, worst, throttlers, example = 0, 0.0, 0, ""
     for key, s in per.items():
         kind = profiles.profile(int(key))
         if kind not in ("throttle_retry_after", "throttle_bare"):
@@ -141,6 +141,8 @@ def web_figures(stats, origins):
             while times[j] < t - 1.0:
                 j += 1
             peak = max(peak, i - j + 1)
+        if peak > worst:
+            example = "origin %s (%s): %s" % (key, kind, " ".join("%+.2f:%d" % (t - first, status) for t, status in log))
         worst = max(worst, peak)
         if peak > profiles.ALLOWED_RATE:
             over += 1
@@ -148,7 +150,7 @@ def web_figures(stats, origins):
     robots = [per[k]["robots"] for k in per]
     most = max((s["requests"] for s in per.values()), default=0)
     return {
-        "throttlers": throttlers, "throttlers_over_rate": over, "worst_rate": worst,
+        "throttlers": throttlers, "throttlers_over_rate": over, "worst_rate": worst, "worst_example": example,
         "origins_asked": len(asked), "origins": origins, "most_requests_origin": most,
         "robots_max": max(robots, default=0), "robots_origins_not_1": sum(1 for r in robots if r != 1),
         "requests": sum(s["requests"] for s in per.values()),
@@ -176,7 +178,8 @@ def imgfetch_side(work, listfile, lines, server_pid):
     skips = {}
     for rec in records:
         if rec.get("status") == "skipped":
-            why = "%s %s" % (rec.get("cause", "?"), rec.get("rule") or rec.get("directive") or "")
+            skip = rec.get("skip") if isinstance(rec.get("skip"), dict) else {}
+            why = "%s %s" % (skip.get("cause", "?"), skip.get("rule", ""))
             skips[why.strip()] = skips.get(why.strip(), 0) + 1
     r["ok"] = sum(1 for rec in records if rec.get("status") == "ok")
     r["records"] = len(records)
@@ -223,6 +226,24 @@ def img2dataset_side(work, listfile, lines, server_pid):
     return r
 
 
+def expected_skips(listfile):
+    """The skips the profiles call for: a robots_disallow origin's /private/ lines, and every line of an
+    opt_out origin by the header its image is sent with (as server.py picks it)."""
+    out = {}
+    with open(listfile) as f:
+        for url in f:
+            host, path = url.strip().split("/", 3)[2], "/" + url.strip().split("/", 3)[3]
+            kind = profiles.profile(profiles.number(host.split(":")[0]) or 0)
+            if kind == "robots_disallow" and path.startswith("/private/"):
+                why = "robots disallow: /private/"
+            elif kind == "opt_out":
+                why = "opt_out %s: %s" % profiles.OPT_OUT_HEADERS[sum(path.encode()) % len(profiles.OPT_OUT_HEADERS)]
+            else:
+                continue
+            out[why] = out.get(why, 0) + 1
+    return out
+
+
 def main():
     work = os.path.abspath(env("WEBSIM_DIR", ".build/websim"))
     lines = int(env("WEBSIM_LINES", "20000"))
@@ -249,6 +270,8 @@ def main():
             r["web"] = web_figures(r.pop("stats"), origins)
             results[side] = r
             print("websim: %s done in %.1f s (exit %s)" % (side, r["wall"], sorted(set(r["codes"]))), flush=True)
+            if r["web"]["worst_example"]:
+                print("websim: %s's busiest throttling origin, seconds from its first 429:status: %s" % (side, r["web"]["worst_example"]))
     finally:
         server.terminate()
     rows = [
@@ -267,6 +290,7 @@ def main():
         ("hung (killed after no request for)", lambda r: "%.0f s" % r["hung"] if r["hung"] is not None else "no"),
         ("skips by directive", lambda r: ", ".join("%s %d" % kv for kv in sorted(r["skips"].items())) or "0"),
     ]
+    print("websim: skips the profiles call for: %s" % ", ".join("%s %d" % kv for kv in sorted(expected_skips(listfile).items())))
     sides = list(results)
     width = max(len(label) for label, _ in rows)
     print("%-*s  %s" % (width, "", "  ".join("%-22s" % s for s in sides)))

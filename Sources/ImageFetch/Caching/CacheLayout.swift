@@ -11,6 +11,8 @@
 /// DIR/v1/partial/<key>.part     the first bytes of a download that ended early, to be resumed,
 /// DIR/v1/partial/<key>.pmeta    and what they are (`PartialSlot`)
 /// DIR/v1/down/<32 hex>          an origin marked down (`HostDownMarks`)
+/// DIR/v1/hold/<32 hex>          an origin held after a 429/503 or a failure (`OriginHoldMarks`),
+/// DIR/v1/hold/<32 hex>.lock     and the lock of its paced starts
 /// DIR/v1/policy/<32 hex>       an origin's robots.txt or tdmrep.json as fetched (`PolicyFileStore`),
 /// DIR/v1/policy/<32 hex>.lock  and the lock of its fetch
 /// DIR/v1/lowdata/<key>          the low-data entry of the request whose output key it is (`LowDataIndex`)

@@ -76,6 +76,9 @@ extension DiskCache {
             } else if name == HostDownMarks.directoryName {
                 guard let marks = try? version.subdirectory(name) else { return path }
                 for file in marks.list() where !HostDownMarks.isName(file) && !CacheLayout.isTemporary(file) { return path + "/" + file }
+            } else if name == OriginHoldMarks.directoryName {
+                guard let holds = try? version.subdirectory(name) else { return path }
+                for file in holds.list() where !OriginHoldMarks.isName(file) && !CacheLayout.isTemporary(file) { return path + "/" + file }
             } else if name == PolicyFileStore.directoryName {
                 guard let files = try? version.subdirectory(name) else { return path }
                 for file in files.list() where !PolicyFileStore.isName(file) { return path + "/" + file }

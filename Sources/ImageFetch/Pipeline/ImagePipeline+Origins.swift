@@ -53,7 +53,7 @@ extension OriginGatedLoader {
         switch failure {
         case nil: schedule.cleared(origin)
         case .httpStatus(let status, let retryAfter)?:
-            if status != 429 && status != 503 { schedule.cleared(origin) } else if retryAfter == nil { schedule.struck(origin) }
+            if status != 429 && status != 503 { schedule.cleared(origin) } else if retryAfter == nil { schedule.struck(origin, throttled: true) }
         case let error?:
             if [.timeout, .connectTimeout, .reset].contains(error.cause) { schedule.struck(origin) }
         }

@@ -40,7 +40,7 @@ public final class FetchRun: Sendable {
             let uploader = RemoteUploader(capacity: limits.uploadQueue, concurrency: limits.uploads, warned: { reader.wake() })
             remote = RemoteCache(store: try RemoteStores.make(store, engine: engine), mode: tier.mode, uploader: uploader)
         }
-        let origins = OriginGate(policy: limits.origins, marks: settings.hostMarks)
+        let origins = OriginGate(policy: limits.origins, marks: settings.hostMarks, holds: settings.originHolds)
         var loader: any DataLoading = OriginGatedLoader(SourceLoader(network: settings.network, engine: engine), gate: origins)
         if let rate = limits.rate { loader = RateLimitedLoader(loader, limiter: RateLimiter(perSecond: rate)) }
         let shared = CoalescingLoader(loader)

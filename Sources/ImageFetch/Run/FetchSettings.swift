@@ -12,6 +12,9 @@ public struct FetchSettings: Sendable {
     public var remote: RemoteTierSettings?
     /// Where the origins' down marks are kept (nil: in this process only).
     public var hostMarks: HostDownMarks?
+    /// Where the origins' holds (429/503, backoff) are shared with the other processes on the
+    /// cache (nil: in this process only; never under `--resolve`).
+    public var originHolds: OriginHoldMarks?
     /// The cookie engine's first lines (a cookie file's); nil: no cookie engine.
     public var cookies: [String]?
     /// libvips may decode JXL (`VipsBridge.allowJXL`).

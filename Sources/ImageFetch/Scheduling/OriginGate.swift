@@ -44,12 +44,15 @@ public actor OriginGate {
     private var down: [String: HostDownMarks.Mark] = [:]
     private let now: @Sendable () -> Double
 
-    public init(policy: Policy, marks: HostDownMarks?, now: @escaping @Sendable () -> Double = { FileSystem.now() },
+    /// `holds`: where the schedule shares its holds with the other processes on the cache (nil:
+    /// this process only, as under `--resolve`).
+    public init(policy: Policy, marks: HostDownMarks?, holds: OriginHoldMarks? = nil,
+                now: @escaping @Sendable () -> Double = { FileSystem.now() },
                 monotonic: @escaping @Sendable () -> Double = { FileSystem.monotonic() }) {
         self.policy = policy
         self.marks = marks
         self.now = now
-        self.schedule = OriginSchedule(backoff: policy.backoff, monotonic: monotonic)
+        self.schedule = OriginSchedule(backoff: policy.backoff, shared: holds, monotonic: monotonic, wall: now)
     }
 
     /// Before an attempt to `origin`; `overridden`: its address is not the one its name resolves

@@ -33,6 +33,9 @@ enum Runs {
         fetch.maxFrames = settings.maxFrames
         fetch.remote = settings.remote.map { RemoteTierSettings(store: $0.store, mode: $0.mode) }
         fetch.hostMarks = HostDownMarks(cacheDirectory: settings.cacheDirectory)
+        // Holds are shared with the other processes on the cache unless an address is overridden
+        // (`--resolve`: this run does not reach the origins' own addresses), as the down marks are not.
+        if settings.network.resolve.isEmpty { fetch.originHolds = OriginHoldMarks(cacheDirectory: settings.cacheDirectory) }
         fetch.politeness = settings.politeness
         fetch.policyFiles = PolicyFileStore(cacheDirectory: settings.cacheDirectory)
         if settings.network.usesCookieEngine { fetch.cookies = settings.network.cookieFile?.cookies.map(\.line) ?? [] }
