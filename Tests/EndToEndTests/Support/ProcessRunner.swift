@@ -175,7 +175,10 @@ enum Imgfetch {
                 || ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR"].contains(key)
                 // Job runners' variables (`--shard auto`): only those a test sets.
                 || key.hasPrefix("SLURM_ARRAY_") || key.hasPrefix("CLOUD_RUN_TASK_") || key.hasPrefix("AWS_BATCH_JOB_ARRAY_")
-                || key == "JOB_COMPLETION_INDEX" {
+                || key == "JOB_COMPLETION_INDEX"
+                // libvips loaded in this test process (an in-process test) sets VIPSHOME to its prefix
+                // (vips_guess_prefix): a child would then load every module, as a user's VIPSHOME asks.
+                || key == "VIPSHOME" {
                 env.removeValue(forKey: key)
             }
         }
