@@ -15,8 +15,10 @@ final class FetchRunTests: TemporaryCacheTestCase {
         }
     }
 
+    /// A run on an engine of its own: `cancel()` closes its engine for good, and the process's shared
+    /// engine is every other in-process test's (the test targets share one process).
     func makeRun() throws -> FetchRun {
-        try FetchRun(FetchSettings(cache: makeCache(sizeLimit: nil)))
+        try FetchRun(FetchSettings(cache: makeCache(sizeLimit: nil)), engine: CurlEngine())
     }
 
     func describe(_ event: FetchEvent<Int>) -> String {
