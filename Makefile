@@ -120,9 +120,10 @@ bench: build
 # A simulated web of WEBSIM_LINES lines (default 20,000) over a tenth as many origins on 127.0.0.0/8,
 # inside a network namespace of its own (unshare -rn): healthy, blackhole, slow-drip, throttling,
 # flapping, robots.txt, opt-out and redirecting origins, one asyncio server (scripts/websim/). imgfetch
-# runs it as 8 shards of --shard-dir --shard-tar on one cache, then img2dataset 1.47 (pip, in
-# .build/websim-venv) with the same output; prints wall time, images per CPU-second, peak RSS, requests
-# per origin against what it allows, robots.txt fetches, records against lines, the tail, the skips.
+# runs it as 8 shards of --shard-dir --shard-tar --no-keep-original on one cache, then img2dataset 1.47
+# (pip, in .build/websim-venv) with the same output; prints wall time, images per CPU-second, peak RSS,
+# requests per origin against what it allows, robots.txt fetches, records against lines, the tail, the
+# skips. WEBSIM_PROFILES=healthy: every origin healthy (the steady rates, no side waits or hangs).
 # A bench, not a test: not in .ci/run.
 websim: build
 	@scripts/websim/websim.sh $(BIN)

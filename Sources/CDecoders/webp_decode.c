@@ -24,6 +24,9 @@ static struct {
 #undef X
 } D;
 static int webp_loaded = 0;
+static _Atomic int webp_threads = 1;
+
+void ifd_webp_set_threads(int threads) { webp_threads = threads != 0; }
 static pthread_once_t webp_once = PTHREAD_ONCE_INIT;
 
 static void webp_load(void) {
@@ -116,8 +119,9 @@ int ifd_webp_decode(const void *buf, size_t len, const ifd_box *box, double max_
     pixels = ifd__alloc_pixels(w, h, channels, max_pixels);
     WebPDecoderConfig config;
     if (pixels == NULL || !W.WebPInitDecoderConfigInternal(&config, WEBP_DECODER_ABI_VERSION)) goto done;
-    /* libvips decodes with threads: the same settings, the same verdict on damaged data. */
-    config.options.use_threads = 1;
+    /* libvips decodes with threads (the default here): the same pixels and verdict on damaged data
+     * with or without them (libwebp's filtering thread only runs the rows' loop filter). */
+    config.options.use_threads = webp_threads;
     config.output.colorspace = alpha ? MODE_RGBA : MODE_RGB;
     config.output.is_external_memory = 1;
     config.output.u.RGBA.rgba = pixels;

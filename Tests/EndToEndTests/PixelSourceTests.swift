@@ -113,6 +113,33 @@ final class PixelSourceTests: E2ETestCase {
         }
     }
 
+    func testABatchDecodesWebPAsASingleGetDoes() throws {
+        // A batch decodes WebP on one thread per image, a single `get` with libwebp's own thread too:
+        // the same thumbnails byte for byte, and the same refusal of a damaged one.
+        let sources = try makeSources()
+        let cut = file("cut.webp")
+        try Data(contentsOf: sources[3]).prefix(12_000).write(to: cut)
+        let webps = [sources[3], sources[4], cut]
+        let batch = file("batch")
+        let list = try writeList(webps.map(\.path), name: "webps.txt")
+        let r = try imgfetch(["prefetch", "--cache-dir", file("batch-cache").path, list.path, "-s", "150", "-f", "png",
+                              "--output-dir", batch.path, "--create-dirs", "--name", "{line}.png", "--json"])
+        assertExit(r, 1)
+        for (i, source) in webps.enumerated() {
+            let single = file("single-\(i).png")
+            let one = try get([source.path, "-s", "150", "-f", "png", "-o", single.path])
+            let line = try XCTUnwrap(r.json.first { $0.string("source")?.hasSuffix(source.lastPathComponent) == true })
+            if source == cut {
+                assertExit(one, 7)
+                XCTAssertEqual(line.string("status"), "failed", "the damaged WebP in the batch")
+            } else {
+                assertExit(one, 0)
+                XCTAssertEqual(try Data(contentsOf: batch.appendingPathComponent("\(i + 1).png")), try Data(contentsOf: single),
+                               "\(source.lastPathComponent): the batch's thumbnail against a single get's")
+            }
+        }
+    }
+
     func testSixteenBitAndICCSourcesStillGoThroughLibvips() throws {
         let deep = file("deep.png"), tagged = file("tagged.png")
         try Fidelity.python("""

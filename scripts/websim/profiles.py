@@ -1,6 +1,7 @@
 """The simulated web's origins: origin N (1-based) lives at a 127.x.y.z address and has the profile
 its number gives. Shared by the server (what an origin answers), the list maker (what a line asks
 for) and the harness (what an origin allows)."""
+import os
 
 # Origin 0 is 127.0.0.1: the harness's control address (/__stats), never in a list.
 PROFILES = [
@@ -17,6 +18,9 @@ PROFILES = [
     "healthy", "healthy", "healthy",
 ]
 
+# A robots.txt answering 5xx is asked again once imgfetch's keeping of that answer ends (10 minutes,
+# the man page's POLITENESS): such an origin may see one robots.txt request per 10 minutes.
+UNAVAILABLE_KEPT = 600
 ALLOWED_RATE = 2          # requests per second a throttling origin serves
 DRIP_EVERY = 2.0          # seconds between the bytes of a slow drip
 OPT_OUT_HEADERS = [
@@ -43,6 +47,12 @@ def number(addr):
     if not (1 <= z <= 250 and y < 250):
         return None
     return x * 250 * 250 + y * 250 + (z - 1)
+
+
+# WEBSIM_PROFILES=healthy,... keeps those kinds only (healthy alone: a web on which neither side
+# waits or hangs, so the figures are the two tools' steady rates).
+if os.environ.get("WEBSIM_PROFILES"):
+    PROFILES = [p for p in PROFILES if p in os.environ["WEBSIM_PROFILES"].split(",")] or PROFILES
 
 
 def profile(n):

@@ -19,7 +19,7 @@ import numpy as np
 
 import profiles
 
-STATS = {}          # origin number -> {"requests", "robots", "statuses": {code: n}, "times": [t...], "log": [[t, status]...]}
+STATS = {}          # origin number -> {"requests", "robots", "robots_times": [t...], "statuses": {code: n}, "times": [t...], "log": [[t, status]...]}
 LAST = {"t": 0.0}   # the last request's arrival (not the control's)
 TIMES_KEPT = 5000   # request times kept per origin (bounded)
 
@@ -43,7 +43,7 @@ IMAGES = make_images()
 def stat(n):
     s = STATS.get(n)
     if s is None:
-        s = STATS[n] = {"requests": 0, "robots": 0, "statuses": {}, "times": [], "log": []}
+        s = STATS[n] = {"requests": 0, "robots": 0, "robots_times": [], "statuses": {}, "times": [], "log": []}
     return s
 
 
@@ -78,6 +78,8 @@ async def answer(n, path, writer):
 
     if path == "/robots.txt":
         s["robots"] += 1
+        if len(s["robots_times"]) < TIMES_KEPT:
+            s["robots_times"].append(now)
         if kind == "robots_disallow":
             return send(200, [("Content-Type", "text/plain")], b"User-agent: *\nDisallow: /private/\n")
         if kind == "robots_5xx":

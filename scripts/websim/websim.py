@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The simulated web's harness, run inside its own network namespace by websim.sh: starts the
-server, writes the list, runs imgfetch (8 shards of --shard-dir --shard-tar on one cache) and then
-img2dataset on the same web, and prints each side's figures.
+server, writes the list, runs imgfetch (8 shards of --shard-dir --shard-tar on one cache, with
+--no-keep-original: the resized images alone, as img2dataset writes them) and then img2dataset on the
+same web, and prints each side's figures.
 
 Environment: WEBSIM_IMGFETCH (the binary), WEBSIM_PYTHON (the venv's python, img2dataset's),
 WEBSIM_DIR (work directory), WEBSIM_LINES (default 20000), WEBSIM_SHARDS (8), WEBSIM_TIMEOUT (10),
-WEBSIM_SIDES (imgfetch,img2dataset).
+WEBSIM_SIDES (imgfetch,img2dataset), WEBSIM_PROFILES (the origins' kinds kept, profiles.py).
 """
 import ctypes
 import glob
@@ -147,12 +148,16 @@ def web_figures(stats, origins):
         if peak > profiles.ALLOWED_RATE:
             over += 1
     asked = [int(k) for k in per]
-    robots = [per[k]["robots"] for k in per]
+    # Once per origin whose robots.txt answered; a 5xx one again after UNAVAILABLE_KEPT at the earliest.
+    robots = [per[k]["robots"] for k in per if profiles.profile(int(k)) != "robots_5xx"]
+    gaps = [b - a for k in per if profiles.profile(int(k)) == "robots_5xx"
+            for a, b in zip(sorted(per[k]["robots_times"]), sorted(per[k]["robots_times"])[1:])]
     most = max((s["requests"] for s in per.values()), default=0)
     return {
         "throttlers": throttlers, "throttlers_over_rate": over, "worst_rate": worst, "worst_example": example,
         "origins_asked": len(asked), "origins": origins, "most_requests_origin": most,
-        "robots_max": max(robots, default=0), "robots_origins_not_1": sum(1 for r in robots if r != 1),
+        "robots_max": max(robots, default=0), "robots_origins_not_1": sum(1 for r in robots if r != 1), "robots_answered": len(robots),
+        "robots_5xx_refetches": len(gaps), "robots_5xx_shortest_gap": min(gaps, default=None),
         "requests": sum(s["requests"] for s in per.values()),
         "statuses": {code: sum(s["statuses"].get(code, 0) for s in per.values()) for code in ("200", "302", "404", "429", "503")},
         "last_request": stats["last"],
@@ -164,11 +169,10 @@ def imgfetch_side(work, listfile, lines, server_pid):
     shards = int(env("WEBSIM_SHARDS", "8"))
     timeout = env("WEBSIM_TIMEOUT", "10")
     out = os.path.join(work, "imgfetch")
-    shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     cache = os.path.join(out, "cache")
     commands = [[binary, "prefetch", listfile, "--shard", "%d/%d" % (k, shards), "--shard-dir", os.path.join(out, "shards"),
-                 "--shard-tar", "--cache-dir", cache, "-s", "320x320", "-q", "75", "-f", "jpeg", "--timeout", timeout,
+                 "--shard-tar", "--cache-dir", cache, "-s", "320x320", "-q", "75", "-f", "jpeg", "--no-keep-original", "--timeout", timeout,
                  "--connect-timeout", timeout, "--retry", "1", "--no-progress", "--quiet"] for k in range(1, shards + 1)]
     r = run_side("imgfetch", commands, server_pid, out)
     records = []
@@ -191,7 +195,6 @@ def img2dataset_side(work, listfile, lines, server_pid):
     python = env("WEBSIM_PYTHON", sys.executable)
     shards = int(env("WEBSIM_SHARDS", "8"))
     out = os.path.join(work, "img2dataset")
-    shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     per_shard = max(1, -(-lines // shards))
     command = [os.path.join(os.path.dirname(python), "img2dataset"), "--url_list", listfile, "--input_format", "txt",
@@ -249,6 +252,14 @@ def main():
     lines = int(env("WEBSIM_LINES", "20000"))
     origins = max(1, lines // 10)
     os.makedirs(work, exist_ok=True)
+    # The previous run's outputs are moved aside now and deleted only after both sides ran: deleting
+    # thousands of files just before a side starts would bill that side for the file system's work
+    # (an ext4 without a journal scans its recently deleted inodes on every file created for ~30 s).
+    trash = os.path.join(work, ".previous-%d" % os.getpid())
+    for side in ("imgfetch", "img2dataset"):
+        if os.path.exists(os.path.join(work, side)):
+            os.makedirs(trash, exist_ok=True)
+            os.rename(os.path.join(work, side), os.path.join(trash, side))
     # PR_SET_CHILD_SUBREAPER: the workers of a side killed for hanging are reaped here (their CPU time
     # then counts in RUSAGE_CHILDREN).
     ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
@@ -274,6 +285,8 @@ def main():
                 print("websim: %s's busiest throttling origin, seconds from its first 429:status: %s" % (side, r["web"]["worst_example"]))
     finally:
         server.terminate()
+        for old in glob.glob(os.path.join(work, ".previous-*")):   # this run's, and an interrupted one's
+            shutil.rmtree(old, ignore_errors=True)
     rows = [
         ("wall time (s)", lambda r: "%.1f" % r["wall"]),
         ("CPU seconds (process tree)", lambda r: "%.1f" % r["cpu"]),
@@ -285,7 +298,8 @@ def main():
         ("statuses sent 200/302/404/429/503", lambda r: "/".join(str(v) for v in r["web"]["statuses"].values())),
         ("throttling origins above %d req/s after a 429" % profiles.ALLOWED_RATE, lambda r: "%d of %d (worst %d in 1 s)" % (r["web"]["throttlers_over_rate"], r["web"]["throttlers"], r["web"]["worst_rate"])),
         ("most requests to one origin", lambda r: str(r["web"]["most_requests_origin"])),
-        ("robots.txt fetches per origin (max; origins not 1)", lambda r: "%d; %d of %d" % (r["web"]["robots_max"], r["web"]["robots_origins_not_1"], r["web"]["origins_asked"])),
+        ("robots.txt fetches per origin (max; origins not 1)", lambda r: "%d; %d of %d" % (r["web"]["robots_max"], r["web"]["robots_origins_not_1"], r["web"]["robots_answered"])),
+        ("5xx robots.txt asked again (shortest gap, s)", lambda r: "%d (%s)" % (r["web"]["robots_5xx_refetches"], "-" if r["web"]["robots_5xx_shortest_gap"] is None else "%.0f" % r["web"]["robots_5xx_shortest_gap"])),
         ("last request received -> run end (s)", lambda r: "%.1f" % (r["end"] - r["web"]["last_request"]) if r["web"]["last_request"] else "-"),
         ("hung (killed after no request for)", lambda r: "%.0f s" % r["hung"] if r["hung"] is not None else "no"),
         ("skips by directive", lambda r: ", ".join("%s %d" % kv for kv in sorted(r["skips"].items())) or "0"),

@@ -54,6 +54,11 @@ int ifd_png_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
  * libwebp, an animation, an ICC profile, an EXIF orientation other than 1 (or EXIF it cannot read),
  * more than max_pixels, any decode error. */
 int ifd_webp_available(void);
+/* Whether libwebp decodes on a second thread (its use_threads, libvips' setting and the default:
+ * a single image sooner) or on the caller's alone (0: a batch that already keeps every core busy,
+ * where the thread libwebp starts per image only costs CPU). The same pixels and verdicts either
+ * way. Process-wide; any thread, any time (an atomic): decodes under way keep the setting they read. */
+void ifd_webp_set_threads(int threads);
 int ifd_webp_decode(const void *buf, size_t len, const ifd_box *box, double max_pixels, ifd_image *out);
 /* The factor itself (>= 1): the width and height the scaled decode gives for a source_w x source_h
  * WebP and this box. */

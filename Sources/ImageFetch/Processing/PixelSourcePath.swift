@@ -10,6 +10,10 @@ import CDecoders
 /// write goes to libvips exactly as before, which gives the verdict: an image refused before is
 /// refused the same way.
 enum PixelSourcePath {
+    /// 1: libwebp decodes on the caller's thread alone (a batch, whose images already keep every
+    /// core busy); more: on a second thread too (the default, libvips' setting). Process-wide.
+    static func setThreadsPerImage(_ n: Int) { ifd_webp_set_threads(n > 1 ? 1 : 0) }
+
     /// The thumbnail, or nil when this path declines (libvips then processes the bytes).
     static func thumbnail(_ bytes: [UInt8], processing: Processing, route: ProcessingRoute,
                           maxPixels: Int64) -> ProcessedImage? {

@@ -27,7 +27,10 @@ public final class FetchRun: Sendable {
         let reader = Reader()
         // The process-wide set-up, before anything loads.
         if settings.allowsJXL { VipsBridge.allowJXL() }
-        if let threads = settings.vipsThreadsPerImage { VipsBridge.setConcurrency(threads) }
+        if let threads = settings.threadsPerImage {
+            VipsBridge.setConcurrency(threads)
+            PixelSourcePath.setThreadsPerImage(threads)
+        }
         if let cookies = settings.cookies { engine.useCookies(cookies) }
         // Every limit, here: the engine's connection caps and overall byte rate, the tier's direct
         // reads and uploads, the rate limiter (network loads only), the processing pool's width,

@@ -19,8 +19,9 @@ public struct FetchSettings: Sendable {
     public var cookies: [String]?
     /// libvips may decode JXL (`VipsBridge.allowJXL`).
     public var allowsJXL = false
-    /// libvips threads per image (`VipsBridge.setConcurrency`); nil: libvips' default.
-    public var vipsThreadsPerImage: Int?
+    /// Threads per image: libvips' (`VipsBridge.setConcurrency`) and, at 1, none of its own for
+    /// libwebp's decode (`PixelSourcePath.setThreadsPerImage`); nil: the libraries' defaults.
+    public var threadsPerImage: Int?
     /// What the run honours of the origins' wishes (robots.txt, opt-outs).
     public var politeness = PolitenessPolicy()
     /// Where the origins' robots.txt and tdmrep.json are kept (nil: in this process only).

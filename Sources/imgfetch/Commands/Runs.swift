@@ -40,7 +40,7 @@ enum Runs {
         fetch.policyFiles = PolicyFileStore(cacheDirectory: settings.cacheDirectory)
         if settings.network.usesCookieEngine { fetch.cookies = settings.network.cookieFile?.cookies.map(\.line) ?? [] }
         fetch.allowsJXL = settings.allowJXL
-        if batch { fetch.vipsThreadsPerImage = 1 }
+        if batch { fetch.threadsPerImage = 1 }
         do { return try FetchRun(fetch) } catch {
             if case .invalidSource(let message) = error { throw UsageError(message) }
             throw UsageError("remote cache: " + error.message)
