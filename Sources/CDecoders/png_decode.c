@@ -84,6 +84,9 @@ int ifd_png_decode(const void *buf, size_t len, double max_pixels, ifd_image *ou
     png_structp png = held->png;
     png_infop info = held->info;
     P.png_set_read_fn(png, &reader, png_read_bytes);
+    /* libvips 8.14 reads a PNG without checking zlib's Adler-32 (the chunks' CRCs stay checked): so
+     * does this decoder, which then decodes what libvips decodes, and zlib skips computing it. */
+    P.png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
     png_uint_32 width = 0, height = 0;
     int depth = 0, colour = 0, interlace = 0;
     P.png_read_info(png, info);

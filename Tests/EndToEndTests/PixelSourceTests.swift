@@ -113,6 +113,34 @@ final class PixelSourceTests: E2ETestCase {
         }
     }
 
+    func testAPNGWithAWrongZlibChecksumIsDecodedAsLibvipsDecodesIt() throws {
+        // libvips 8.14 does not check zlib's Adler-32 (the chunks' CRCs it does): neither does libpng here.
+        let source = file("adler.png"), out = file("adler-out.png"), ref = file("adler-ref.png")
+        try Fidelity.python("""
+            import struct, zlib
+            from PIL import Image
+            Image.open('\(fixture("photo.jpg"))').convert('RGB').save('\(source.path)')
+            b = bytearray(open('\(source.path)', 'rb').read())
+            pos, last = 8, None
+            while pos < len(b):
+                n = struct.unpack('>I', b[pos:pos + 4])[0]
+                if b[pos + 4:pos + 8] == b'IDAT': last = (pos, n)
+                pos += 12 + n
+            p, n = last
+            b[p + 8 + n - 1] ^= 0xFF   # the Adler-32's last byte ends the last IDAT
+            b[p + 8 + n:p + 12 + n] = struct.pack('>I', zlib.crc32(bytes(b[p + 4:p + 8 + n])) & 0xffffffff)
+            open('\(source.path)', 'wb').write(b)
+            """)
+        let traced = try tracedGet([source.path, "-s", "150", "-f", "png", "-o", out.path])
+        XCTAssertEqual(traced.status, 0)
+        XCTAssertFalse(traced.opened.contains("libvips.so"), "a wrong Adler-32 sent the PNG to libvips")
+        try Fidelity.vipsthumbnail([source.path, "-s", "150x150", "-o", ref.path])
+        let expected = try XCTUnwrap(ImageInfo(file: ref))
+        assertImageFile(out, .png, width: expected.width, height: expected.height)
+        let psnr = try XCTUnwrap(Fidelity.measure(["psnr-files", out.path, ref.path])["psnr"] as? Double)
+        XCTAssertGreaterThanOrEqual(psnr, 40, "PSNR against vipsthumbnail")
+    }
+
     func testABatchDecodesWebPAsASingleGetDoes() throws {
         // A batch decodes WebP on one thread per image, a single `get` with libwebp's own thread too:
         // the same thumbnails byte for byte, and the same refusal of a damaged one.

@@ -41,8 +41,8 @@ void ifd_free(void *p);
  * 8) out of any PNG of 8 bits or less, interlaced or not; gAMA, cHRM and sRGB ignored as libvips
  * ignores them. DECLINED: no PNG or no libpng, 16 bits per sample, an iCCP profile (libvips
  * converts it), an eXIf chunk (libvips rotates by it), a pHYs whose axes differ, more than
- * max_pixels (libvips reports the limit), or any libpng error or warning (CRC and Adler-32 checks
- * on: a bad one declines; libvips 8.14 skips the Adler-32 one). */
+ * max_pixels (libvips reports the limit), or any libpng error or warning (chunk CRCs checked: a bad
+ * one declines; zlib's Adler-32 not checked, as libvips 8.14 does not check it). */
 int ifd_png_available(void);
 int ifd_png_decode(const void *buf, size_t len, double max_pixels, ifd_image *out);
 
