@@ -66,6 +66,15 @@ final class ShardDirTests: E2ETestCase {
         XCTAssertTrue(other.stderr.contains(before), "names the marker's digest: \(other.stderr)")
         XCTAssertTrue(other.stderr.contains("--redo"), other.stderr)
         XCTAssertEqual(try server.totalRequests(), 0)
+        // What the politeness options skip is in it too, off their defaults only: --no-robots and
+        // --no-honor-opt-outs are other digests; the default --usage said out loud is not.
+        assertExit(try prefetch("1/3", ["--no-robots"]), 2)
+        assertExit(try prefetch("1/3", ["--no-honor-opt-outs"]), 2)
+        assertExit(try prefetch("1/3", ["--usage", "train-genai"]), 2)
+        let same = try prefetch("1/3", ["--usage", "train-ai", "--robots"])
+        assertExit(same, 0)
+        XCTAssertTrue(same.stderr.contains("already done"), same.stderr)
+        XCTAssertEqual(try server.totalRequests(), 0)
         // Another list is another digest too.
         try String(contentsOf: list, encoding: .utf8).appending(imageURL("tiny.jpg", "v=99") + "\n").write(to: list, atomically: true, encoding: .utf8)
         assertExit(try prefetch("1/3"), 2)
