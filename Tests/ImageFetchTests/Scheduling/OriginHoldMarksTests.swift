@@ -17,14 +17,20 @@ final class OriginHoldMarksTests: XCTestCase {
         super.tearDown()
     }
 
-    func testAStrikeInOneScheduleHoldsTheOriginInTheOtherWithItsStrikes() {
+    /// Two processes' schedules (base 2 s, cap 60 s, no jitter) sharing one directory's marks, on
+    /// one clock the test moves (wall time = 1,000,000 + the clock).
+    private func twoProcesses() -> (OriginScheduleTests.Clock, OriginHoldMarks, OriginSchedule, OriginSchedule) {
         let clock = OriginScheduleTests.Clock()
         let marks = OriginHoldMarks(cacheDirectory: directory)
         func make() -> OriginSchedule {
             OriginSchedule(backoff: .init(base: 2, cap: 60), shared: marks, monotonic: { clock.now.withLock { $0 } },
                            wall: { 1_000_000 + clock.now.withLock { $0 } }, random: { 0 })
         }
-        let a = make(), b = make()
+        return (clock, marks, make(), make())
+    }
+
+    func testAStrikeInOneScheduleHoldsTheOriginInTheOtherWithItsStrikes() {
+        let (clock, marks, a, b) = twoProcesses()
         XCTAssertEqual(b.delay(before: "http://o:80"), 0, "nothing held")
         XCTAssertEqual(a.struck("http://o:80"), 2)
         XCTAssertEqual(b.delay(before: "http://o:80"), 2, accuracy: 0.001, "the other process waits too")
@@ -40,13 +46,7 @@ final class OriginHoldMarksTests: XCTestCase {
     }
 
     func testAfterA429sHoldTheProcessesTogetherStartOneTransferPerBase() {
-        let clock = OriginScheduleTests.Clock()
-        let marks = OriginHoldMarks(cacheDirectory: directory)
-        func make() -> OriginSchedule {
-            OriginSchedule(backoff: .init(base: 2, cap: 60), shared: marks, monotonic: { clock.now.withLock { $0 } },
-                           wall: { 1_000_000 + clock.now.withLock { $0 } }, random: { 0 })
-        }
-        let a = make(), b = make()
+        let (clock, _, a, b) = twoProcesses()
         XCTAssertEqual(a.delayStarting("http://o:80"), 0, "not paced before a throttle")
         XCTAssertEqual(a.delayStarting("http://o:80"), 0)
         a.struck("http://o:80")
